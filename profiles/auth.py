@@ -1,0 +1,84 @@
+"""Sign-in on MongoDB users, without Django's ORM-backed auth app.
+
+Django's password hashers and validators are used as they are; the session
+holds the handle plus an HMAC of the password hash (as Django's own
+`get_session_auth_hash` does), so changing a password invalidates every other
+session even before they are deleted.
+"""
+
+from django.contrib.auth.hashers import check_password, make_password
+from django.middleware.csrf import rotate_token
+from django.utils.crypto import constant_time_compare, salted_hmac
+
+from profiles.documents import User
+from socialsite.ids import parse_handle
+from socialsite.sessions import USER_KEY
+
+HASH_KEY = "_auth_user_hash"
+
+# Checked against when the handle is unknown, so a wrong password and an
+# unknown handle cost the same time and give the same answer.
+_DUMMY_HASH = make_password("socialsite-timing-equaliser")
+
+
+class AnonymousVisitor:
+    is_authenticated = False
+    is_anonymous = True
+    is_active = False
+    is_moderator = False
+    is_admin = False
+    handle = None
+    username = ""
+    name = ""
+    role = None
+
+    def __str__(self):
+        return "anonymous"
+
+
+def session_auth_hash(user: User) -> str:
+    return salted_hmac("socialsite.profiles.auth", user.password, algorithm="sha256").hexdigest()
+
+
+def authenticate(handle_value, password: str) -> User | None:
+    """The active user with this handle and password, or None."""
+    handle = parse_handle(handle_value)
+    user = User.objects(handle=handle).first() if handle else None
+    if user is None:
+        check_password(password, _DUMMY_HASH)
+        return None
+    if not check_password(password, user.password) or not user.is_active:
+        return None
+    return user
+
+
+def login(request, user: User) -> None:
+    """Start a fresh session for `user` (new key: no session fixation)."""
+    request.session.cycle_key()
+    request.session[USER_KEY] = user.handle
+    request.session[HASH_KEY] = session_auth_hash(user)
+    rotate_token(request)
+    request.user = user
+
+
+def logout(request) -> None:
+    request.session.flush()
+    request.user = AnonymousVisitor()
+
+
+def get_user(request):
+    """The signed-in, active user of this request's session, or an anonymous visitor."""
+    handle = parse_handle(request.session.get(USER_KEY))
+    if handle is None:
+        return AnonymousVisitor()
+    user = User.objects(handle=handle).first()
+    valid = (
+        user is not None
+        and user.is_active
+        and constant_time_compare(request.session.get(HASH_KEY, ""), session_auth_hash(user))
+    )
+    if not valid:
+        # Suspended, deleted, or the password changed: this session is over.
+        request.session.flush()
+        return AnonymousVisitor()
+    return user

@@ -1,0 +1,256 @@
+"""Demo users, profiles, circles and a Socialite-style Zipf follower graph."""
+
+import random
+
+from django.contrib.auth.hashers import make_password
+from pymongo import InsertOne, UpdateOne
+
+from profiles.documents import FollowerEdge, FollowingEdge, Profile, User
+from profiles.services import name_terms
+from socialsite.clock import now
+from socialsite.zipf import Zipf
+
+DEMO_PASSWORD = "socialsite-demo"
+
+FIRST = [
+    "Ada",
+    "Alan",
+    "Grace",
+    "Linus",
+    "Barbara",
+    "Ken",
+    "Margaret",
+    "Dennis",
+    "Frances",
+    "Edsger",
+    "Radia",
+    "Tim",
+    "Hedy",
+    "Donald",
+    "Katherine",
+    "John",
+    "Annie",
+    "Guido",
+    "Shafi",
+    "Vint",
+    "Sophie",
+    "Bjarne",
+    "Karen",
+    "Niklaus",
+    "Jean",
+    "Leslie",
+    "Lynn",
+    "Mary",
+    "Yukihiro",
+    "Anita",
+    "Brian",
+    "Ida",
+    "Rasmus",
+    "Evelyn",
+    "Whitfield",
+    "Joan",
+    "Larry",
+    "Adele",
+    "Fran",
+    "Bob",
+]
+LAST = [
+    "Lovelace",
+    "Turing",
+    "Hopper",
+    "Torvalds",
+    "Liskov",
+    "Thompson",
+    "Hamilton",
+    "Ritchie",
+    "Allen",
+    "Dijkstra",
+    "Perlman",
+    "Berners",
+    "Lamarr",
+    "Knuth",
+    "Johnson",
+    "Backus",
+    "Easley",
+    "Rossum",
+    "Goldwasser",
+    "Cerf",
+    "Wilson",
+    "Stroustrup",
+    "Jones",
+    "Wirth",
+    "Sammet",
+    "Lamport",
+    "Conway",
+    "Keller",
+    "Matsumoto",
+    "Borg",
+    "Kernighan",
+    "Rhodes",
+    "Lerdorf",
+    "Boyd",
+    "Diffie",
+    "Clarke",
+    "Wall",
+    "Goldberg",
+    "Bernstein",
+    "Metcalfe",
+]
+PLACES = [
+    "Lisbon, Portugal",
+    "Osaka, Japan",
+    "Nairobi, Kenya",
+    "Montréal, Canada",
+    "Berlin, Germany",
+    "São Paulo, Brazil",
+    "Melbourne, Australia",
+    "Austin, USA",
+    "Dublin, Ireland",
+    "Seoul, South Korea",
+]
+INTERESTS = [
+    "databases",
+    "hiking",
+    "jazz",
+    "typography",
+    "climbing",
+    "baking",
+    "chess",
+    "cycling",
+    "photography",
+    "poetry",
+    "gardening",
+    "astronomy",
+    "running",
+    "open source",
+    "film",
+    "board games",
+    "coffee",
+    "sailing",
+]
+BIOS = (
+    "Building things with data. Opinions are my cat's.",
+    "Coffee first, schema later.",
+    "I write about distributed systems and bake sourdough.",
+    "Weekend climber, weekday debugger.",
+    "Collecting good ideas and better fonts.",
+    "Here for the long threads.",
+    "Making computers slightly kinder.",
+)
+CIRCLES = ("friends", "family", "work", "book club")
+
+
+def demo_people(n: int, rng: random.Random) -> list[tuple[str, str]]:
+    """n distinct (handle, name) pairs; the first is always alice."""
+    people = [("alice", "Alice Example")]
+    seen = {"alice"}
+    while len(people) < n:
+        first, last = rng.choice(FIRST), rng.choice(LAST)
+        handle = f"{first}_{last}".lower()[:26]
+        if handle in seen:
+            handle = f"{handle[:24]}{len(people)}"
+        seen.add(handle)
+        people.append((handle, f"{first} {last}"))
+    return people
+
+
+def seed(*, users: int, maxfollows: int, seed: int = 42, stdout=None) -> list[str]:
+    """Create `users` users and a follower graph; returns the handles, oldest first.
+
+    The graph is generated the way Socialite's load generator does it: each new
+    user follows a Zipf-distributed number of accounts (theta 0.99, at most
+    `maxfollows`), picked Zipf-wise among the users who joined before, so the
+    early users become the popular ones.
+    """
+    rng = random.Random(seed)
+    people = demo_people(users, rng)
+    password = make_password(DEMO_PASSWORD)  # hashed once: the demo starts fast
+    t = now()
+    user_docs = []
+    for handle, name in people:
+        circles = [c for c in CIRCLES if rng.random() < 0.6] or ["friends"]
+        profile = Profile(
+            bio=rng.choice(BIOS),
+            location=rng.choice(PLACES),
+            interests=rng.sample(INTERESTS, rng.randint(1, 4)),
+            website=f"https://{handle.replace('_', '')}.example.org" if rng.random() < 0.4 else "",
+        )
+        user = User(
+            handle=handle,
+            name=name,
+            name_terms=name_terms(name),
+            password=password,
+            profile=profile,
+            circles=circles,
+            created=t,
+            last_seen=t,
+        )
+        user_docs.append(user.to_mongo().to_dict())
+    User._get_collection().insert_many(user_docs)
+
+    follows_zipf = Zipf(max(1, maxfollows), rng=rng)
+    target_zipf = Zipf(users, rng=rng)
+    following_ops, follower_ops = [], []
+    following_count = [0] * users
+    followers_count = [0] * users
+    for i in range(1, users):
+        wanted = follows_zipf.rank()
+        for rank in target_zipf.distinct(wanted, within=i):
+            j = rank - 1
+            follower, followee = people[i][0], people[j][0]
+            circles = [c for c in user_docs[i]["circles"] if rng.random() < 0.35]
+            following_ops.append(
+                InsertOne(
+                    {
+                        "_f": follower,
+                        "_t": followee,
+                        "_g": circles,
+                        "state": "active",
+                        "since": t,
+                        "changed": t,
+                    }
+                )
+            )
+            follower_ops.append(InsertOne({"_f": followee, "_t": follower, "since": t}))
+            following_count[i] += 1
+            followers_count[j] += 1
+    # Early users follow some of the newer ones back, so everyone has a feed.
+    for i in range(min(users, 12)):
+        for j in rng.sample(range(i + 1, users), min(users - i - 1, 6)):
+            follower, followee = people[i][0], people[j][0]
+            following_ops.append(
+                InsertOne(
+                    {
+                        "_f": follower,
+                        "_t": followee,
+                        "_g": [user_docs[i]["circles"][0]],
+                        "state": "active",
+                        "since": t,
+                        "changed": t,
+                    }
+                )
+            )
+            follower_ops.append(InsertOne({"_f": followee, "_t": follower, "since": t}))
+            following_count[i] += 1
+            followers_count[j] += 1
+    if following_ops:
+        FollowingEdge._get_collection().bulk_write(following_ops, ordered=False)
+        FollowerEdge._get_collection().bulk_write(follower_ops, ordered=False)
+    User._get_collection().bulk_write(
+        [
+            UpdateOne(
+                {"_id": handle},
+                {
+                    "$set": {
+                        "following_count": following_count[k],
+                        "followers_count": followers_count[k],
+                    }
+                },
+            )
+            for k, (handle, _) in enumerate(people)
+        ],
+        ordered=False,
+    )
+    if stdout:
+        stdout.write(f"  {users} users, {len(following_ops)} follow edges")
+    return [h for h, _ in people]

@@ -1,0 +1,130 @@
+"""Users and the follower graph.
+
+`user` follows seed 000's `social.user` (profile sub-document, circles, block
+list) with `_id` = the handle, as the Socialite user service does (seed 003):
+the `_id` is unique, already indexed, and a good shard key. The graph lives in
+two small edge collections, `following` and `followers`, never in unbounded
+arrays in the user document (seed 003).
+"""
+
+import mongoengine as me
+
+from socialsite.clock import now
+
+ROLES = ("user", "moderator", "admin")
+STATUSES = ("active", "suspended")
+
+
+class Profile(me.EmbeddedDocument):
+    """Free-form profile data, isolated so it can evolve (seed 000)."""
+
+    bio = me.StringField(max_length=500, default="")
+    location = me.StringField(max_length=100, default="")
+    interests = me.ListField(me.StringField(max_length=40), default=list)
+    website = me.StringField(max_length=200, default="")
+
+
+class User(me.Document):
+    handle = me.StringField(primary_key=True, regex=r"^[a-z0-9_]{3,30}$")
+    name = me.StringField(required=True, max_length=80)
+    # Lower-cased words of the name and the whole name: a prefix search on
+    # them is served by a multikey index (people search).
+    name_terms = me.ListField(me.StringField())
+    profile = me.EmbeddedDocumentField(Profile, default=Profile)
+    password = me.StringField(required=True)
+    role = me.StringField(choices=ROLES, default="user")
+    # The owner's circle names; membership is an annotation on the edges.
+    circles = me.ListField(me.StringField(max_length=30), default=list)
+    # Handles this user blocked, on the blocker's document as in seed 000.
+    blocked = me.ListField(me.StringField(), default=list)
+    followers_count = me.IntField(default=0)
+    following_count = me.IntField(default=0)
+    posts_count = me.IntField(default=0)
+    created = me.DateTimeField(default=now)
+    last_seen = me.DateTimeField(default=now)
+    status = me.StringField(choices=STATUSES, default="active")
+    suspended_until = me.DateTimeField()
+    suspension_reason = me.StringField(default="")
+
+    meta = {
+        "collection": "user",
+        "indexes": [
+            {"fields": ["name_terms", "_id"], "name": "name_terms_search"},
+            {"fields": ["role"], "name": "role"},
+            {"fields": ["status"], "name": "status"},
+        ],
+        "shard_key": ("handle",),
+        "auto_create_index": False,
+    }
+
+    # Django's request.user protocol.
+    is_authenticated = True
+    is_anonymous = False
+
+    @property
+    def username(self) -> str:
+        return self.handle
+
+    @property
+    def is_active(self) -> bool:
+        return self.status == "active"
+
+    @property
+    def is_moderator(self) -> bool:
+        return self.role in ("moderator", "admin")
+
+    @property
+    def is_admin(self) -> bool:
+        return self.role == "admin"
+
+    def __str__(self):
+        return f"@{self.handle}"
+
+
+class FollowingEdge(me.Document):
+    """`following`: one document per edge follower -> followee (seed 003).
+
+    `_g` holds the follower's circle names for this followee: "members of my
+    circle X" is one indexed query, `{_f: me, _g: X}`. `state` goes
+    adding -> active -> removing; see `profiles.services` for why.
+    """
+
+    follower = me.StringField(db_field="_f", required=True)
+    followee = me.StringField(db_field="_t", required=True)
+    circles = me.ListField(me.StringField(), db_field="_g", default=list)
+    state = me.StringField(choices=("adding", "active", "removing"), default="active")
+    since = me.DateTimeField(default=now)
+    changed = me.DateTimeField(default=now)
+
+    meta = {
+        "collection": "following",
+        "indexes": [
+            {"fields": ["follower", "followee"], "unique": True, "name": "_f_1__t_1"},
+            {"fields": ["follower", "circles", "followee"], "name": "_f_1__g_1__t_1"},
+            {"fields": ["state", "changed"], "name": "state_changed"},
+        ],
+        "shard_key": ("follower",),
+        "auto_create_index": False,
+    }
+
+
+class FollowerEdge(me.Document):
+    """`followers`: the same edge flipped, `_f` = followee, `_t` = follower.
+
+    Seed 003's "separate following collection" option: each direction can be
+    sharded on its own `_f`, so both list queries target one shard, and the
+    fan-out of a post reads `{_f: author}` covered by the `(_f, _t)` index.
+    """
+
+    followee = me.StringField(db_field="_f", required=True)
+    follower = me.StringField(db_field="_t", required=True)
+    since = me.DateTimeField(default=now)
+
+    meta = {
+        "collection": "followers",
+        "indexes": [
+            {"fields": ["followee", "follower"], "unique": True, "name": "_f_1__t_1"},
+        ],
+        "shard_key": ("followee",),
+        "auto_create_index": False,
+    }

@@ -1,0 +1,170 @@
+from django import forms
+from django.contrib.auth import password_validation
+from django.core.validators import URLValidator
+
+from socialsite.ids import HANDLE_RE
+
+
+class _Candidate:
+    """What the password validators compare the password against."""
+
+    def __init__(self, handle="", name=""):
+        self.handle, self.name = handle, name
+
+
+class SignupForm(forms.Form):
+    username = forms.CharField(
+        label="Handle",
+        max_length=30,
+        help_text="3–30 characters: lowercase letters, digits and _.",
+        widget=forms.TextInput(attrs={"autocomplete": "username", "autocapitalize": "none"}),
+    )
+    name = forms.CharField(label="Display name", max_length=80)
+    password1 = forms.CharField(
+        label="Password",
+        strip=False,
+        widget=forms.PasswordInput(attrs={"autocomplete": "new-password"}),
+        help_text="At least 8 characters, not too common, not all digits.",
+    )
+    password2 = forms.CharField(
+        label="Password again",
+        strip=False,
+        widget=forms.PasswordInput(attrs={"autocomplete": "new-password"}),
+    )
+
+    def clean_username(self):
+        handle = self.cleaned_data["username"].strip().lower()
+        if not HANDLE_RE.fullmatch(handle):
+            raise forms.ValidationError(
+                "Use 3–30 characters: lowercase letters, digits and underscores."
+            )
+        return handle
+
+    def clean_name(self):
+        name = " ".join(self.cleaned_data["name"].split())
+        if not name:
+            raise forms.ValidationError("Tell people what to call you.")
+        return name
+
+    def clean(self):
+        data = super().clean()
+        p1, p2 = data.get("password1"), data.get("password2")
+        if p1 and p2 and p1 != p2:
+            self.add_error("password2", "The two passwords don't match.")
+        elif p1:
+            try:
+                password_validation.validate_password(
+                    p1, _Candidate(data.get("username", ""), data.get("name", ""))
+                )
+            except forms.ValidationError as exc:
+                self.add_error("password1", exc)
+        return data
+
+
+class LoginForm(forms.Form):
+    username = forms.CharField(
+        label="Handle",
+        max_length=100,
+        widget=forms.TextInput(
+            attrs={"autocomplete": "username", "autocapitalize": "none", "autofocus": True}
+        ),
+    )
+    password = forms.CharField(
+        label="Password",
+        strip=False,
+        widget=forms.PasswordInput(attrs={"autocomplete": "current-password"}),
+    )
+
+
+class PasswordChangeForm(forms.Form):
+    old_password = forms.CharField(
+        label="Current password",
+        strip=False,
+        widget=forms.PasswordInput(attrs={"autocomplete": "current-password"}),
+    )
+    new_password1 = forms.CharField(
+        label="New password",
+        strip=False,
+        widget=forms.PasswordInput(attrs={"autocomplete": "new-password"}),
+    )
+    new_password2 = forms.CharField(
+        label="New password again",
+        strip=False,
+        widget=forms.PasswordInput(attrs={"autocomplete": "new-password"}),
+    )
+
+    def __init__(self, *args, user, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.user = user
+
+    def clean_old_password(self):
+        from django.contrib.auth.hashers import check_password
+
+        if not check_password(self.cleaned_data["old_password"], self.user.password):
+            raise forms.ValidationError("That is not your current password.")
+        return self.cleaned_data["old_password"]
+
+    def clean(self):
+        data = super().clean()
+        p1, p2 = data.get("new_password1"), data.get("new_password2")
+        if p1 and p2 and p1 != p2:
+            self.add_error("new_password2", "The two passwords don't match.")
+        elif p1:
+            try:
+                password_validation.validate_password(
+                    p1, _Candidate(self.user.handle, self.user.name)
+                )
+            except forms.ValidationError as exc:
+                self.add_error("new_password1", exc)
+        return data
+
+
+http_only = URLValidator(schemes=["http", "https"], message="Enter an http:// or https:// link.")
+
+
+class ProfileForm(forms.Form):
+    name = forms.CharField(label="Display name", max_length=80)
+    bio = forms.CharField(label="Bio", max_length=500, required=False, widget=forms.Textarea)
+    location = forms.CharField(label="Location", max_length=100, required=False)
+    interests = forms.CharField(
+        label="Interests",
+        max_length=400,
+        required=False,
+        help_text="Separated by commas, up to 20.",
+    )
+    website = forms.CharField(
+        label="Website",
+        max_length=200,
+        required=False,
+        validators=[http_only],
+        widget=forms.URLInput(attrs={"placeholder": "https://"}),
+    )
+
+    def clean_name(self):
+        name = " ".join(self.cleaned_data["name"].split())
+        if not name:
+            raise forms.ValidationError("Tell people what to call you.")
+        return name
+
+    def clean_interests(self):
+        raw = self.cleaned_data.get("interests", "")
+        interests = list(dict.fromkeys(i.strip() for i in raw.split(",") if i.strip()))
+        if len(interests) > 20:
+            raise forms.ValidationError("At most 20 interests.")
+        if any(len(i) > 40 for i in interests):
+            raise forms.ValidationError("Each interest is at most 40 characters.")
+        return interests
+
+
+class CircleNameForm(forms.Form):
+    name = forms.CharField(label="New circle", max_length=30)
+
+
+class CirclePickForm(forms.Form):
+    """The `circles` field of the follow form (repeated, optional)."""
+
+    circles = forms.MultipleChoiceField(required=False, widget=forms.CheckboxSelectMultiple)
+
+    def __init__(self, *args, owner_circles, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["circles"].choices = [(c, c) for c in owner_circles]

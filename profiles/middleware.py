@@ -1,0 +1,31 @@
+from django.conf import settings
+from django.utils.functional import SimpleLazyObject
+
+from profiles import auth, services
+from socialsite.clock import aware, now
+
+
+class AuthenticationMiddleware:
+    """Sets `request.user` (lazily: pages that never ask make no query).
+
+    It also refreshes `last_seen`, at most once per LAST_SEEN_RESOLUTION, which
+    the feeds use to tell active readers from inactive ones.
+    """
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        request.user = SimpleLazyObject(lambda: self._load(request))
+        return self.get_response(request)
+
+    @staticmethod
+    def _load(request):
+        user = auth.get_user(request)
+        if user.is_authenticated:
+            last_seen = aware(user.last_seen)
+            if last_seen is None or (now() - last_seen).total_seconds() > (
+                settings.LAST_SEEN_RESOLUTION
+            ):
+                services.user_touch(user=user)
+        return user

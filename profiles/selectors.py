@@ -1,0 +1,140 @@
+"""Every read that the profile, graph, circles and search pages need."""
+
+import re
+from dataclasses import dataclass, field
+
+from django.conf import settings
+
+from profiles.documents import FollowerEdge, FollowingEdge, User
+from profiles.services import name_terms
+
+
+@dataclass
+class Relationship:
+    """How the viewer stands to another user, from two indexed point reads."""
+
+    is_self: bool = False
+    following: bool = False
+    follows_you: bool = False
+    circles: list[str] = field(default_factory=list)
+    blocked: bool = False  # the viewer blocked them
+
+
+@dataclass
+class Page:
+    items: list
+    next_cursor: str | None
+
+
+def user_active(handle: str) -> User | None:
+    return User.objects(handle=handle, status="active").first()
+
+
+def relationship(viewer, other: User) -> Relationship:
+    if not viewer.is_authenticated:
+        return Relationship()
+    if viewer.handle == other.handle:
+        return Relationship(is_self=True)
+    # One query answers both directions: the edges viewer->other and other->viewer.
+    edges = FollowingEdge._get_collection().find(
+        {
+            "$or": [
+                {"_f": viewer.handle, "_t": other.handle},
+                {"_f": other.handle, "_t": viewer.handle},
+            ]
+        },
+        {"_id": 0, "_f": 1, "_g": 1},
+    )
+    rel = Relationship(blocked=other.handle in viewer.blocked)
+    for edge in edges:
+        if edge["_f"] == viewer.handle:
+            rel.following, rel.circles = True, list(edge.get("_g", []))
+        else:
+            rel.follows_you = True
+    return rel
+
+
+def _people(handles: list[str]) -> list[User]:
+    """Display data for a page of handles, in the given order, in one query."""
+    found = {
+        u.handle: u
+        for u in User.objects(handle__in=handles, status="active").only(
+            "handle", "name", "profile.bio", "followers_count"
+        )
+    }
+    return [found[h] for h in handles if h in found]
+
+
+def _edge_page(collection, owner: str, after: str | None) -> Page:
+    """Keyset page of an edge list: a covered read of the `(_f, _t)` index."""
+    size = settings.GRAPH_PAGE_SIZE
+    query = {"_f": owner}
+    if after:
+        query["_t"] = {"$gt": after}
+    rows = list(
+        collection.find(query, {"_id": 0, "_t": 1}).sort([("_f", 1), ("_t", 1)]).limit(size + 1)
+    )
+    handles = [r["_t"] for r in rows[:size]]
+    return Page(_people(handles), handles[-1] if len(rows) > size else None)
+
+
+def followers_page(handle: str, after: str | None = None) -> Page:
+    return _edge_page(FollowerEdge._get_collection(), handle, after)
+
+
+def following_page(handle: str, after: str | None = None) -> Page:
+    return _edge_page(FollowingEdge._get_collection(), handle, after)
+
+
+def circle_member_handles(owner: str, circle: str) -> list[str]:
+    """Members of `owner`'s circle: one query on the `(_f, _g, _t)` index."""
+    cursor = FollowingEdge._get_collection().find({"_f": owner, "_g": circle}, {"_id": 0, "_t": 1})
+    return [row["_t"] for row in cursor]
+
+
+def circles_overview(owner: User) -> list[tuple[str, list[User]]]:
+    """Each of the owner's circles with its members: two queries in all."""
+    edges = FollowingEdge._get_collection().find(
+        {"_f": owner.handle, "_g": {"$in": owner.circles}}, {"_id": 0, "_t": 1, "_g": 1}
+    )
+    members: dict[str, list[str]] = {name: [] for name in owner.circles}
+    for edge in edges:
+        for name in edge.get("_g", []):
+            if name in members:
+                members[name].append(edge["_t"])
+    everyone = {u.handle: u for u in _people(sorted({h for hs in members.values() for h in hs}))}
+    return [
+        (name, [everyone[h] for h in sorted(handles) if h in everyone])
+        for name, handles in members.items()
+    ]
+
+
+def blocked_people(owner: User) -> list[User]:
+    return _people(sorted(owner.blocked))
+
+
+def search_people(query: str, after: str | None = None) -> Page:
+    """Handle or name prefix, case-insensitive; keyset-paginated by handle.
+
+    Both branches are anchored prefix regexes on indexed fields (`_id` and the
+    multikey `name_terms`), which MongoDB answers with index range scans.
+    """
+    terms = name_terms(query)
+    if not terms:
+        return Page([], None)
+    prefix = "^" + re.escape(max(terms, key=len))
+    handle_prefix = "^" + re.escape(re.sub(r"[^a-z0-9_]", "", query.lower()))
+    clauses = [{"name_terms": {"$regex": prefix}}]
+    if handle_prefix != "^":
+        clauses.append({"_id": {"$regex": handle_prefix}})
+    filters = {"$or": clauses, "status": "active"}
+    if after:
+        filters["_id"] = {"$gt": after}
+    size = settings.SEARCH_PAGE_SIZE
+    users = list(
+        User.objects(__raw__=filters)
+        .only("handle", "name", "profile.bio", "followers_count")
+        .order_by("handle")
+        .limit(size + 1)
+    )
+    return Page(users[:size], users[size - 1].handle if len(users) > size else None)

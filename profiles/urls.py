@@ -1,0 +1,23 @@
+from django.urls import path
+
+from profiles.views import accounts, people
+
+app_name = "profiles"
+
+urlpatterns = [
+    path("accounts/signup/", accounts.signup, name="signup"),
+    path("accounts/login/", accounts.login, name="login"),
+    path("accounts/logout/", accounts.logout, name="logout"),
+    path("settings/profile/", people.profile_edit, name="profile_edit"),
+    path("settings/password/", accounts.password_change, name="password_change"),
+    path("circles/", people.circles, name="circles"),
+    path("search/", people.search, name="search"),
+    path("u/<str:handle>/", people.profile, name="profile"),
+    path("u/<str:handle>/followers/", people.followers, name="followers"),
+    path("u/<str:handle>/following/", people.following, name="following"),
+    path("u/<str:handle>/follow/", people.follow, name="follow"),
+    path("u/<str:handle>/unfollow/", people.unfollow, name="unfollow"),
+    path("u/<str:handle>/block/", people.block, name="block"),
+    path("u/<str:handle>/unblock/", people.unblock, name="unblock"),
+    path("u/<str:handle>/circles/", people.set_circles, name="set_circles"),
+]

@@ -1,0 +1,98 @@
+"""Sign up, log in, log out, change password."""
+
+from django.conf import settings
+from django.contrib import messages
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_http_methods, require_POST
+
+from profiles import auth, services
+from profiles.forms import LoginForm, PasswordChangeForm, SignupForm
+from socialsite import ratelimit
+from socialsite.http import login_required, safe_next
+from socialsite.ids import parse_handle
+
+BAD_LOGIN = "That handle and password don't match an account."
+
+
+@require_http_methods(["GET", "POST"])
+def signup(request):
+    if request.user.is_authenticated:
+        return redirect(settings.LOGIN_REDIRECT_URL)
+    form = SignupForm(request.POST or None)
+    status = 200
+    if request.method == "POST":
+        try:
+            ratelimit.hit(
+                "signup",
+                [f"ip:{ratelimit.client_ip(request)}"]
+                + [f"handle:{h}" for h in [parse_handle(request.POST.get("username"))] if h],
+                settings.RATELIMIT_SIGNUP,
+            )
+        except ratelimit.RateLimited as exc:
+            form.add_error(None, str(exc))
+            status = 429
+        else:
+            if form.is_valid():
+                data = form.cleaned_data
+                try:
+                    user = services.user_create(
+                        handle=data["username"], name=data["name"], password=data["password1"]
+                    )
+                except services.HandleTaken:
+                    form.add_error("username", "That handle is taken.")
+                else:
+                    auth.login(request, user)
+                    messages.success(request, f"Welcome to Socialsite, {user.name}!")
+                    return redirect("profiles:profile_edit")
+    return render(request, "accounts/signup.html", {"form": form}, status=status)
+
+
+@require_http_methods(["GET", "POST"])
+def login(request):
+    next_url = safe_next(request, settings.LOGIN_REDIRECT_URL)
+    if request.user.is_authenticated:
+        return redirect(next_url)
+    form = LoginForm(request.POST or None)
+    status = 200
+    if request.method == "POST" and form.is_valid():
+        handle = parse_handle(form.cleaned_data["username"])
+        try:
+            ratelimit.hit(
+                "login",
+                [f"ip:{ratelimit.client_ip(request)}"] + ([f"handle:{handle}"] if handle else []),
+                settings.RATELIMIT_LOGIN,
+            )
+        except ratelimit.RateLimited as exc:
+            form.add_error(None, str(exc))
+            status = 429
+        else:
+            user = auth.authenticate(form.cleaned_data["username"], form.cleaned_data["password"])
+            if user is None:
+                form.add_error(None, BAD_LOGIN)
+            else:
+                auth.login(request, user)
+                return redirect(next_url)
+    return render(request, "accounts/login.html", {"form": form, "next": next_url}, status=status)
+
+
+@require_POST
+def logout(request):
+    auth.logout(request)
+    messages.info(request, "You are logged out.")
+    return redirect("home")
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def password_change(request):
+    form = PasswordChangeForm(request.POST or None, user=request.user)
+    if request.method == "POST" and form.is_valid():
+        services.password_change(
+            user=request.user,
+            new_password=form.cleaned_data["new_password1"],
+            keep_session=request.session.session_key,
+        )
+        auth.login(request, request.user)  # a fresh session key and hash for this browser
+        messages.success(request, "Password changed. Your other sessions were logged out.")
+        return redirect("profiles:profile_edit")
+    return render(request, "accounts/password.html", {"form": form})

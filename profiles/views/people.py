@@ -1,0 +1,226 @@
+"""Profiles, follower lists, follow/unfollow, blocks, circles and search."""
+
+from django.contrib import messages
+from django.http import Http404
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_http_methods, require_POST
+
+from profiles import selectors, services
+from profiles.forms import CircleNameForm, CirclePickForm, ProfileForm
+from socialsite.http import login_required, redirect_back
+from socialsite.ids import handle_or_404, parse_handle
+
+
+def _active_user_or_404(handle_value):
+    user = selectors.user_active(handle_or_404(handle_value))
+    if user is None:
+        raise Http404("No such user.")
+    return user
+
+
+def profile(request, handle):
+    person = _active_user_or_404(handle)
+    context = {
+        "person": person,
+        "rel": selectors.relationship(request.user, person),
+    }
+    if request.user.is_authenticated:
+        context["circle_form"] = CirclePickForm(
+            owner_circles=request.user.circles,
+            initial={"circles": context["rel"].circles},
+        )
+    extra = profile_extensions(request, person)
+    context.update(extra)
+    return render(request, "profiles/profile.html", context)
+
+
+def profile_extensions(request, person) -> dict:
+    """Context other apps add to the profile page (the wall, from feeds)."""
+    from django.conf import settings
+    from django.utils.module_loading import import_string
+
+    context: dict = {}
+    for path in getattr(settings, "PROFILE_PAGE_EXTENSIONS", []):
+        context.update(import_string(path)(request, person))
+    return context
+
+
+def _people_list(request, handle, which):
+    person = _active_user_or_404(handle)
+    after = parse_handle(request.GET.get("after"))
+    page = (selectors.followers_page if which == "followers" else selectors.following_page)(
+        person.handle, after
+    )
+    return render(
+        request, "profiles/people_list.html", {"person": person, "page": page, "which": which}
+    )
+
+
+def followers(request, handle):
+    return _people_list(request, handle, "followers")
+
+
+def following(request, handle):
+    return _people_list(request, handle, "following")
+
+
+def _graph_action(request, handle, action):
+    """Run a follow/unfollow/block/unblock service; report errors as messages."""
+    person = _active_user_or_404(handle)
+    fallback = reverse("profiles:profile", args=[person.handle])
+    try:
+        message = action(person)
+    except services.GraphError as exc:
+        messages.error(request, str(exc))
+    except services.UnknownUser as exc:
+        raise Http404("No such user.") from exc
+    else:
+        messages.success(request, message)
+    return redirect_back(request, fallback)
+
+
+@login_required
+@require_POST
+def follow(request, handle):
+    def act(person):
+        form = CirclePickForm(request.POST, owner_circles=request.user.circles)
+        if not form.is_valid():
+            raise services.GraphError("Pick circles from your own list.")
+        circles = form.cleaned_data["circles"]
+        services.follow_create(follower=request.user, followee=person.handle, circles=circles)
+        where = f" in {', '.join(circles)}" if circles else ""
+        return f"You follow {person.name}{where}."
+
+    return _graph_action(request, handle, act)
+
+
+@login_required
+@require_POST
+def unfollow(request, handle):
+    def act(person):
+        services.follow_delete(follower=request.user.handle, followee=person.handle)
+        return f"You no longer follow {person.name}."
+
+    return _graph_action(request, handle, act)
+
+
+@login_required
+@require_POST
+def block(request, handle):
+    def act(person):
+        services.block_create(blocker=request.user, blocked=person.handle)
+        return f"You blocked {person.name}. They can't follow you or reach you."
+
+    return _graph_action(request, handle, act)
+
+
+@login_required
+@require_POST
+def unblock(request, handle):
+    def act(person):
+        services.block_delete(blocker=request.user, blocked=person.handle)
+        return f"You unblocked {person.name}."
+
+    return _graph_action(request, handle, act)
+
+
+@login_required
+@require_POST
+def set_circles(request, handle):
+    def act(person):
+        form = CirclePickForm(request.POST, owner_circles=request.user.circles)
+        if not form.is_valid():
+            raise services.GraphError("Pick circles from your own list.")
+        services.circles_set_for(
+            owner=request.user, member=person.handle, circles=form.cleaned_data["circles"]
+        )
+        return f"Circles for {person.name} saved."
+
+    return _graph_action(request, handle, act)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def profile_edit(request):
+    user = request.user
+    initial = {
+        "name": user.name,
+        "bio": user.profile.bio,
+        "location": user.profile.location,
+        "interests": ", ".join(user.profile.interests),
+        "website": user.profile.website,
+    }
+    form = ProfileForm(request.POST or None, initial=initial)
+    if request.method == "POST" and form.is_valid():
+        services.profile_update(user=user, **form.cleaned_data)
+        messages.success(request, "Profile saved.")
+        return redirect("profiles:profile", handle=user.handle)
+    return render(request, "profiles/profile_edit.html", {"form": form})
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def circles(request):
+    """Circle management. A POST with `name` alone creates a circle."""
+    owner = request.user
+    create_form = CircleNameForm()
+    status = 200
+    if request.method == "POST":
+        action = request.POST.get("action", "create")
+        try:
+            if action == "create":
+                create_form = CircleNameForm(request.POST)
+                if not create_form.is_valid():
+                    raise services.GraphError("Give the circle a name of up to 30 characters.")
+                name = services.circle_create(owner=owner, name=create_form.cleaned_data["name"])
+                messages.success(request, f"Circle “{name}” created.")
+            elif action == "rename":
+                old = _circle_param(request, "circle")
+                new = services.circle_rename(owner=owner, old=old, new=request.POST.get("new"))
+                messages.success(request, f"Circle “{old}” is now “{new}”.")
+            elif action == "delete":
+                name = _circle_param(request, "circle")
+                services.circle_delete(owner=owner, name=name)
+                messages.success(request, f"Circle “{name}” deleted. Its members stay followed.")
+            elif action in ("add", "remove"):
+                name = _circle_param(request, "circle")
+                member = parse_handle(str(request.POST.get("member", "")).lstrip("@"))
+                if member is None:
+                    raise services.GraphError("Enter the handle of someone you follow.")
+                if action == "add":
+                    services.circle_add_member(owner=owner, name=name, member=member)
+                    messages.success(request, f"@{member} added to “{name}”.")
+                else:
+                    services.circle_remove_member(owner=owner, name=name, member=member)
+                    messages.success(request, f"@{member} removed from “{name}”.")
+            else:
+                raise services.GraphError("Unknown action.")
+        except services.GraphError as exc:
+            status = 400
+            if action == "create" and create_form.is_bound:
+                create_form.add_error("name", str(exc))
+            else:
+                messages.error(request, str(exc))
+        else:
+            return redirect("profiles:circles")
+    context = {
+        "overview": selectors.circles_overview(owner),
+        "create_form": create_form,
+        "blocked": selectors.blocked_people(owner),
+    }
+    return render(request, "profiles/circles.html", context, status=status)
+
+
+def _circle_param(request, field):
+    name = request.POST.get(field)
+    if not isinstance(name, str) or name not in request.user.circles:
+        raise services.GraphError("Pick one of your circles.")
+    return name
+
+
+def search(request):
+    query = str(request.GET.get("q", ""))[:80].strip()
+    after = parse_handle(request.GET.get("after"))
+    page = selectors.search_people(query, after) if query else None
+    return render(request, "profiles/search.html", {"q": query, "page": page})

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Shared set-up for scripts/run and scripts/test: a Python >= 3.12 virtual
+# environment in .venv with the project installed. Safe to run again: it only
+# reinstalls when pyproject.toml changed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+find_python() {
+  local candidates=()
+  if command -v pyenv >/dev/null 2>&1; then
+    local root; root=$(pyenv root)
+    for v in "$root"/versions/3.13* "$root"/versions/3.12*; do
+      [ -x "$v/bin/python3" ] && candidates+=("$v/bin/python3")
+    done
+  fi
+  candidates+=(python3.13 python3.12 python3)
+  for py in "${candidates[@]}"; do
+    if command -v "$py" >/dev/null 2>&1 \
+      && "$py" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 12) else 1)' 2>/dev/null; then
+      echo "$py"; return 0
+    fi
+  done
+  echo "No Python >= 3.12 found (pyenv install 3.12, or your package manager)." >&2
+  return 1
+}
+
+if [ ! -x .venv/bin/python ]; then
+  py=$(find_python)
+  echo "setup: creating .venv with $py" >&2
+  "$py" -m venv .venv
+fi
+
+stamp=.venv/.installed-$(sha1sum pyproject.toml | cut -c1-12)
+if [ ! -f "$stamp" ]; then
+  echo "setup: installing the project and its dev tools into .venv" >&2
+  .venv/bin/python -m pip install -q --upgrade pip >/dev/null 2>&1 || true
+  .venv/bin/python -m pip install -q -e ".[dev]" 2>&1 | grep -v "^WARNING: Location" >&2 || true
+  .venv/bin/python -c "import django, mongoengine, mongomock, pytest, playwright" \
+    || { echo "setup: installing Python packages failed" >&2; exit 1; }
+  rm -f .venv/.installed-*
+  touch "$stamp"
+fi
+
+apt_install() {
+  # Debian packages the tests need (chromium for browser tests, redis-server
+  # for the worker test). Needs root or sudo.
+  local sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  if [ ! -f /tmp/.socialsite-apt-updated ]; then
+    $sudo apt-get update -qq >/dev/null && touch /tmp/.socialsite-apt-updated
+  fi
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "$@" >/dev/null
+}
+
+if [ "${SETUP_BROWSER:-0}" = "1" ] && [ ! -x /usr/bin/chromium ]; then
+  echo "setup: installing Debian's chromium for the browser tests" >&2
+  apt_install chromium
+fi
+if [ "${SETUP_REDIS:-0}" = "1" ] && ! command -v redis-server >/dev/null 2>&1; then
+  echo "setup: installing Debian's redis-server for the worker test" >&2
+  apt_install redis-server
+fi

@@ -1,0 +1,39 @@
+"""Site-wide documents: web sessions and rate-limit counters."""
+
+import mongoengine as me
+
+
+class SessionRecord(me.Document):
+    """A Django session, expired by a TTL index on `expire`.
+
+    `user` is the signed-in handle, so that every session of a user can be
+    ended at once (password change, suspension) with one indexed delete.
+    """
+
+    key = me.StringField(primary_key=True)
+    data = me.StringField(required=True)
+    expire = me.DateTimeField(required=True)
+    user = me.StringField()
+
+    meta = {
+        "collection": "session",
+        "indexes": [
+            {"fields": ["expire"], "expireAfterSeconds": 0, "name": "expire_ttl"},
+            {"fields": ["user"], "name": "user", "sparse": True},
+        ],
+        "auto_create_index": False,
+    }
+
+
+class RateCounter(me.Document):
+    """Hits of one (scope, key) in one fixed window; TTL-expired after it."""
+
+    key = me.StringField(primary_key=True)
+    hits = me.IntField(default=0)
+    expire = me.DateTimeField(required=True)
+
+    meta = {
+        "collection": "ratelimit",
+        "indexes": [{"fields": ["expire"], "expireAfterSeconds": 0, "name": "expire_ttl"}],
+        "auto_create_index": False,
+    }

@@ -1,0 +1,45 @@
+"""Parse ids and handles from request data before they reach a query.
+
+Request data never goes into a query as-is (DESIGN.md §7): a dict such as
+`{"$ne": 1}` or a string such as `$where` must become "not found", not an
+operator. Every view parses path and form values through these functions.
+"""
+
+import re
+
+from bson import ObjectId
+from bson.errors import InvalidId
+from django.http import Http404
+
+HANDLE_RE = re.compile(r"^[a-z0-9_]{3,30}$")
+
+
+def parse_handle(value) -> str | None:
+    """A valid handle (lowercased), or None."""
+    if not isinstance(value, str) or len(value) > 30:
+        return None
+    value = value.strip().lower()
+    return value if HANDLE_RE.fullmatch(value) else None
+
+
+def handle_or_404(value) -> str:
+    handle = parse_handle(value)
+    if handle is None:
+        raise Http404("No such user.")
+    return handle
+
+
+def parse_object_id(value) -> ObjectId | None:
+    if not isinstance(value, str) or len(value) != 24:
+        return None
+    try:
+        return ObjectId(value)
+    except (InvalidId, TypeError):
+        return None
+
+
+def object_id_or_404(value) -> ObjectId:
+    oid = parse_object_id(value)
+    if oid is None:
+        raise Http404("Not found.")
+    return oid

@@ -1,0 +1,63 @@
+"""Fixed-window rate limits kept in MongoDB (one upsert per check).
+
+A rule is "<count>/<seconds>" from settings. Each (scope, key, window) has a
+counter document that the TTL index removes once the window is over, so the
+limit holds across processes and workers.
+"""
+
+from datetime import timedelta
+
+from django.conf import settings
+from pymongo import ReturnDocument
+
+from socialsite.clock import now
+from socialsite.documents import RateCounter
+
+
+class RateLimited(Exception):
+    def __init__(self, retry_after: int):
+        super().__init__(f"Too many attempts. Try again in {_human(retry_after)}.")
+        self.retry_after = retry_after
+
+
+def parse_rule(rule: str) -> tuple[int, int]:
+    count, seconds = rule.split("/")
+    return int(count), int(seconds)
+
+
+def hit(scope: str, keys: list[str], rule: str) -> None:
+    """Count one attempt against each key; raise RateLimited if any is over.
+
+    Keys are e.g. ["ip:1.2.3.4", "handle:ada"]: a limit per IP and per handle.
+    """
+    if not settings.RATELIMIT_ENABLED:
+        return
+    limit, seconds = parse_rule(rule)
+    t = now()
+    window = int(t.timestamp()) // seconds
+    window_end = (window + 1) * seconds
+    collection = RateCounter._get_collection()
+    worst = 0
+    for key in keys:
+        doc = collection.find_one_and_update(
+            {"_id": f"{scope}|{key}|{window}"},
+            {"$inc": {"hits": 1}, "$setOnInsert": {"expire": t + timedelta(seconds=seconds)}},
+            upsert=True,
+            return_document=ReturnDocument.AFTER,
+        )
+        worst = max(worst, doc["hits"])
+    if worst > limit:
+        raise RateLimited(retry_after=max(1, window_end - int(t.timestamp())))
+
+
+def client_ip(request) -> str:
+    # Behind a proxy, configure it to set REMOTE_ADDR (e.g. gunicorn
+    # --forwarded-allow-ips); X-Forwarded-For from a client is not trusted.
+    return request.META.get("REMOTE_ADDR", "unknown")
+
+
+def _human(seconds: int) -> str:
+    if seconds < 60:
+        return f"{seconds} seconds"
+    minutes = (seconds + 59) // 60
+    return f"{minutes} minute{'s' if minutes != 1 else ''}"

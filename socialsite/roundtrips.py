@@ -1,0 +1,74 @@
+"""Counting database round trips (DESIGN.md §6): budgets are held by counts, not clocks.
+
+On a real server a pymongo `CommandListener` sees every command sent; in demo
+mode `socialsite.demo_db` counts each collection call the same way. Tests,
+benchmarks and `feed_stats` read the same counter.
+"""
+
+import threading
+from contextlib import contextmanager
+
+from pymongo import monitoring
+
+# Commands that are driver housekeeping, not work the page asked for.
+_IGNORED = {"endSessions", "hello", "isMaster", "ismaster", "ping", "saslStart", "saslContinue"}
+
+
+class _Counter:
+    def __init__(self):
+        self._lock = threading.Lock()
+        self.total = 0
+        self.commands: list[str] = []
+
+    def add(self, name: str) -> None:
+        with self._lock:
+            self.total += 1
+            self.commands.append(name)
+
+
+_current = threading.local()
+_global = _Counter()
+
+
+def record(name: str) -> None:
+    """Count one round trip (called by the listener or the demo wrapper)."""
+    _global.add(name)
+    counter = getattr(_current, "counter", None)
+    if counter is not None:
+        counter.add(name)
+
+
+class _Listener(monitoring.CommandListener):
+    def started(self, event):
+        if event.command_name not in _IGNORED:
+            record(event.command_name)
+
+    def succeeded(self, event):
+        pass
+
+    def failed(self, event):
+        pass
+
+
+listener = _Listener()
+
+
+@contextmanager
+def count():
+    """Count the round trips made by this thread inside the block.
+
+    >>> with count() as c: ...
+    >>> c.total
+    """
+    previous = getattr(_current, "counter", None)
+    counter = _Counter()
+    _current.counter = counter
+    try:
+        yield counter
+    finally:
+        _current.counter = previous
+
+
+def total() -> int:
+    """Round trips made by every thread since start-up."""
+    return _global.total

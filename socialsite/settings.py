@@ -1,0 +1,176 @@
+"""Socialsite settings: twelve-factor, everything from the environment or `.env`.
+
+There is no SQL database: `DATABASES` stays empty and no ORM app is installed.
+The data lives in MongoDB (`MONGODB_URI`), or, when that is unset, in an
+in-process mongomock database seeded with demo data ("demo mode").
+"""
+
+import sys
+from pathlib import Path
+
+import environ
+from django.utils.csp import CSP
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+env = environ.Env()
+environ.Env.read_env(BASE_DIR / ".env", overwrite=False)
+
+DEBUG = env.bool("DEBUG", default=False)
+# Under pytest the suite runs on mongomock, or on a real server from MONGODB_TEST_URI.
+TESTING = "pytest" in sys.modules
+SECRET_KEY = env.str(
+    "SECRET_KEY",
+    default="dev-only-insecure-key-change-me-0123456789abcdefghijklmnopqrstuvwxyz"
+    if DEBUG or TESTING
+    else "",
+)
+if not SECRET_KEY:
+    from django.core.exceptions import ImproperlyConfigured
+
+    raise ImproperlyConfigured("SECRET_KEY must be set when DEBUG is false.")
+ALLOWED_HOSTS = env.list(
+    "ALLOWED_HOSTS", default=["localhost", "127.0.0.1", "[::1]", "testserver"]
+)
+CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
+
+# --- MongoDB ---------------------------------------------------------------
+MONGODB_URI = env.str("MONGODB_URI", default="")
+# Database name used when the URI names none (and in demo mode).
+MONGODB_DB = env.str("MONGODB_DB", default="socialsite")
+if TESTING:
+    MONGODB_URI = env.str("MONGODB_TEST_URI", default="")
+    MONGODB_DB = env.str("MONGODB_TEST_DB", default="socialsite_test")
+# Demo mode seeds this many users at start-up (`manage.py demo`).
+DEMO_USERS = env.int("DEMO_USERS", default=200)
+DEMO_MAXFOLLOWS = env.int("DEMO_MAXFOLLOWS", default=40)
+
+INSTALLED_APPS = [
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "socialsite",
+    "profiles",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "profiles.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django.middleware.csp.ContentSecurityPolicyMiddleware",
+]
+
+ROOT_URLCONF = "socialsite.urls"
+WSGI_APPLICATION = "socialsite.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.template.context_processors.csp",
+                "django.contrib.messages.context_processors.messages",
+                "socialsite.context_processors.site",
+            ],
+        },
+    }
+]
+
+DATABASES: dict = {}
+
+# --- Sessions and accounts -------------------------------------------------
+SESSION_ENGINE = "socialsite.sessions"
+SESSION_COOKIE_AGE = env.int("SESSION_COOKIE_AGE", default=60 * 60 * 24 * 14)
+SESSION_COOKIE_HTTPONLY = True
+SESSION_COOKIE_SAMESITE = "Lax"
+MESSAGE_STORAGE = "django.contrib.messages.storage.session.SessionStorage"
+LOGIN_URL = "/accounts/login/"
+LOGIN_REDIRECT_URL = "/feed/"
+
+PASSWORD_HASHERS = env.list(
+    "PASSWORD_HASHERS",
+    default=[
+        "django.contrib.auth.hashers.PBKDF2PasswordHasher",
+        "django.contrib.auth.hashers.PBKDF2SHA1PasswordHasher",
+    ],
+)
+AUTH_PASSWORD_VALIDATORS = [
+    {
+        "NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator",
+        "OPTIONS": {"user_attributes": ("handle", "name")},
+    },
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+
+# Rate limits, "<count>/<seconds>", counted per IP and per handle.
+RATELIMIT_ENABLED = env.bool("RATELIMIT_ENABLED", default=True)
+RATELIMIT_SIGNUP = env.str("RATELIMIT_SIGNUP", default="10/3600")
+RATELIMIT_LOGIN = env.str("RATELIMIT_LOGIN", default="10/300")
+
+# Profiles and the follower graph.
+GRAPH_PAGE_SIZE = env.int("GRAPH_PAGE_SIZE", default=50)
+SEARCH_PAGE_SIZE = env.int("SEARCH_PAGE_SIZE", default=20)
+# last_seen is refreshed at most this often (seconds), not on every request.
+LAST_SEEN_RESOLUTION = env.int("LAST_SEEN_RESOLUTION", default=300)
+
+# --- Static files ----------------------------------------------------------
+STATIC_URL = "/static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT = BASE_DIR / "staticfiles"
+STORAGES = {
+    "staticfiles": {
+        "BACKEND": (
+            "django.contrib.staticfiles.storage.StaticFilesStorage"
+            if DEBUG
+            else "whitenoise.storage.CompressedManifestStaticFilesStorage"
+        )
+    },
+}
+WHITENOISE_USE_FINDERS = True
+WHITENOISE_MANIFEST_STRICT = False
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = False
+USE_TZ = True
+
+# --- Security --------------------------------------------------------------
+X_FRAME_OPTIONS = "DENY"
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+SECURE_CSP = {
+    "default-src": [CSP.SELF],
+    "script-src": [CSP.SELF, CSP.NONCE],
+    "style-src": [CSP.SELF],
+    "img-src": [CSP.SELF, "data:"],
+    "form-action": [CSP.SELF],
+    "frame-ancestors": [CSP.NONE],
+    "base-uri": [CSP.NONE],
+    "object-src": [CSP.NONE],
+}
+if not DEBUG:
+    # The test suite runs with DEBUG off over plain http (test client, live server).
+    SESSION_COOKIE_SECURE = env.bool("SESSION_COOKIE_SECURE", default=not TESTING)
+    CSRF_COOKIE_SECURE = env.bool("CSRF_COOKIE_SECURE", default=not TESTING)
+    SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", default=not TESTING)
+    SECURE_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", default=60 * 60 * 24 * 365)
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = True
+    SECURE_HSTS_PRELOAD = env.bool("SECURE_HSTS_PRELOAD", default=True)
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(levelname)s %(name)s: %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
+}

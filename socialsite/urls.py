@@ -1,0 +1,14 @@
+from django.urls import include, path
+
+from socialsite import views
+
+urlpatterns = [
+    path("", views.home, name="home"),
+    path("healthz", views.healthz, name="healthz"),
+    path("", include("profiles.urls")),
+]
+
+handler404 = "socialsite.views.not_found"
+handler403 = "socialsite.views.forbidden"
+handler400 = "socialsite.views.bad_request"
+handler500 = "socialsite.views.server_error"
