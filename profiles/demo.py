@@ -12,122 +12,27 @@ from socialsite.zipf import Zipf
 
 DEMO_PASSWORD = "socialsite-demo"
 
-FIRST = [
-    "Ada",
-    "Alan",
-    "Grace",
-    "Linus",
-    "Barbara",
-    "Ken",
-    "Margaret",
-    "Dennis",
-    "Frances",
-    "Edsger",
-    "Radia",
-    "Tim",
-    "Hedy",
-    "Donald",
-    "Katherine",
-    "John",
-    "Annie",
-    "Guido",
-    "Shafi",
-    "Vint",
-    "Sophie",
-    "Bjarne",
-    "Karen",
-    "Niklaus",
-    "Jean",
-    "Leslie",
-    "Lynn",
-    "Mary",
-    "Yukihiro",
-    "Anita",
-    "Brian",
-    "Ida",
-    "Rasmus",
-    "Evelyn",
-    "Whitfield",
-    "Joan",
-    "Larry",
-    "Adele",
-    "Fran",
-    "Bob",
-]
-LAST = [
-    "Lovelace",
-    "Turing",
-    "Hopper",
-    "Torvalds",
-    "Liskov",
-    "Thompson",
-    "Hamilton",
-    "Ritchie",
-    "Allen",
-    "Dijkstra",
-    "Perlman",
-    "Berners",
-    "Lamarr",
-    "Knuth",
-    "Johnson",
-    "Backus",
-    "Easley",
-    "Rossum",
-    "Goldwasser",
-    "Cerf",
-    "Wilson",
-    "Stroustrup",
-    "Jones",
-    "Wirth",
-    "Sammet",
-    "Lamport",
-    "Conway",
-    "Keller",
-    "Matsumoto",
-    "Borg",
-    "Kernighan",
-    "Rhodes",
-    "Lerdorf",
-    "Boyd",
-    "Diffie",
-    "Clarke",
-    "Wall",
-    "Goldberg",
-    "Bernstein",
-    "Metcalfe",
-]
-PLACES = [
-    "Lisbon, Portugal",
-    "Osaka, Japan",
-    "Nairobi, Kenya",
-    "Montréal, Canada",
-    "Berlin, Germany",
-    "São Paulo, Brazil",
-    "Melbourne, Australia",
-    "Austin, USA",
-    "Dublin, Ireland",
-    "Seoul, South Korea",
-]
-INTERESTS = [
-    "databases",
-    "hiking",
-    "jazz",
-    "typography",
-    "climbing",
-    "baking",
-    "chess",
-    "cycling",
-    "photography",
-    "poetry",
-    "gardening",
-    "astronomy",
-    "running",
-    "open source",
-    "film",
-    "board games",
-    "coffee",
-    "sailing",
-]
+FIRST = (
+    "Ada Alan Grace Linus Barbara Ken Margaret Dennis Frances Edsger Radia Tim Hedy "
+    "Donald Katherine John Annie Guido Shafi Vint Sophie Bjarne Karen Niklaus Jean "
+    "Leslie Lynn Mary Yukihiro Anita Brian Ida Rasmus Evelyn Whitfield Joan Larry "
+    "Adele Fran Bob"
+).split()
+LAST = (
+    "Lovelace Turing Hopper Torvalds Liskov Thompson Hamilton Ritchie Allen Dijkstra "
+    "Perlman Berners Lamarr Knuth Johnson Backus Easley Rossum Goldwasser Cerf Wilson "
+    "Stroustrup Jones Wirth Sammet Lamport Conway Keller Matsumoto Borg Kernighan "
+    "Rhodes Lerdorf Boyd Diffie Clarke Wall Goldberg Bernstein Metcalfe"
+).split()
+PLACES = (
+    "Lisbon, Portugal|Osaka, Japan|Nairobi, Kenya|Montréal, Canada|Berlin, Germany|"
+    "São Paulo, Brazil|Melbourne, Australia|Austin, USA|Dublin, Ireland|"
+    "Seoul, South Korea"
+).split("|")
+INTERESTS = (
+    "databases|hiking|jazz|typography|climbing|baking|chess|cycling|photography|"
+    "poetry|gardening|astronomy|running|open source|film|board games|coffee|sailing"
+).split("|")
 BIOS = (
     "Building things with data. Opinions are my cat's.",
     "Coffee first, schema later.",
