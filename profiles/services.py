@@ -17,6 +17,7 @@ import re
 import unicodedata
 
 from django.contrib.auth.hashers import make_password
+from mongoengine.errors import NotUniqueError
 from pymongo import UpdateOne
 from pymongo.errors import DuplicateKeyError
 
@@ -69,7 +70,7 @@ def user_create(
     )
     try:
         user.save(force_insert=True)
-    except DuplicateKeyError as exc:
+    except (DuplicateKeyError, NotUniqueError) as exc:
         raise HandleTaken(handle) from exc
     return user
 
@@ -270,13 +271,17 @@ def circle_rename(*, owner: User, old: str, new: str) -> str:
         return new
     if new.casefold() in {c.casefold() for c in owner.circles if c != old}:
         raise GraphError(f"You already have a circle named “{new}”.")
+    # Edges first, the owner's list last: re-running a rename that died
+    # halfway finishes it. ($addToSet + $pull rather than a positional $set,
+    # so an edge already holding both names ends with one.)
+    edges = FollowingEdge._get_collection()
+    edges.update_many({"_f": owner.handle, "_g": old}, {"$addToSet": {"_g": new}})
+    edges.update_many({"_f": owner.handle, "_g": old}, {"$pull": {"_g": old}})
+    renamed = [new if c == old else c for c in owner.circles]
     User._get_collection().update_one(
-        {"_id": owner.handle, "circles": old}, {"$set": {"circles.$": new}}
+        {"_id": owner.handle, "circles": old}, {"$set": {"circles": renamed}}
     )
-    FollowingEdge._get_collection().update_many(
-        {"_f": owner.handle, "_g": old}, {"$set": {"_g.$": new}}
-    )
-    owner.circles[owner.circles.index(old)] = new
+    owner.circles = renamed
     return new
 
 

@@ -149,4 +149,5 @@ def connect(db_name: str) -> None:
         host="mongodb://localhost",
         mongo_client_class=mongomock.MongoClient,
         tz_aware=True,
+        uuidRepresentation="standard",
     )

@@ -31,6 +31,7 @@ def connect(uri: str | None = None, db_name: str | None = None) -> None:
             host=uri,
             db=None if _uri_names_db(uri) else db_name,
             tz_aware=True,
+            uuidRepresentation="standard",
             event_listeners=[roundtrips.listener],
         )
         _state["demo"] = False

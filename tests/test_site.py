@@ -1,0 +1,134 @@
+"""Site-wide behaviour: health, settings profiles, indexes, demo data, boundaries."""
+
+import os
+import re
+import subprocess
+import sys
+from io import StringIO
+from pathlib import Path
+
+from django.core.management import call_command
+
+from profiles.documents import FollowerEdge, FollowingEdge, User
+from socialsite import indexes, mongo
+from socialsite.documents import SessionRecord
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_healthz(client):
+    response = client.get("/healthz")
+    assert response.status_code == 200
+    assert response.json() == {"status": "ok", "db": "ok"}
+
+
+def test_healthz_reports_database_failure(client, monkeypatch):
+    def broken():
+        raise RuntimeError("down")
+
+    monkeypatch.setattr(mongo, "database", broken)
+    response = client.get("/healthz")
+    assert response.status_code == 503
+    assert response.json() == {"status": "error", "db": "unreachable"}
+
+
+def test_demo_banner_on_every_page(client):
+    assert mongo.is_demo() == (not os.environ.get("MONGODB_TEST_URI"))
+    if mongo.is_demo():
+        for path in ["/", "/accounts/login/", "/search/?q=a"]:
+            assert b"Demo mode" in client.get(path).content
+
+
+def test_security_headers(client):
+    response = client.get("/accounts/login/")
+    assert "default-src 'self'" in response["Content-Security-Policy"]
+    assert response["X-Frame-Options"] == "DENY"
+    assert response["X-Content-Type-Options"] == "nosniff"
+
+
+def test_unknown_page_is_a_friendly_404(client):
+    response = client.get("/no/such/page/")
+    assert response.status_code == 404
+    assert b"There is nothing here" in response.content
+
+
+def test_ensure_indexes_is_idempotent_and_reports():
+    for document in indexes.all_documents():
+        document._get_collection().drop()
+    first, second = StringIO(), StringIO()
+    call_command("ensure_indexes", stdout=first)
+    call_command("ensure_indexes", stdout=second)
+    assert "created following._f_1__t_1" in first.getvalue()
+    assert "created session.expire_ttl" in first.getvalue()
+    assert second.getvalue().startswith("0 index(es) created")
+    info = FollowingEdge._get_collection().index_information()
+    assert info["_f_1__t_1"]["unique"] is True
+    session_ttl = SessionRecord._get_collection().index_information()["expire_ttl"]
+    assert session_ttl["expireAfterSeconds"] == 0
+
+
+def test_seed_demo_builds_a_zipf_graph():
+    out = StringIO()
+    call_command("seed_demo", users=120, maxfollows=20, stdout=out)
+    assert User.objects.count() == 120
+    assert User.objects(handle="alice").count() == 1
+    # Counters match the edges, both directions agree.
+    for user in User.objects.only("handle", "followers_count", "following_count"):
+        assert user.followers_count == FollowerEdge.objects(followee=user.handle).count()
+        assert user.following_count == FollowingEdge.objects(follower=user.handle).count()
+    # Early users are the popular ones.
+    handles = [u.handle for u in User.objects.order_by("created").only("handle")]
+    counts = {u.handle: u.followers_count for u in User.objects.only("handle", "followers_count")}
+    early = sum(counts[h] for h in handles[:12]) / 12
+    late = sum(counts[h] for h in handles[-60:]) / 60
+    assert early > 4 * late
+    assert max(u.following_count for u in User.objects) <= 20 + 6
+    assert "Demo ready" in out.getvalue()
+
+
+def test_no_app_module_imports_mongomock():
+    offenders = []
+    for path in ROOT.rglob("*.py"):
+        rel = path.relative_to(ROOT)
+        if rel.parts[0] in {".venv", "tests"} or rel == Path("socialsite/demo_db.py"):
+            continue
+        if rel.parts[0] in {"build"}:
+            continue
+        if re.search(r"^\s*(import|from)\s+mongomock", path.read_text(), re.M):
+            offenders.append(str(rel))
+    assert offenders == []
+
+
+def test_production_settings_pass_check_deploy():
+    env = {
+        **os.environ,
+        "DEBUG": "false",
+        "SECRET_KEY": "k" * 20 + "-production-secret-0123456789-abcdefghijklmnop",
+        "ALLOWED_HOSTS": "social.example.org",
+        "PYTHONPATH": str(ROOT),
+    }
+    result = subprocess.run(
+        [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "no issues" in result.stdout
+
+
+def test_production_settings_refuse_missing_secret_key():
+    env = {k: v for k, v in os.environ.items() if k != "SECRET_KEY"}
+    env.update({"DEBUG": "false"})
+    result = subprocess.run(
+        [sys.executable, "manage.py", "check"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode != 0
+    assert "SECRET_KEY must be set" in result.stderr
