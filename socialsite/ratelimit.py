@@ -51,8 +51,9 @@ def hit(scope: str, keys: list[str], rule: str) -> None:
 
 
 def client_ip(request) -> str:
-    # Behind a proxy, configure it to set REMOTE_ADDR (e.g. gunicorn
-    # --forwarded-allow-ips); X-Forwarded-For from a client is not trusted.
+    # X-Forwarded-For from a client is not trusted. Behind a reverse proxy,
+    # REMOTE_ADDR is the proxy's: have gunicorn take the client's address
+    # from the PROXY protocol (--proxy-protocol --proxy-allow-from <proxy>).
     return request.META.get("REMOTE_ADDR", "unknown")
 
 

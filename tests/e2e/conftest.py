@@ -1,0 +1,132 @@
+"""Browser tests: Playwright (sync API) driving Debian's Chromium against `live_server`.
+
+Without /usr/bin/chromium (or Playwright) these tests are skipped on a
+developer machine, but fail under CI (`CI=true`): there a silently skipped
+browser suite would be a green build that tested nothing.
+
+The live server thread shares the in-process database with the test, so
+`tests/conftest.py`'s per-test cleanup and fast hashing apply to it as well.
+"""
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+E2E_DIR = Path(__file__).resolve().parent
+# Fail in seconds, not Playwright's default 30, when something is missing.
+TIMEOUT_MS = 10_000
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if E2E_DIR in Path(item.path).parents:
+            item.add_marker(pytest.mark.e2e)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    report = yield
+    # Read by the page fixtures' teardown to decide whether to take a screenshot.
+    setattr(item, f"rep_{report.when}", report)
+    return report
+
+
+def _unavailable(reason: str):
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail(f"Browser tests cannot run under CI: {reason}", pytrace=False)
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def browser():
+    if not os.path.exists(CHROMIUM):
+        _unavailable(f"{CHROMIUM} is missing (apt-get install chromium)")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        _unavailable("the playwright package is not installed")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
+        )
+        yield browser
+        browser.close()
+
+
+@pytest.fixture(autouse=True)
+def _live_server_helper(request):
+    """Replaces pytest-django's helper, which asks for `transactional_db`.
+
+    There is no SQL database (`DATABASES = {}`): flushing one after the test
+    fails. The data lives in MongoDB, which `tests/conftest.py` empties.
+    """
+    if "live_server" not in request.fixturenames:
+        yield
+        return
+    live_server = request.getfixturevalue("live_server")
+    live_server._live_server_modified_settings.enable()
+    yield
+    live_server._live_server_modified_settings.disable()
+
+
+def _artifact_name(item) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", item.name)
+
+
+@pytest.fixture
+def new_page(request, browser, live_server):
+    """`new_page()` opens a page in a fresh browser context (its own cookies: one user).
+
+    Relative URLs resolve against the live server. When the test fails, every
+    page it opened is saved as test-artifacts/<test name>[-n].png.
+    """
+    contexts = []
+    name = _artifact_name(request.node)
+    for stale in [*ARTIFACTS.glob(f"{name}.png"), *ARTIFACTS.glob(f"{name}-[0-9]*.png")]:
+        stale.unlink()
+
+    def make():
+        context = browser.new_context(base_url=live_server.url)
+        context.set_default_timeout(TIMEOUT_MS)
+        contexts.append(context)
+        return context.new_page()
+
+    yield make
+
+    report = getattr(request.node, "rep_call", None)
+    if report is not None and report.failed:
+        ARTIFACTS.mkdir(exist_ok=True)
+        for n, context in enumerate(contexts, start=1):
+            for page in context.pages:
+                suffix = "" if n == 1 else f"-{n}"
+                try:
+                    page.screenshot(path=str(ARTIFACTS / f"{name}{suffix}.png"), full_page=True)
+                except Exception as exc:  # a crashed page must not hide the test's own error
+                    print(f"screenshot of {page.url} failed: {exc}")
+    for context in contexts:
+        context.close()
+
+
+@pytest.fixture
+def page(new_page):
+    """A page in a new browser context for this test."""
+    return new_page()
+
+
+@pytest.fixture
+def artifacts_dir() -> Path:
+    ARTIFACTS.mkdir(exist_ok=True)
+    return ARTIFACTS
