@@ -43,6 +43,9 @@ class User(me.Document):
     created = me.DateTimeField(default=now)
     last_seen = me.DateTimeField(default=now)
     status = me.StringField(choices=STATUSES, default="active")
+    # Set while the feeds rebuild this user's timelines after a long absence;
+    # the feed page then says so and reads through the read model.
+    feed_rebuild = me.DateTimeField()
     suspended_until = me.DateTimeField()
     suspension_reason = me.StringField(default="")
 
@@ -101,6 +104,9 @@ class FollowingEdge(me.Document):
         "indexes": [
             {"fields": ["follower", "followee"], "unique": True, "name": "_f_1__t_1"},
             {"fields": ["follower", "circles", "followee"], "name": "_f_1__g_1__t_1"},
+            # The reverse index of seed 003: who placed this user in a circle
+            # (the read model's circle shares).
+            {"fields": ["followee", "follower"], "name": "_t_1__f_1"},
             {"fields": ["state", "changed"], "name": "state_changed"},
         ],
         "shard_key": ("follower",),

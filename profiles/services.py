@@ -72,13 +72,15 @@ def user_create(
         user.save(force_insert=True)
     except (DuplicateKeyError, NotUniqueError) as exc:
         raise HandleTaken(handle) from exc
+    signals.user_created.send(sender=User, handle=handle)
     return user
 
 
 def user_touch(*, user: User) -> None:
-    t = now()
+    t, previous = now(), user.last_seen
     User.objects(handle=user.handle).update_one(set__last_seen=t)
     user.last_seen = t
+    signals.user_seen.send(sender=User, user=user, previous=previous)
 
 
 def password_change(*, user: User, new_password: str, keep_session: str | None = None) -> None:
@@ -282,17 +284,30 @@ def circle_rename(*, owner: User, old: str, new: str) -> str:
         {"_id": owner.handle, "circles": old}, {"$set": {"circles": renamed}}
     )
     owner.circles = renamed
+    signals.circle_renamed.send(sender=User, owner=owner.handle, old=old, new=new)
     return new
 
 
 def circle_delete(*, owner: User, name: str) -> None:
     if name not in owner.circles:
         raise GraphError(f"Unknown circle: {name}")
+    members = [
+        row["_t"]
+        for row in FollowingEdge._get_collection().find(
+            {"_f": owner.handle, "_g": name}, {"_id": 0, "_t": 1}
+        )
+    ]
     User._get_collection().update_one({"_id": owner.handle}, {"$pull": {"circles": name}})
     FollowingEdge._get_collection().update_many(
         {"_f": owner.handle, "_g": name}, {"$pull": {"_g": name}}
     )
     owner.circles.remove(name)
+    _members_changed(owner.handle, members)
+
+
+def _members_changed(owner: str, members: list[str]) -> None:
+    if members:
+        signals.circle_members_changed.send(sender=User, owner=owner, members=members)
 
 
 def circle_add_member(*, owner: User, name: str, member: str) -> None:
@@ -302,13 +317,16 @@ def circle_add_member(*, owner: User, name: str, member: str) -> None:
     )
     if result.matched_count == 0:
         raise GraphError(f"Follow @{member} first to add them to a circle.")
+    _members_changed(owner.handle, [member])
 
 
 def circle_remove_member(*, owner: User, name: str, member: str) -> None:
     """Take `member` out of one circle; the follow itself stays."""
-    FollowingEdge._get_collection().update_one(
+    result = FollowingEdge._get_collection().update_one(
         {"_f": owner.handle, "_t": member}, {"$pull": {"_g": name}}
     )
+    if result.modified_count:
+        _members_changed(owner.handle, [member])
 
 
 def circles_set_for(*, owner: User, member: str, circles: list[str]) -> None:
@@ -319,6 +337,7 @@ def circles_set_for(*, owner: User, member: str, circles: list[str]) -> None:
     )
     if result.matched_count == 0:
         raise GraphError(f"Follow @{member} first to add them to a circle.")
+    _members_changed(owner.handle, [member])
 
 
 # --- blocks --------------------------------------------------------------------

@@ -11,3 +11,11 @@ followed = Signal()
 unfollowed = Signal()
 # blocker: str, blocked: str
 blocked = Signal()
+# handle: str
+user_created = Signal()
+# user: User, previous: datetime | None (last_seen before this visit)
+user_seen = Signal()
+# owner: str, members: list[str] - their place in the owner's circles changed
+circle_members_changed = Signal()
+# owner: str, old: str, new: str
+circle_renamed = Signal()

@@ -12,6 +12,7 @@ import threading
 
 import mongoengine
 import mongomock
+import mongomock.gridfs
 
 from socialsite import roundtrips
 
@@ -135,6 +136,9 @@ def install() -> None:
     if _installed:
         return
     mongomock.collection.Collection.bulk_write = _bulk_write
+    # Photos live in GridFS, which type-checks for pymongo's Database and
+    # Collection; this lets it accept mongomock's as well.
+    mongomock.gridfs.enable_gridfs_integration()
     for name in _COUNTED_METHODS:
         original = getattr(mongomock.collection.Collection, name, None)
         if original is not None:

@@ -50,6 +50,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "socialsite",
     "profiles",
+    "feeds",
 ]
 
 MIDDLEWARE = [
@@ -122,6 +123,39 @@ SEARCH_PAGE_SIZE = env.int("SEARCH_PAGE_SIZE", default=20)
 # last_seen is refreshed at most this often (seconds), not on every request.
 LAST_SEEN_RESOLUTION = env.int("LAST_SEEN_RESOLUTION", default=300)
 
+# --- Feeds (see feeds/timelines/__init__.py) --------------------------------
+FEED_MODEL = env.str("FEED_MODEL", default="cache")  # cache | month | size | read
+FEED_EMBED = env.bool("FEED_EMBED", default=False)  # entries embed a copy of the post
+FEED_CACHE_SIZE = env.int("FEED_CACHE_SIZE", default=800)
+FEED_BUCKET_SIZE = env.int("FEED_BUCKET_SIZE", default=50)
+FEED_FANOUT_BATCH = env.int("FEED_FANOUT_BATCH", default=500)
+FEED_ACTIVE_LOOKUP = env.int("FEED_ACTIVE_LOOKUP", default=10000)
+FEED_ACTIVE_DAYS = env.int("FEED_ACTIVE_DAYS", default=7)
+FEED_BACKFILL = env.int("FEED_BACKFILL", default=100)
+FEED_REBUILD_LIMIT = env.int("FEED_REBUILD_LIMIT", default=800)
+FEED_PAGE_SIZE = env.int("FEED_PAGE_SIZE", default=20)
+FEED_PENDING_SECONDS = env.int("FEED_PENDING_SECONDS", default=300)
+RATELIMIT_POST = env.str("RATELIMIT_POST", default="30/300")
+PHOTO_MAX_BYTES = env.int("PHOTO_MAX_BYTES", default=5 * 1024 * 1024)
+DATA_UPLOAD_MAX_MEMORY_SIZE = 6 * 1024 * 1024
+FILE_UPLOAD_MAX_MEMORY_SIZE = 6 * 1024 * 1024
+PROFILE_PAGE_EXTENSIONS = ["feeds.views.wall_context"]
+
+# Background tasks (django.tasks). "immediate" runs them in the request, as
+# the tests and the demo do; "rq" queues them in Redis for `manage.py run_worker`.
+TASKS_BACKEND = env.str("TASKS_BACKEND", default="immediate")
+REDIS_URL = env.str("REDIS_URL", default="redis://127.0.0.1:6379/0")
+TASKS = {
+    "default": {
+        "BACKEND": {
+            "immediate": "django.tasks.backends.immediate.ImmediateBackend",
+            "dummy": "django.tasks.backends.dummy.DummyBackend",
+            "rq": "socialsite.rq_backend.RQBackend",
+        }[TASKS_BACKEND],
+        "OPTIONS": {"REDIS_URL": REDIS_URL} if TASKS_BACKEND == "rq" else {},
+    }
+}
+
 # --- Static files ----------------------------------------------------------
 STATIC_URL = "/static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
@@ -173,4 +207,6 @@ LOGGING = {
     "formatters": {"plain": {"format": "%(levelname)s %(name)s: %(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
+    # One line per task state change is noise at INFO; failures still show.
+    "loggers": {"django.tasks": {"level": env.str("TASKS_LOG_LEVEL", default="WARNING")}},
 }

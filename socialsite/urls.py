@@ -6,6 +6,7 @@ urlpatterns = [
     path("", views.home, name="home"),
     path("healthz", views.healthz, name="healthz"),
     path("", include("profiles.urls")),
+    path("", include("feeds.urls")),
 ]
 
 handler404 = "socialsite.views.not_found"

@@ -19,3 +19,18 @@ document.addEventListener("DOMContentLoaded", () => {
   tick();
   setInterval(tick, 60000);
 });
+
+// The composer shows only the fields of the chosen kind of post.
+document.addEventListener("DOMContentLoaded", () => {
+  document.querySelectorAll("form.composer").forEach((form) => {
+    const sync = () => {
+      const chosen = form.querySelector('input[name="type"]:checked');
+      const type = chosen ? chosen.value : "status";
+      form.querySelectorAll(".composer__extra").forEach((box) => {
+        box.hidden = box.dataset.for !== type;
+      });
+    };
+    form.querySelectorAll('input[name="type"]').forEach((r) => r.addEventListener("change", sync));
+    sync();
+  });
+});

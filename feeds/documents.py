@@ -1,0 +1,148 @@
+"""Posts (the system of record) and the timeline documents of each storage model.
+
+`post` is seed 000's `social.post`: minimal author info in `by`, audience in
+`circles`, type-specific data isolated in `detail`. Timelines (`wall`,
+`news`) are dependent collections: they can always be rebuilt from `post`
+and the graph (`manage.py rebuild_feeds`).
+"""
+
+import mongoengine as me
+
+from socialsite.clock import now
+
+PUBLIC = "*public*"
+ALL_CIRCLES = "*circles*"
+POST_TYPES = ("status", "link", "photo", "checkin", "poll")
+DELIVERY_STATES = ("pending", "delivering", "done")
+
+
+class Author(me.EmbeddedDocument):
+    id = me.StringField(required=True)
+    name = me.StringField(required=True)
+
+
+class Delivery(me.EmbeddedDocument):
+    """Fan-out bookkeeping: `redeliver_pending` re-enqueues stuck posts."""
+
+    state = me.StringField(choices=DELIVERY_STATES, default="pending")
+    queued = me.DateTimeField(default=now)
+    finished = me.DateTimeField()
+    attempts = me.IntField(default=0)
+    readers = me.IntField(default=0)
+
+
+class Post(me.Document):
+    by = me.EmbeddedDocumentField(Author, required=True)
+    to = me.StringField()  # the wall owner, when posting on someone else's wall
+    circles = me.ListField(me.StringField(), required=True)
+    type = me.StringField(choices=POST_TYPES, required=True)
+    ts = me.DateTimeField(required=True, default=now)
+    detail = me.DictField()
+    edited = me.DateTimeField()
+    comments_count = me.IntField(default=0)
+    comments_shown = me.ListField(me.DictField(), default=list)
+    delivery = me.EmbeddedDocumentField(Delivery, default=Delivery)
+
+    meta = {
+        "collection": "post",
+        "indexes": [
+            # Walls and the read model: an author's posts, newest first.
+            {"fields": ["by.id", "-ts", "-_id"], "name": "by_ts"},
+            # The incoming page: posts directed to a user.
+            {"fields": ["to", "-ts", "-_id"], "name": "to_ts", "sparse": True},
+            # The sweeper: posts stuck in a delivery state.
+            {"fields": ["delivery.state", "delivery.queued"], "name": "delivery_state"},
+        ],
+        # Seed 000: queries and updates use _id, so post is sharded on _id.
+        "shard_key": ("id",),
+        "auto_create_index": False,
+    }
+
+
+class PollVote(me.Document):
+    """One vote per (poll, voter); the counts live on the post, kept with $inc."""
+
+    post = me.ObjectIdField(required=True)
+    voter = me.StringField(required=True)
+    option = me.IntField(required=True)
+    ts = me.DateTimeField(default=now)
+
+    meta = {
+        "collection": "poll_vote",
+        "indexes": [{"fields": ["post", "voter"], "unique": True, "name": "post_voter"}],
+        "shard_key": ("post",),
+        "auto_create_index": False,
+    }
+
+
+# --- timeline storage, one collection per model --------------------------------
+# Every model stores entries {id, ts, by, circles[, post]} where `post` is the
+# embedded copy when FEED_EMBED is on. Seed 000 names the collections `wall`
+# and `news`; here `kind` is a field, so each model keeps one collection and
+# one shard key (the owner, as seed 000's Sharding section gives it).
+
+
+class CacheTimeline(me.Document):
+    """`cache`: one document per user and kind, a capped array (newest first)."""
+
+    owner = me.StringField(required=True)
+    kind = me.StringField(choices=("wall", "news"), required=True)
+    entries = me.ListField(me.DictField(), default=list)
+
+    meta = {
+        "collection": "timeline_cache",
+        "indexes": [
+            {"fields": ["owner", "kind"], "unique": True, "name": "owner_kind"},
+            {"fields": ["entries.id"], "name": "entries_id"},
+        ],
+        "shard_key": ("owner",),
+        "auto_create_index": False,
+    }
+
+
+class MonthTimeline(me.Document):
+    """`month`: one document per user, kind and month, as seed 000 has it."""
+
+    owner = me.StringField(required=True)
+    kind = me.StringField(choices=("wall", "news"), required=True)
+    month = me.StringField(required=True)  # "YYYYMM"
+    entries = me.ListField(me.DictField(), default=list)
+
+    meta = {
+        "collection": "timeline_month",
+        "indexes": [
+            {"fields": ["owner", "kind", "-month"], "unique": True, "name": "owner_kind_month"},
+            {"fields": ["entries.id"], "name": "entries_id"},
+        ],
+        "shard_key": ("owner",),
+        "auto_create_index": False,
+    }
+
+
+class SizeTimeline(me.Document):
+    """`size`: buckets of FEED_BUCKET_SIZE entries.
+
+    The bucket being filled has `slot` "open"; a full bucket is closed by
+    setting `slot` to the id of the post whose delivery found it full (unique
+    per owner and kind). `min_ts`/`max_ts` let a page read only the buckets
+    that can hold its entries.
+    """
+
+    owner = me.StringField(required=True)
+    kind = me.StringField(choices=("wall", "news"), required=True)
+    slot = me.DynamicField(required=True)
+    size = me.IntField(default=0)
+    min_ts = me.DateTimeField()
+    max_ts = me.DateTimeField()
+    entries = me.ListField(me.DictField(), default=list)
+
+    meta = {
+        "collection": "timeline_size",
+        "indexes": [
+            {"fields": ["owner", "kind", "slot"], "unique": True, "name": "owner_kind_slot"},
+            {"fields": ["owner", "kind", "-max_ts"], "name": "owner_kind_max_ts"},
+            {"fields": ["entries.id"], "name": "entries_id"},
+        ],
+        "shard_key": ("owner",),
+        "auto_create_index": False,
+    }

@@ -1,0 +1,67 @@
+"""Graph changes reach the feeds (issue: "Graph changes reach the feeds").
+
+Each receiver only enqueues a task, so a follow or a block never waits for
+timeline writes.
+"""
+
+from datetime import timedelta
+
+from django.conf import settings
+from django.dispatch import receiver
+from django.tasks import TaskResultStatus
+
+from feeds import tasks
+from feeds.documents import Post
+from feeds.timelines import get_store
+from profiles import signals
+from profiles.documents import User
+from socialsite.clock import aware, now
+
+
+@receiver(signals.followed)
+@receiver(signals.unfollowed)
+def _follow_changed(sender, follower, followee, **kwargs):
+    tasks.resync.enqueue(follower, followee)
+
+
+@receiver(signals.blocked)
+def _blocked(sender, blocker, blocked, **kwargs):
+    # Both directions: the blocked author leaves the blocker's news, and the
+    # blocker's circle posts leave the blocked user's news.
+    tasks.resync.enqueue(blocker, blocked)
+    tasks.resync.enqueue(blocked, blocker)
+
+
+@receiver(signals.circle_members_changed)
+def _circle_members_changed(sender, owner, members, **kwargs):
+    for member in members:
+        tasks.resync.enqueue(member, owner)
+
+
+@receiver(signals.circle_renamed)
+def _circle_renamed(sender, owner, old, new, **kwargs):
+    # Posts name their circles; they follow the rename so their audience stays.
+    posts = Post._get_collection()
+    posts.update_many({"by.id": owner, "circles": old}, {"$addToSet": {"circles": new}})
+    posts.update_many({"by.id": owner, "circles": old}, {"$pull": {"circles": old}})
+
+
+@receiver(signals.user_created)
+def _user_created(sender, handle, **kwargs):
+    get_store().ensure_owner([handle])
+
+
+@receiver(signals.user_seen)
+def _user_seen(sender, user, previous, **kwargs):
+    """A reader back after FEED_ACTIVE_DAYS got no fan-out meanwhile: rebuild."""
+    previous = aware(previous)
+    if previous is None or now() - previous < timedelta(days=settings.FEED_ACTIVE_DAYS):
+        return
+    if not get_store().stores_entries:
+        return
+    started = now()
+    User._get_collection().update_one({"_id": user.handle}, {"$set": {"feed_rebuild": started}})
+    user.feed_rebuild = started
+    result = tasks.rebuild.enqueue(user.handle, "news")
+    if result.status == TaskResultStatus.SUCCESSFUL:  # the immediate backend ran it
+        user.feed_rebuild = None

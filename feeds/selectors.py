@@ -1,0 +1,146 @@
+"""Every read the feed, wall, incoming and post pages need.
+
+One pager serves news and walls under every timeline model: it asks the
+configured store for entries, resolves linked entries with one `$in` query,
+filters, and falls back to the read model where the store cannot answer
+(DESIGN.md §6: a `cache` news page with link entries is 2 round trips).
+"""
+
+from dataclasses import dataclass
+
+from bson import ObjectId
+from django.conf import settings
+
+from feeds import polls
+from feeds.documents import Post
+from feeds.entries import post_from_entry
+from feeds.timelines import get_store
+from feeds.timelines.base import Cursor
+from feeds.timelines.read import posts_page, read_entries
+from feeds.visibility import visible_posts
+from profiles.documents import FollowingEdge, User
+
+# A wall whose entries are mostly hidden from this viewer needs several
+# chunks; this bounds the work of one page.
+MAX_CHUNKS = 25
+
+
+@dataclass
+class FeedPage:
+    posts: list[dict]
+    next_cursor: str | None
+    rebuilding: bool = False
+
+
+def _resolve(entries: list[dict]) -> list[dict]:
+    """Posts for entries, in order: embedded copies, or one `$in` query for links."""
+    linked = [e["id"] for e in entries if "post" not in e]
+    found = {}
+    if linked:
+        found = {
+            p["_id"]: p
+            for p in Post._get_collection().find({"_id": {"$in": linked}}, {"delivery": 0})
+        }
+    posts = []
+    for entry in entries:
+        if "post" in entry:
+            posts.append(post_from_entry(entry))
+        elif entry["id"] in found:  # a deleted post's stale link is skipped
+            posts.append(found[entry["id"]])
+    return posts
+
+
+def _page(kind, owner: User, before, keep, *, force_read=False, limit=None) -> FeedPage:
+    limit = limit or settings.FEED_PAGE_SIZE
+    store = get_store()
+    use_read = force_read or not store.stores_entries
+    collected: list[dict] = []
+    cursor = before
+    for _ in range(MAX_CHUNKS):
+        want = limit + 1 - len(collected)
+        if use_read:
+            chunk = read_entries(kind, owner.handle, cursor, want, owner.blocked)
+        else:
+            chunk = store.entries(kind, owner.handle, cursor, want)
+        collected += keep(_resolve(chunk.entries))
+        if chunk.entries:
+            cursor = Cursor.of(chunk.entries[-1])
+        if not chunk.complete:
+            use_read = True
+            continue
+        if len(collected) > limit or chunk.exhausted:
+            break
+    page = collected[:limit]
+    more = len(collected) > limit
+    next_cursor = Cursor(page[-1]["ts"], page[-1]["_id"]).encode() if more and page else None
+    return FeedPage(page, next_cursor)
+
+
+def news_page(viewer: User, before: Cursor | None = None) -> FeedPage:
+    """The viewer's news feed. Delivery already chose the audience; blocks are
+    re-checked here for free (the block list is on the viewer's document)."""
+    blocked = set(viewer.blocked)
+    rebuilding = viewer.feed_rebuild is not None
+
+    def keep(posts):
+        return [p for p in posts if p["by"]["id"] not in blocked]
+
+    page = _page("news", viewer, before, keep, force_read=rebuilding)
+    page.rebuilding = rebuilding
+    return page
+
+
+def wall_page(owner: User, viewer, before: Cursor | None = None) -> FeedPage:
+    """Posts by or to `owner` with seed 000's filters: on a wall, posts by
+    others appear only if the owner follows them (the rest is on the owner's
+    incoming page), never from someone the owner blocked, and only those the
+    viewer may see."""
+    blocked = set(owner.blocked)
+
+    def keep(posts):
+        guests = {p["by"]["id"] for p in posts} - {owner.handle}
+        followed = set()
+        if guests:
+            rows = FollowingEdge._get_collection().find(
+                {"_f": owner.handle, "_t": {"$in": sorted(guests)}}, {"_id": 0, "_t": 1}
+            )
+            followed = {row["_t"] for row in rows}
+        posts = [
+            p
+            for p in posts
+            if p["by"]["id"] == owner.handle
+            or (p["by"]["id"] in followed and p["by"]["id"] not in blocked)
+        ]
+        return visible_posts(viewer, posts)
+
+    return _page("wall", owner, before, keep)
+
+
+def incoming_page(owner: User, before: Cursor | None = None) -> FeedPage:
+    """Seed 000's incoming page: every post directed to the owner, from anyone
+    they have not blocked. One indexed query on (to, ts)."""
+    limit = settings.FEED_PAGE_SIZE
+    query: dict = {"to": owner.handle}
+    if owner.blocked:
+        query["by.id"] = {"$nin": list(owner.blocked)}
+    posts = posts_page(query, before, limit + 1)
+    page = posts[:limit]
+    more = len(posts) > limit
+    return FeedPage(page, Cursor(page[-1]["ts"], page[-1]["_id"]).encode() if more else None)
+
+
+def post_for_viewer(post_id: ObjectId, viewer) -> dict | None:
+    """The post if it exists and the viewer may see it; else None (a 404)."""
+    post = Post._get_collection().find_one({"_id": post_id}, {"delivery": 0})
+    if post is None:
+        return None
+    visible = visible_posts(viewer, [post])
+    return visible[0] if visible else None
+
+
+def viewer_votes(viewer, posts: list[dict]) -> dict:
+    """The viewer's vote on each poll of the page: one query, only if there are polls."""
+    poll_ids = [p["_id"] for p in posts if p.get("type") == "poll"]
+    if not poll_ids or not viewer.is_authenticated:
+        return {}
+    return polls.votes_of(viewer.handle, poll_ids)

@@ -1,0 +1,135 @@
+"""Every write to posts: create, edit, delete, vote, and the delivery sweeper."""
+
+from datetime import timedelta
+
+from bson import ObjectId
+from django.conf import settings
+
+from feeds import fanout, photos, polls, tasks
+from feeds.documents import ALL_CIRCLES, PUBLIC, Author, Delivery, PollVote, Post
+from profiles.documents import User
+from socialsite.clock import now
+
+
+class PostError(Exception):
+    """A post that is refused, with a message for the user."""
+
+
+class NotFound(Exception):
+    pass
+
+
+EDITABLE = {
+    "status": ("text",),
+    "link": ("title", "text"),
+    "photo": ("text",),
+    "checkin": ("text",),
+    "poll": (),
+}
+
+
+def post_create(
+    *,
+    author: User,
+    type: str,
+    detail: dict,
+    circles: list[str],
+    to: str | None = None,
+    photo: "photos.ProcessedPhoto | None" = None,
+    ts=None,
+) -> Post:
+    """Write the post (the system of record), then enqueue its delivery.
+
+    `ts` backdates a post (demo data, tests); it defaults to now.
+    """
+    circles = list(circles) or [PUBLIC]
+    named = [c for c in circles if c not in (PUBLIC, ALL_CIRCLES)]
+    if len(circles) > 1 and len(named) != len(circles):
+        raise PostError("Share with everyone, with all your circles, or with chosen circles.")
+    unknown = [c for c in named if c not in author.circles]
+    if unknown:
+        raise PostError(f"Unknown circle: {unknown[0]}")
+    if to == author.handle:
+        to = None
+    if to is not None:
+        target = User.objects(handle=to, status="active").only("handle", "blocked").first()
+        if target is None:
+            raise PostError(f"There is no @{to} to post to.")
+        if author.handle in target.blocked:
+            raise PostError(f"You can't post on @{to}'s wall.")
+        if to in author.blocked:
+            raise PostError(f"You blocked @{to}. Unblock them to post on their wall.")
+    detail = dict(detail)
+    if photo is not None:
+        detail.update(photos.store(photo, author.handle))
+    post = Post(
+        by=Author(id=author.handle, name=author.name),
+        to=to,
+        circles=circles,
+        type=type,
+        detail=detail,
+        ts=ts or now(),
+        delivery=Delivery(state="pending", queued=now()),
+    )
+    post.save(force_insert=True)
+    User._get_collection().update_one({"_id": author.handle}, {"$inc": {"posts_count": 1}})
+    tasks.deliver_post.enqueue(str(post.id))
+    return post
+
+
+def _own_post(post_id: ObjectId, actor: User) -> dict:
+    post = Post._get_collection().find_one({"_id": post_id}, {"delivery": 0})
+    if post is None or post["by"]["id"] != actor.handle:
+        raise NotFound(post_id)
+    return post
+
+
+def post_edit(*, post_id: ObjectId, actor: User, changes: dict) -> None:
+    """The author changes the text fields of a post; every reader sees the new
+    text, whether their entries link or embed (copies refreshed by a task)."""
+    post = _own_post(post_id, actor)
+    allowed = EDITABLE[post["type"]]
+    updates = {f"detail.{k}": v for k, v in changes.items() if k in allowed}
+    if not updates:
+        raise PostError("This post has nothing that can be edited.")
+    Post._get_collection().update_one({"_id": post_id}, {"$set": {**updates, "edited": now()}})
+    tasks.refresh_copies.enqueue(str(post_id), ["detail", "edited"])
+
+
+def post_delete(*, post_id: ObjectId, actor: User) -> None:
+    """Delete a post and take it out of every timeline."""
+    post = _own_post(post_id, actor)
+    fanout.remove_everywhere(post_id)
+    Post._get_collection().delete_one({"_id": post_id})
+    # A delivery racing with this delete may have added an entry meanwhile.
+    fanout.remove_everywhere(post_id)
+    User._get_collection().update_one(
+        {"_id": post["by"]["id"], "posts_count": {"$gt": 0}}, {"$inc": {"posts_count": -1}}
+    )
+    if post["type"] == "photo":
+        photos.delete(post["detail"])
+    if post["type"] == "poll":
+        PollVote._get_collection().delete_many({"post": post_id})
+
+
+def poll_vote(*, post_id: ObjectId, voter: User, option: int) -> None:
+    polls.poll_vote(post_id=post_id, voter=voter.handle, option=option)
+    tasks.refresh_copies.enqueue(str(post_id), ["detail"])
+
+
+def redeliver_pending(*, older_than_seconds: int | None = None) -> int:
+    """Re-enqueue posts whose delivery has been pending or running too long."""
+    seconds = settings.FEED_PENDING_SECONDS if older_than_seconds is None else older_than_seconds
+    cutoff = now() - timedelta(seconds=seconds)
+    stuck = Post._get_collection().find(
+        {"delivery.state": {"$in": ["pending", "delivering"]}, "delivery.queued": {"$lt": cutoff}},
+        {"_id": 1},
+    )
+    count = 0
+    for row in stuck:
+        Post._get_collection().update_one(
+            {"_id": row["_id"]}, {"$set": {"delivery.queued": now()}}
+        )
+        tasks.deliver_post.enqueue(str(row["_id"]))
+        count += 1
+    return count

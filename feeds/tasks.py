@@ -1,0 +1,30 @@
+"""Background work of the feeds, on Django's Tasks API.
+
+Tests and the demo use the immediate backend; production sets TASKS_BACKEND
+to a worker backend (see README). Arguments are strings: they cross a queue.
+"""
+
+from bson import ObjectId
+from django.tasks import task
+
+from feeds import fanout
+
+
+@task
+def deliver_post(post_id: str) -> int:
+    return fanout.deliver_post(ObjectId(post_id))
+
+
+@task
+def resync(reader: str, author: str) -> None:
+    fanout.resync(reader, author)
+
+
+@task
+def rebuild(owner: str, kind: str) -> None:
+    fanout.rebuild(owner, kind)
+
+
+@task
+def refresh_copies(post_id: str, fields: list[str]) -> None:
+    fanout.refresh_copies(ObjectId(post_id), fields)

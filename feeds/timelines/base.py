@@ -1,0 +1,116 @@
+"""The interface every timeline model implements, and the entry format.
+
+An entry is `{"id": post id, "ts": post time, "by": author handle,
+"circles": the post's audience}` plus, with FEED_EMBED, `"post"`: a copy of
+the post as it is rendered (the article's "embedding vs linking"). Timelines
+are ordered newest first by (ts, id); a `Cursor` is a position in that order.
+"""
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import NamedTuple
+
+from bson import ObjectId
+
+from socialsite.clock import aware
+from socialsite.ids import parse_object_id
+
+KINDS = ("wall", "news")
+
+
+class Cursor(NamedTuple):
+    ts: datetime
+    id: ObjectId
+
+    def encode(self) -> str:
+        return f"{int(self.ts.timestamp() * 1000)}_{self.id}"
+
+    @classmethod
+    def decode(cls, value) -> "Cursor | None":
+        """A cursor from `?before=`, or None when it is malformed."""
+        if not isinstance(value, str) or len(value) > 50 or value.count("_") != 1:
+            return None
+        millis, oid = value.split("_")
+        post_id = parse_object_id(oid)
+        if not millis.isdigit() or post_id is None or len(millis) > 15:
+            return None
+        return cls(datetime.fromtimestamp(int(millis) / 1000, UTC), post_id)
+
+    @classmethod
+    def of(cls, entry: dict) -> "Cursor":
+        return cls(aware(entry["ts"]), entry["id"])
+
+
+def sort_key(entry: dict):
+    return (aware(entry["ts"]), entry["id"])
+
+
+def older_than(entry: dict, cursor: Cursor | None) -> bool:
+    return cursor is None or sort_key(entry) < (cursor.ts, cursor.id)
+
+
+@dataclass
+class Chunk:
+    """Entries newest first, all older than the cursor asked for.
+
+    `exhausted`: nothing older exists in this store. `complete` is False when
+    the store cannot answer from here on (no document yet, or the reader
+    scrolled past the cache's cap); the pager then asks the read model.
+    """
+
+    entries: list[dict]
+    exhausted: bool
+    complete: bool = True
+
+
+class TimelineStore(ABC):
+    name: str
+    #: False for the read model: there is nothing to deliver or rebuild.
+    stores_entries = True
+
+    @abstractmethod
+    def deliver(self, kind: str, owners: list[str], entry: dict) -> None:
+        """Add one entry to many timelines in ONE round trip (a fan-out batch).
+
+        Idempotent: an owner who has the entry already is left as is.
+        """
+
+    @abstractmethod
+    def append(self, kind: str, owner: str, entries: list[dict]) -> None:
+        """Add entries that the timeline does not hold yet (backfill)."""
+
+    @abstractmethod
+    def replace(self, kind: str, owner: str, entries: list[dict]) -> None:
+        """Make the timeline hold exactly these entries (newest first): a rebuild."""
+
+    @abstractmethod
+    def entries(self, kind: str, owner: str, before: Cursor | None, limit: int) -> Chunk:
+        """Up to `limit` entries older than `before`, newest first."""
+
+    @abstractmethod
+    def remove_post(self, post_id: ObjectId) -> None:
+        """Take a post out of every timeline of every user."""
+
+    @abstractmethod
+    def remove_author(self, kind: str, owner: str, author: str) -> None:
+        """Take an author's posts out of one timeline (unfollow, block)."""
+
+    @abstractmethod
+    def update_embedded(self, post_id: ObjectId, fields: dict) -> None:
+        """Refresh fields of the embedded copies of a post (multi-document update)."""
+
+    def ensure_owner(self, owners: list[str]) -> None:  # noqa: B027 - optional hook
+        """Create whatever empty documents a new user needs (only `cache` does)."""
+
+    @abstractmethod
+    def stats(self) -> dict:
+        """{"documents": n, "entries": n, "collection": name}."""
+
+
+def entries_count_pipeline() -> list[dict]:
+    return [{"$group": {"_id": None, "docs": {"$sum": 1}, "n": {"$sum": {"$size": "$entries"}}}}]
+
+
+def month_of(ts: datetime) -> str:
+    return aware(ts).strftime("%Y%m")

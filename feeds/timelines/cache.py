@@ -1,0 +1,125 @@
+"""`cache`: one document per user and kind holding the newest FEED_CACHE_SIZE entries.
+
+The article's "cache the top": a delivery is one `$push` with `$each`,
+`$sort` and `$slice` into one document per reader, so a fan-out batch is one
+`update_many` with `$in`; a page is one read of one document. A reader who
+scrolls past the cap, or who has no cache document, is served by the read
+model (`Chunk.complete = False`).
+"""
+
+from django.conf import settings
+from pymongo import UpdateOne
+from pymongo.errors import BulkWriteError
+
+from feeds.documents import CacheTimeline
+from feeds.timelines.base import KINDS, Chunk, Cursor, TimelineStore, entries_count_pipeline
+
+NEWEST_FIRST = {"ts": -1, "id": -1}
+
+
+def _collection():
+    return CacheTimeline._get_collection()
+
+
+def _older_expr(cursor: Cursor) -> dict:
+    return {
+        "$or": [
+            {"$lt": ["$$e.ts", cursor.ts]},
+            {"$and": [{"$eq": ["$$e.ts", cursor.ts]}, {"$lt": ["$$e.id", cursor.id]}]},
+        ]
+    }
+
+
+class CacheStore(TimelineStore):
+    name = "cache"
+
+    @property
+    def cap(self) -> int:
+        return settings.FEED_CACHE_SIZE
+
+    def _push(self, entries: list[dict]) -> dict:
+        return {
+            "$push": {"entries": {"$each": entries, "$sort": NEWEST_FIRST, "$slice": self.cap}}
+        }
+
+    def deliver(self, kind, owners, entry):
+        # No upsert: readers without a cache document are served by the read
+        # model and get their cache built on their next visit.
+        _collection().update_many(
+            {"owner": {"$in": list(owners)}, "kind": kind, "entries.id": {"$ne": entry["id"]}},
+            self._push([entry]),
+        )
+
+    def append(self, kind, owner, entries):
+        if entries:
+            _collection().update_one(
+                {"owner": owner, "kind": kind}, self._push(entries), upsert=True
+            )
+
+    def replace(self, kind, owner, entries):
+        ordered = sorted(entries, key=lambda e: (e["ts"], e["id"]), reverse=True)[: self.cap]
+        _collection().update_one(
+            {"owner": owner, "kind": kind}, {"$set": {"entries": ordered}}, upsert=True
+        )
+
+    def ensure_owner(self, owners):
+        ops = [
+            UpdateOne({"owner": o, "kind": k}, {"$setOnInsert": {"entries": []}}, upsert=True)
+            for o in owners
+            for k in KINDS
+        ]
+        if ops:
+            try:
+                _collection().bulk_write(ops, ordered=False)
+            except BulkWriteError as exc:  # racing creators: the document exists, fine
+                if any(e.get("code") != 11000 for e in exc.details.get("writeErrors", [])):
+                    raise
+
+    def entries(self, kind, owner, before, limit):
+        entries_expr = "$entries"
+        if before is not None:
+            entries_expr = {
+                "$filter": {"input": "$entries", "as": "e", "cond": _older_expr(before)}
+            }
+        rows = list(
+            _collection().aggregate(
+                [
+                    {"$match": {"owner": owner, "kind": kind}},
+                    {"$limit": 1},
+                    {
+                        "$project": {
+                            "page": {"$slice": [entries_expr, limit + 1]},
+                            "stored": {"$size": "$entries"},
+                        }
+                    },
+                ]
+            )
+        )
+        if not rows:
+            return Chunk([], exhausted=False, complete=False)
+        page, stored = rows[0]["page"], rows[0]["stored"]
+        if len(page) > limit:
+            return Chunk(page[:limit], exhausted=False)
+        if stored >= self.cap:
+            # Past the cap: what is older than the cache lives only in `post`.
+            return Chunk(page, exhausted=False, complete=False)
+        return Chunk(page, exhausted=True)
+
+    def remove_post(self, post_id):
+        _collection().update_many({"entries.id": post_id}, {"$pull": {"entries": {"id": post_id}}})
+
+    def remove_author(self, kind, owner, author):
+        _collection().update_one(
+            {"owner": owner, "kind": kind}, {"$pull": {"entries": {"by": author}}}
+        )
+
+    def update_embedded(self, post_id, fields):
+        _collection().update_many(
+            {"entries.id": post_id},
+            {"$set": {f"entries.$.post.{name}": value for name, value in fields.items()}},
+        )
+
+    def stats(self):
+        rows = list(_collection().aggregate(entries_count_pipeline()))
+        row = rows[0] if rows else {"docs": 0, "n": 0}
+        return {"collection": _collection().name, "documents": row["docs"], "entries": row["n"]}

@@ -1,0 +1,144 @@
+"""`size`: buckets of FEED_BUCKET_SIZE entries, a new bucket when the last is full.
+
+The article's "grouped by size". Each user and kind has one *open* bucket
+(`slot: "open"`, unique with owner and kind). A delivery sends, per reader and
+in order, (1) "close the open bucket if it is full" - closing sets `slot` to
+the delivered post's id, unique per reader - and (2) an upsert that pushes the
+entry into the open bucket unless it holds it already. Both go in one bulk
+write per batch. Re-delivering a post is a no-op: its entry is in the open
+bucket (the upsert collides with it) or the close collides with the bucket the
+same post closed before.
+
+A page reads buckets by `max_ts`, newest first, and merges them, so entries
+that arrived out of order (backfill after a follow) still come out in order.
+"""
+
+from bson import ObjectId
+from django.conf import settings
+from pymongo import InsertOne, UpdateOne
+
+from feeds.documents import SizeTimeline
+from feeds.timelines.base import (
+    Chunk,
+    TimelineStore,
+    entries_count_pipeline,
+    older_than,
+    sort_key,
+)
+from feeds.timelines.bulk import bulk_ignoring_duplicates
+from socialsite.clock import aware
+
+OPEN = "open"
+LAST_ID = ObjectId("f" * 24)  # sorts after every real id with the same ts
+
+
+def _collection():
+    return SizeTimeline._get_collection()
+
+
+class SizeStore(TimelineStore):
+    name = "size"
+
+    @property
+    def bucket_size(self) -> int:
+        return settings.FEED_BUCKET_SIZE
+
+    def _ops(self, kind, owner, entries: list[dict], close_with) -> list:
+        ts = [e["ts"] for e in entries]
+        push = {
+            "$push": {"entries": {"$each": entries}},
+            "$inc": {"size": len(entries)},
+            "$min": {"min_ts": min(ts)},
+            "$max": {"max_ts": max(ts)},
+        }
+        open_bucket = {"owner": owner, "kind": kind, "slot": OPEN}
+        guard = {"entries.id": {"$ne": entries[0]["id"]}} if len(entries) == 1 else {}
+        return [
+            UpdateOne(
+                {**open_bucket, "size": {"$gte": self.bucket_size}}, {"$set": {"slot": close_with}}
+            ),
+            UpdateOne({**open_bucket, **guard}, push, upsert=True),
+        ]
+
+    def deliver(self, kind, owners, entry):
+        ops = []
+        for owner in owners:
+            ops += self._ops(kind, owner, [entry], close_with=entry["id"])
+        bulk_ignoring_duplicates(_collection(), ops, ordered=True)
+
+    def append(self, kind, owner, entries):
+        if entries:
+            bulk_ignoring_duplicates(
+                _collection(), self._ops(kind, owner, entries, ObjectId()), ordered=True
+            )
+
+    def replace(self, kind, owner, entries):
+        _collection().delete_many({"owner": owner, "kind": kind})
+        ordered = sorted(entries, key=sort_key)  # oldest first, as delivery fills them
+        n = self.bucket_size
+        chunks = [ordered[i : i + n] for i in range(0, len(ordered), n)]
+        ops = []
+        for i, chunk in enumerate(chunks):
+            ops.append(
+                InsertOne(
+                    {
+                        "owner": owner,
+                        "kind": kind,
+                        "slot": OPEN if i == len(chunks) - 1 else ObjectId(),
+                        "size": len(chunk),
+                        "min_ts": chunk[0]["ts"],
+                        "max_ts": chunk[-1]["ts"],
+                        "entries": chunk,
+                    }
+                )
+            )
+        if ops:
+            _collection().bulk_write(ops, ordered=True)
+
+    def entries(self, kind, owner, before, limit):
+        query = {"owner": owner, "kind": kind}
+        if before is not None:
+            query["min_ts"] = {"$lte": before.ts}
+        buckets = _collection().find(query, {"entries": 1, "max_ts": 1}).sort("max_ts", -1)
+        found: dict = {}
+        pending = None
+        for bucket in buckets:
+            # Every bucket still to come is no newer than this one's max_ts:
+            # once `limit + 1` entries are newer than that, the page is settled.
+            settled = (
+                pending is not None
+                and len(pending) > limit
+                and sort_key(pending[limit]) > (aware(bucket["max_ts"]), LAST_ID)
+            )
+            if settled:
+                return Chunk(pending[:limit], exhausted=False)
+            for entry in bucket["entries"]:
+                if older_than(entry, before):
+                    found.setdefault(entry["id"], entry)
+            pending = sorted(found.values(), key=sort_key, reverse=True)
+        pending = pending or []
+        if len(pending) > limit:
+            return Chunk(pending[:limit], exhausted=False)
+        return Chunk(pending, exhausted=True)
+
+    def remove_post(self, post_id):
+        _collection().update_many(
+            {"entries.id": post_id}, {"$pull": {"entries": {"id": post_id}}, "$inc": {"size": -1}}
+        )
+
+    def remove_author(self, kind, owner, author):
+        # `size` then overstates what the bucket holds; it just closes early.
+        _collection().update_many(
+            {"owner": owner, "kind": kind}, {"$pull": {"entries": {"by": author}}}
+        )
+
+    def update_embedded(self, post_id, fields):
+        _collection().update_many(
+            {"entries.id": post_id},
+            {"$set": {f"entries.$.post.{name}": value for name, value in fields.items()}},
+        )
+
+    def stats(self):
+        rows = list(_collection().aggregate(entries_count_pipeline()))
+        row = rows[0] if rows else {"docs": 0, "n": 0}
+        return {"collection": _collection().name, "documents": row["docs"], "entries": row["n"]}

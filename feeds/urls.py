@@ -1,0 +1,17 @@
+from django.urls import path
+
+from feeds import views
+
+app_name = "feeds"
+
+urlpatterns = [
+    path("feed/", views.feed, name="feed"),
+    path("incoming/", views.incoming, name="incoming"),
+    path("posts/", views.post_create, name="create"),
+    path("posts/<str:post_id>/", views.post_detail, name="post"),
+    path("posts/<str:post_id>/edit/", views.post_edit, name="edit"),
+    path("posts/<str:post_id>/delete/", views.post_delete, name="delete"),
+    path("posts/<str:post_id>/vote/", views.poll_vote, name="vote"),
+    path("posts/<str:post_id>/photo/", views.photo, {"size": "full"}, name="photo"),
+    path("posts/<str:post_id>/thumb/", views.photo, {"size": "thumb"}, name="thumb"),
+]

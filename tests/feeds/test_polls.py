@@ -1,0 +1,152 @@
+"""Poll votes: one per voter, changeable, with counts kept atomically on the post."""
+
+import random
+import threading
+
+import pytest
+from bson import ObjectId
+
+from feeds.documents import Author, PollVote, Post
+from feeds.polls import PollError, poll_recount, poll_results, poll_vote, votes_of
+from socialsite import roundtrips
+
+
+def make_poll(options=("Red", "Green", "Blue")):
+    return Post(
+        by=Author(id="ada", name="Ada"),
+        circles=["*public*"],
+        type="poll",
+        detail={"question": "Colour?", "options": list(options), "votes": [0] * len(options)},
+    ).save()
+
+
+def counts(post):
+    return Post._get_collection().find_one({"_id": post.id})["detail"]["votes"]
+
+
+def vote_rows(post):
+    return {v.voter: v.option for v in PollVote.objects(post=post.id)}
+
+
+def test_first_vote_counts():
+    post = make_poll()
+    poll_vote(post_id=post.id, voter="bob", option=1)
+    assert counts(post) == [0, 1, 0]
+    assert vote_rows(post) == {"bob": 1}
+
+
+def test_changing_a_vote_moves_the_count():
+    post = make_poll()
+    poll_vote(post_id=post.id, voter="bob", option=1)
+    poll_vote(post_id=post.id, voter="cat", option=1)
+    poll_vote(post_id=post.id, voter="bob", option=2)
+    assert counts(post) == [0, 1, 1]
+    assert vote_rows(post) == {"bob": 2, "cat": 1}
+
+
+def test_the_same_vote_twice_changes_nothing():
+    post = make_poll()
+    poll_vote(post_id=post.id, voter="bob", option=0)
+    poll_vote(post_id=post.id, voter="bob", option=0)
+    assert counts(post) == [1, 0, 0]
+    assert PollVote.objects(post=post.id).count() == 1
+
+
+@pytest.mark.parametrize("option", [-1, 3, 99, True, "1", None, 1.0])
+def test_an_invalid_option_is_refused(option):
+    post = make_poll()
+    with pytest.raises(PollError):
+        poll_vote(post_id=post.id, voter="bob", option=option)
+    assert counts(post) == [0, 0, 0]
+    assert PollVote.objects.count() == 0
+
+
+def test_a_post_that_is_not_a_poll_is_refused():
+    status = Post(
+        by=Author(id="ada", name="Ada"), circles=["*public*"], type="status", detail={"text": "hi"}
+    ).save()
+    with pytest.raises(PollError, match="not a poll"):
+        poll_vote(post_id=status.id, voter="bob", option=0)
+    with pytest.raises(PollError, match="not a poll"):
+        poll_vote(post_id=ObjectId(), voter="bob", option=0)
+    assert PollVote.objects.count() == 0
+
+
+def test_results_for_a_template():
+    post = make_poll()
+    for voter, option in [("a1", 0), ("a2", 0), ("a3", 2)]:
+        poll_vote(post_id=post.id, voter=voter, option=option)
+    post.reload()
+    results = poll_results(post, "a3")
+    assert results["total"] == 3
+    assert results["voted"] is True and results["choice"] == 2
+    assert [(o["label"], o["count"], o["percent"], o["chosen"]) for o in results["options"]] == [
+        ("Red", 2, 67, False),
+        ("Green", 0, 0, False),
+        ("Blue", 1, 33, True),
+    ]
+    raw = Post._get_collection().find_one({"_id": post.id})
+    assert poll_results(raw, "nobody")["voted"] is False
+    assert poll_results(raw, None)["choice"] is None
+
+
+def test_results_of_an_unvoted_poll():
+    results = poll_results(make_poll(), "bob")
+    assert results["total"] == 0
+    assert all(o["percent"] == 0 for o in results["options"])
+
+
+def test_votes_of_a_page_is_one_query():
+    polls = [make_poll() for _ in range(3)]
+    poll_vote(post_id=polls[0].id, voter="bob", option=2)
+    poll_vote(post_id=polls[2].id, voter="bob", option=0)
+    poll_vote(post_id=polls[1].id, voter="cat", option=1)
+    with roundtrips.count() as c:
+        mine = votes_of("bob", [p.id for p in polls])
+    assert c.total == 1
+    assert mine == {polls[0].id: 2, polls[2].id: 0}
+    # A batched choice spares poll_results its own read.
+    with roundtrips.count() as c:
+        results = poll_results(polls[1], "bob", choice=mine.get(polls[1].id))
+    assert c.total == 0 and results["voted"] is False
+    with roundtrips.count() as c:
+        assert votes_of("bob", []) == {} and votes_of(None, [polls[0].id]) == {}
+    assert c.total == 0
+
+
+def test_recount_repairs_counts_from_the_votes():
+    post = make_poll()
+    poll_vote(post_id=post.id, voter="bob", option=1)
+    Post._get_collection().update_one({"_id": post.id}, {"$set": {"detail.votes": [5, 0, 9]}})
+    assert poll_recount(post.id) == [0, 1, 0]
+    assert counts(post) == [0, 1, 0]
+
+
+def test_concurrent_vote_changes_keep_counts_exact():
+    post = make_poll(("a", "b", "c", "d", "e", "f"))
+    voters = [f"voter{i}" for i in range(10)]
+    start = threading.Barrier(8)
+    failures = []
+
+    def worker(seed):
+        rng = random.Random(seed)
+        start.wait()
+        try:
+            for _ in range(50):
+                poll_vote(post_id=post.id, voter=rng.choice(voters), option=rng.randrange(6))
+        except Exception as exc:  # surfaced below: a thread's exception is otherwise lost
+            failures.append(exc)
+
+    threads = [threading.Thread(target=worker, args=(seed,)) for seed in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+    assert failures == []
+    expected = [0] * 6
+    for option in vote_rows(post).values():
+        expected[option] += 1
+    assert counts(post) == expected
+    assert min(counts(post)) >= 0
+    assert sum(expected) == PollVote.objects(post=post.id).count() <= 10

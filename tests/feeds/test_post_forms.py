@@ -1,0 +1,189 @@
+"""The post form: a valid post of every type, and a field error for each bad input."""
+
+import io
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.http import QueryDict
+from PIL import Image
+
+from feeds.forms import PostForm
+from feeds.photos import ProcessedPhoto
+
+
+def form(data=None, files=None, circles=("family", "work")):
+    return PostForm(data or {}, files or {}, owner_circles=list(circles))
+
+
+def valid(data, files=None, **kwargs):
+    f = form(data, files, **kwargs)
+    assert f.is_valid(), f.errors
+    return f.cleaned_data
+
+
+def errors(data, files=None, **kwargs):
+    f = form(data, files, **kwargs)
+    assert not f.is_valid()
+    return f.errors
+
+
+def jpeg_upload(name="p.jpg"):
+    buf = io.BytesIO()
+    Image.new("RGB", (64, 48), "teal").save(buf, "JPEG")
+    return SimpleUploadedFile(name, buf.getvalue(), content_type="image/jpeg")
+
+
+# --- valid posts ---------------------------------------------------------------
+
+
+def test_status_is_the_default_type():
+    data = valid({"text": "  hello world  "})
+    assert data["type"] == "status"
+    assert data["detail"] == {"text": "hello world"}
+    assert data["circles"] == ["*public*"]
+    assert data["to"] is None
+    assert data["photo"] is None
+
+
+def test_status_of_2000_chars_with_crlf_line_breaks():
+    text = "a" * 999 + "\r\n" + "b" * 1000  # 2000 characters as the browser counts
+    assert valid({"text": text})["detail"]["text"] == "a" * 999 + "\n" + "b" * 1000
+
+
+def test_link():
+    data = valid(
+        {"type": "link", "url": "https://example.com/a?b=1", "title": "Ex", "text": "look"}
+    )
+    assert data["detail"] == {"url": "https://example.com/a?b=1", "title": "Ex", "text": "look"}
+
+
+def test_link_without_scheme_gets_https():
+    assert valid({"type": "link", "url": "example.com/x"})["detail"]["url"] == (
+        "https://example.com/x"
+    )
+
+
+def test_photo_keeps_processed_bytes_for_the_service():
+    data = valid({"type": "photo", "text": "sunset"}, {"photo": jpeg_upload()})
+    assert data["detail"] == {"text": "sunset"}
+    assert isinstance(data["photo"], ProcessedPhoto)
+    assert data["photo"].content_type == "image/jpeg"
+
+
+def test_checkin():
+    data = valid(
+        {"type": "checkin", "place": " Café  Central ", "lat": "48.2104", "lng": "16.3656"}
+    )
+    assert data["detail"] == {"place": "Café Central", "lat": 48.2104, "lng": 16.3656, "text": ""}
+
+
+def test_checkin_bounds_are_inclusive():
+    data = valid({"type": "checkin", "place": "Pole", "lat": "-90", "lng": "180"})
+    assert (data["detail"]["lat"], data["detail"]["lng"]) == (-90.0, 180.0)
+
+
+def test_poll_from_textarea():
+    data = valid(
+        {"type": "poll", "text": "Lunch?", "options": "Pizza\r\n\r\n  Sushi \r\nSalad\r\n"}
+    )
+    assert data["detail"] == {
+        "question": "Lunch?",
+        "options": ["Pizza", "Sushi", "Salad"],
+        "votes": [0, 0, 0],
+    }
+
+
+def test_poll_from_repeated_field():
+    qd = QueryDict(mutable=True)
+    qd.update({"type": "poll", "text": "Tea or coffee?"})
+    qd.setlist("options", ["Tea", "Coffee"])
+    assert valid(qd)["detail"]["options"] == ["Tea", "Coffee"]
+
+
+def test_named_circles_and_wall_owner():
+    qd = QueryDict(mutable=True)
+    qd.update({"text": "hi", "to": "  Bob_1 "})
+    qd.setlist("circles", ["family", "work", "family"])
+    data = valid(qd)
+    assert data["circles"] == ["family", "work"]
+    assert data["to"] == "bob_1"
+
+
+def test_all_circles_alone():
+    assert valid({"text": "hi", "circles": ["*circles*"]})["circles"] == ["*circles*"]
+
+
+def test_inputs_of_other_types_are_ignored():
+    data = valid({"type": "status", "text": "hi", "lat": "999", "url": "javascript:x"})
+    assert data["detail"] == {"text": "hi"}
+
+
+# --- each bad input is a field error ---------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("data", "field"),
+    [
+        ({"text": ""}, "text"),
+        ({"text": "   "}, "text"),
+        ({"text": "x" * 2001}, "text"),
+        ({"type": "video", "text": "hi"}, "type"),
+        ({"type": "link", "url": ""}, "url"),
+        ({"type": "link", "url": "javascript:alert(1)"}, "url"),
+        ({"type": "link", "url": "JavaScript:alert(1)//http://x.com"}, "url"),
+        ({"type": "link", "url": "ftp://example.com/file"}, "url"),
+        ({"type": "link", "url": "data:text/html,<script>alert(1)</script>"}, "url"),
+        ({"type": "link", "url": "https://exa mple.com"}, "url"),
+        ({"type": "link", "url": "https://example.com/" + "a" * 2000}, "url"),
+        ({"type": "link", "url": "https://example.com", "title": "t" * 201}, "title"),
+        ({"type": "link", "url": "https://example.com", "text": "c" * 2001}, "text"),
+        ({"type": "photo"}, "photo"),
+        ({"type": "checkin", "lat": "1", "lng": "1"}, "place"),
+        ({"type": "checkin", "place": "p" * 121, "lat": "1", "lng": "1"}, "place"),
+        ({"type": "checkin", "place": "X", "lat": "91", "lng": "0"}, "lat"),
+        ({"type": "checkin", "place": "X", "lat": "0", "lng": "-181"}, "lng"),
+        ({"type": "checkin", "place": "X", "lat": "nan", "lng": "0"}, "lat"),
+        ({"type": "checkin", "place": "X", "lat": "0", "lng": "inf"}, "lng"),
+        ({"type": "checkin", "place": "X", "lat": "north", "lng": "0"}, "lat"),
+        ({"type": "checkin", "place": "X", "lng": "0"}, "lat"),
+        ({"type": "checkin", "place": "X", "lat": "0"}, "lng"),
+        ({"type": "poll", "text": "Q?", "options": "only one"}, "options"),
+        ({"type": "poll", "text": "Q?", "options": "\n".join("1234567")}, "options"),
+        ({"type": "poll", "text": "Q?", "options": "Yes\nNo\nyes"}, "options"),
+        ({"type": "poll", "text": "Q?", "options": "ok\n" + "o" * 101}, "options"),
+        ({"type": "poll", "text": "", "options": "a\nb"}, "text"),
+        ({"type": "poll", "text": "q" * 301, "options": "a\nb"}, "text"),
+        ({"text": "hi", "to": '{"$ne": 1}'}, "to"),
+        ({"text": "hi", "to": "$where"}, "to"),
+        ({"text": "hi", "to": "ab"}, "to"),
+        ({"text": "hi", "circles": ["*public*", "family"]}, "circles"),
+        ({"text": "hi", "circles": ["*public*", "*circles*"]}, "circles"),
+        ({"text": "hi", "circles": ["*circles*", "work"]}, "circles"),
+        ({"text": "hi", "circles": ["strangers"]}, "circles"),
+    ],
+)
+def test_field_error(data, field):
+    errs = errors(data)
+    assert field in errs, errs
+    assert "__all__" not in errs
+    assert 'class="errorlist' in str(errs[field])
+
+
+def test_only_the_posters_circles_are_choices():
+    assert "circles" in errors({"text": "hi", "circles": ["family"]}, circles=["work"])
+
+
+def test_an_unreadable_photo_is_a_field_error():
+    fake = SimpleUploadedFile("cat.jpg", b"definitely not a jpeg", content_type="image/jpeg")
+    errs = errors({"type": "photo"}, {"photo": fake})
+    assert errs["photo"] == ["Upload a JPEG, PNG or WebP image."]
+
+
+def test_an_empty_photo_is_a_field_error():
+    errs = errors({"type": "photo"}, {"photo": SimpleUploadedFile("e.jpg", b"")})
+    assert list(errs) == ["photo"]
+
+
+def test_a_photo_on_another_type_is_not_processed():
+    data = valid({"type": "status", "text": "hi"}, {"photo": jpeg_upload()})
+    assert data["photo"] is None
