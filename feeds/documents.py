@@ -26,6 +26,7 @@ class Delivery(me.EmbeddedDocument):
 
     state = me.StringField(choices=DELIVERY_STATES, default="pending")
     queued = me.DateTimeField(default=now)
+    started = me.DateTimeField()
     finished = me.DateTimeField()
     attempts = me.IntField(default=0)
     readers = me.IntField(default=0)
@@ -52,6 +53,7 @@ class Post(me.Document):
             {"fields": ["to", "-ts", "-_id"], "name": "to_ts", "sparse": True},
             # The sweeper: posts stuck in a delivery state.
             {"fields": ["delivery.state", "delivery.queued"], "name": "delivery_state"},
+            {"fields": ["delivery.state", "delivery.started"], "name": "delivery_started"},
         ],
         # Seed 000: queries and updates use _id, so post is sharded on _id.
         "shard_key": ("id",),

@@ -75,7 +75,10 @@ def deliver_post(post_id) -> int:
     posts = Post._get_collection()
     post = posts.find_one_and_update(
         {"_id": post_id, "delivery.state": {"$in": ["pending", "delivering"]}},
-        {"$set": {"delivery.state": "delivering"}, "$inc": {"delivery.attempts": 1}},
+        {
+            "$set": {"delivery.state": "delivering", "delivery.started": now()},
+            "$inc": {"delivery.attempts": 1},
+        },
         projection={"delivery": 0},
         return_document=ReturnDocument.AFTER,
     )

@@ -121,14 +121,23 @@ def redeliver_pending(*, older_than_seconds: int | None = None) -> int:
     """Re-enqueue posts whose delivery has been pending or running too long."""
     seconds = settings.FEED_PENDING_SECONDS if older_than_seconds is None else older_than_seconds
     cutoff = now() - timedelta(seconds=seconds)
+    # Pending: queued long ago and never picked up. Delivering: a worker
+    # started long ago and never finished (it died). A post merely waiting
+    # behind a backlog was re-queued recently, so it is left alone.
     stuck = Post._get_collection().find(
-        {"delivery.state": {"$in": ["pending", "delivering"]}, "delivery.queued": {"$lt": cutoff}},
+        {
+            "$or": [
+                {"delivery.state": "pending", "delivery.queued": {"$lt": cutoff}},
+                {"delivery.state": "delivering", "delivery.started": {"$lt": cutoff}},
+            ]
+        },
         {"_id": 1},
     )
     count = 0
     for row in stuck:
         Post._get_collection().update_one(
-            {"_id": row["_id"]}, {"$set": {"delivery.queued": now()}}
+            {"_id": row["_id"]},
+            {"$set": {"delivery.queued": now(), "delivery.state": "pending"}},
         )
         tasks.deliver_post.enqueue(str(row["_id"]))
         count += 1

@@ -1,0 +1,286 @@
+"""Benchmark the timeline storage models on one Zipf follower graph.
+
+    .venv/bin/python -m benchmarks.feeds --users 2000 --maxfollows 100 --posts 2000
+
+For each model: seed the graph, create `--posts` posts from Zipf-chosen
+authors through `post_create` (delivery runs in the same thread, on the
+immediate tasks backend), read `--reads` news pages of random users, then
+count what the timelines store. Round trips are counted the way the tests
+count them (DESIGN.md §6). It runs against MONGODB_URI when that is set (the
+database is emptied: pass --wipe), and otherwise in demo mode on mongomock,
+whose timings say nothing about MongoDB.
+"""
+
+import argparse
+import os
+import random
+import sys
+import time
+from dataclasses import dataclass
+
+TIMELINE_MODELS = ("cache", "month", "size", "read")
+HEADER = (
+    "model",
+    "posts/s",
+    "entries/s",
+    "reads/s",
+    "trips/post",
+    "trips/read",
+    "timeline docs",
+    "timeline entries",
+)
+IMMEDIATE_TASKS = {"default": {"BACKEND": "django.tasks.backends.immediate.ImmediateBackend"}}
+
+
+@dataclass
+class Result:
+    model: str
+    posts: int
+    post_seconds: float
+    entries: int
+    post_trips: int
+    reads: int
+    read_seconds: float
+    read_trips: int
+    docs: int
+    stored: int
+
+    def row(self) -> tuple[str, ...]:
+        def rate(n, seconds):
+            return f"{n / seconds:,.0f}" if seconds > 0 else "-"
+
+        return (
+            self.model,
+            rate(self.posts, self.post_seconds),
+            rate(self.entries, self.post_seconds),
+            rate(self.reads, self.read_seconds),
+            f"{self.post_trips / max(1, self.posts):.1f}",
+            f"{self.read_trips / max(1, self.reads):.1f}",
+            f"{self.docs:,}",
+            f"{self.stored:,}",
+        )
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.feeds", description=__doc__)
+    parser.add_argument("--users", type=int, default=250)
+    parser.add_argument("--maxfollows", type=int, default=50)
+    parser.add_argument("--posts", type=int, default=250)
+    parser.add_argument("--reads", type=int, default=60, help="news first pages to read")
+    parser.add_argument(
+        "--models",
+        default=",".join(TIMELINE_MODELS),
+        help="comma-separated, from " + ",".join(TIMELINE_MODELS),
+    )
+    parser.add_argument("--embed", action="store_true", help="entries embed the post")
+    parser.add_argument("--seed", type=int, default=42)
+    parser.add_argument(
+        "--wipe",
+        action="store_true",
+        help="allow emptying the collections of the MONGODB_URI database",
+    )
+    args = parser.parse_args(argv)
+    models = [m.strip() for m in args.models.split(",") if m.strip()]
+    unknown = [m for m in models if m not in TIMELINE_MODELS]
+    if unknown or not models:
+        parser.error(f"--models: unknown model(s) {', '.join(unknown) or '(none)'}")
+    if args.users < 2 or args.posts < 1 or args.reads < 0 or args.maxfollows < 1:
+        parser.error("--users must be >= 2, --posts and --maxfollows >= 1, --reads >= 0")
+    args.models = models
+    return args
+
+
+def setup_django() -> None:
+    from django.apps import apps
+
+    if apps.ready:  # called from inside a configured process (the tests)
+        return
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "socialsite.settings")
+    os.environ.setdefault("DEBUG", "true")  # so no SECRET_KEY is needed
+    import django
+
+    django.setup()
+
+
+def empty_database() -> None:
+    from socialsite import indexes, mongo
+
+    if not mongo.is_demo():
+        indexes.ensure_all()
+    # In demo mode no index is created: mongomock answers no query from an
+    # index, and checks a unique index by scanning the collection on every
+    # write. A single-threaded run that delivers each post once does not need
+    # the unique indexes (they make re-delivery idempotent).
+    for document in indexes.all_documents():
+        document._get_collection().delete_many({})
+
+
+def prepare(args) -> list[str]:
+    from feeds.timelines import get_store
+    from profiles import demo
+    from profiles.documents import User
+    from socialsite.clock import now
+
+    empty_database()
+    handles = demo.seed(users=args.users, maxfollows=args.maxfollows, seed=args.seed)
+    get_store().ensure_owner(handles)
+    User._get_collection().update_many({}, {"$set": {"last_seen": now(), "status": "active"}})
+    return handles
+
+
+def write_posts(args, handles, rng) -> tuple[int, float, int, int]:
+    """(posts, seconds, entries delivered, round trips)."""
+    from feeds import services
+    from feeds.documents import ALL_CIRCLES, PUBLIC, Post
+    from feeds.timelines import get_store
+    from profiles.documents import User
+    from socialsite import roundtrips
+    from socialsite.zipf import Zipf
+
+    users = {u.handle: u for u in User.objects(handle__in=handles)}
+    authors = Zipf(len(handles), rng=rng)
+    plan = []
+    for i in range(args.posts):
+        author = users[handles[authors.rank() - 1]]
+        circles = [ALL_CIRCLES] if rng.random() < 0.2 else [PUBLIC]
+        plan.append((author, circles, f"Benchmark post {i} by {author.handle}"))
+    with roundtrips.count() as trips:
+        start = time.perf_counter()
+        for author, circles, text in plan:
+            services.post_create(
+                author=author, type="status", detail={"text": text}, circles=circles
+            )
+        seconds = time.perf_counter() - start
+    entries = 0
+    if get_store().stores_entries:
+        rows = Post._get_collection().aggregate(
+            [
+                {
+                    "$group": {
+                        "_id": None,
+                        "news": {"$sum": "$delivery.readers"},
+                        "walls": {"$sum": {"$cond": [{"$ifNull": ["$to", False]}, 2, 1]}},
+                    }
+                }
+            ]
+        )
+        for row in rows:
+            entries = row["news"] + row["walls"]
+    return len(plan), seconds, entries, trips.total
+
+
+def read_pages(args, handles, rng) -> tuple[int, float, int]:
+    """(pages, seconds, round trips): first pages, and a second page now and then."""
+    from feeds import selectors
+    from feeds.timelines.base import Cursor
+    from profiles.documents import User
+    from socialsite import roundtrips
+
+    if not args.reads:
+        return 0, 0.0, 0
+    viewers = [rng.choice(handles) for _ in range(args.reads)]
+    users = {u.handle: u for u in User.objects(handle__in=sorted(set(viewers)))}
+    pages = 0
+    with roundtrips.count() as trips:
+        start = time.perf_counter()
+        for i, handle in enumerate(viewers):
+            viewer = users[handle]
+            page = selectors.news_page(viewer)
+            pages += 1
+            if i % 10 == 0 and page.next_cursor:
+                selectors.news_page(viewer, Cursor.decode(page.next_cursor))
+                pages += 1
+        seconds = time.perf_counter() - start
+    return pages, seconds, trips.total
+
+
+def run_model(model: str, args) -> Result:
+    from django.test import override_settings
+
+    from feeds.timelines import get_store
+
+    rng = random.Random(args.seed)
+    overrides = {"FEED_MODEL": model, "FEED_EMBED": args.embed, "TASKS": IMMEDIATE_TASKS}
+    with override_settings(**overrides):
+        handles = prepare(args)
+        posts, post_seconds, entries, post_trips = write_posts(args, handles, rng)
+        reads, read_seconds, read_trips = read_pages(args, handles, rng)
+        stats = get_store().stats()
+    return Result(
+        model,
+        posts,
+        post_seconds,
+        entries,
+        post_trips,
+        reads,
+        read_seconds,
+        read_trips,
+        stats["documents"],
+        stats["entries"],
+    )
+
+
+def table(rows: list[tuple[str, ...]]) -> str:
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    lines = []
+    for n, row in enumerate(rows):
+        cells = [row[0].ljust(widths[0])]
+        cells += [c.rjust(w) for c, w in zip(row[1:], widths[1:], strict=True)]
+        lines.append(" | ".join(cells))
+        if n == 0:
+            lines.append("-+-".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    setup_django()
+    from django.conf import settings
+
+    from profiles.documents import FollowingEdge
+    from socialsite import mongo
+
+    db = mongo.database()
+    if mongo.is_demo():
+        print(
+            "DEMO MODE: in-process mongomock. It scans collections and copies documents "
+            "(its aggregate, which the cache model's page read uses, copies the whole "
+            "collection), so the timings reflect mongomock, not MongoDB; round trips and "
+            "storage counts do carry over. Set MONGODB_URI to measure a server."
+        )
+    else:
+        if not args.wipe:
+            print(
+                f"This benchmark empties every collection of database {db.name!r} on "
+                "MONGODB_URI. Point it at a scratch database and pass --wipe.",
+                file=sys.stderr,
+            )
+            return 2
+        print(f"MongoDB: database {db.name!r} on MONGODB_URI.")
+    print(
+        f"users={args.users} maxfollows={args.maxfollows} posts={args.posts} "
+        f"reads={args.reads} embed={args.embed} seed={args.seed} "
+        f"page={settings.FEED_PAGE_SIZE} cache={settings.FEED_CACHE_SIZE} "
+        f"bucket={settings.FEED_BUCKET_SIZE} batch={settings.FEED_FANOUT_BATCH}"
+    )
+    results = []
+    for model in args.models:
+        started = time.perf_counter()
+        results.append(run_model(model, args))
+        if model == args.models[0]:
+            edges = FollowingEdge._get_collection().count_documents({})
+            print(f"graph: {args.users} users, {edges} follow edges (Zipf, theta 0.99)")
+        print(f"  {model}: done in {time.perf_counter() - started:.1f} s", flush=True)
+    print()
+    print(table([HEADER, *(r.row() for r in results)]))
+    print()
+    print(
+        "entries/s counts news and wall entries written per second of posting; trips are "
+        "database round trips (reads: the news page without session or user lookups). "
+        "The read model stores nothing, so its reads do the work."
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

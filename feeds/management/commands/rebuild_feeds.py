@@ -1,0 +1,59 @@
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError
+
+from feeds import fanout
+from feeds.timelines import get_store
+from feeds.timelines.base import KINDS
+from profiles.documents import User
+from socialsite.ids import parse_handle
+
+
+class Command(BaseCommand):
+    help = (
+        "Rebuild timelines (news, wall or both) from `post` and the graph: for one "
+        "user (--user) or for everyone (--all). Timelines are derived data, so this "
+        "is always safe."
+    )
+
+    def add_arguments(self, parser):
+        who = parser.add_mutually_exclusive_group()
+        who.add_argument("--user", metavar="HANDLE", help="rebuild this user's timelines")
+        who.add_argument(
+            "--all", action="store_true", dest="everyone", help="rebuild every user's timelines"
+        )
+        parser.add_argument(
+            "--kind", choices=KINDS, help="only this timeline kind (default: both)"
+        )
+
+    def handle(self, *args, user, everyone, kind, **options):
+        if (user is None) == (not everyone):
+            raise CommandError("Give exactly one of --user HANDLE or --all.")
+        kinds = [kind] if kind else list(KINDS)
+        if user is not None:
+            handle = parse_handle(user)
+            if handle is None or not User.objects(handle=handle).only("handle").first():
+                raise CommandError(f"No such user: {user!r}.")
+            owners = [handle]
+        else:
+            owners = None
+        if not get_store().stores_entries:
+            self.stdout.write(
+                f"FEED_MODEL is {settings.FEED_MODEL!r}: feeds are assembled at read time, "
+                "so there is nothing to rebuild."
+            )
+            return
+        if owners is None:
+            rows = User._get_collection().find({}, {"_id": 1}).sort("_id", 1)
+            owners = [row["_id"] for row in rows]
+        for done, owner in enumerate(owners, 1):
+            for k in kinds:
+                fanout.rebuild(owner, k)
+            if done % 1000 == 0:
+                self.stdout.write(f"  {done} of {len(owners)} users...")
+        self.stdout.write(
+            self.style.SUCCESS(
+                f"Rebuilt {len(owners) * len(kinds)} timeline(s) "
+                f"({', '.join(kinds)}) of {len(owners)} user(s) "
+                f"under FEED_MODEL={settings.FEED_MODEL}."
+            )
+        )

@@ -1,0 +1,25 @@
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError
+
+from feeds import services
+
+
+class Command(BaseCommand):
+    help = (
+        "Re-enqueue the delivery of posts stuck in `pending` or `delivering` for "
+        "longer than --older-than seconds. Run it from cron; delivery is idempotent."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument(
+            "--older-than",
+            type=int,
+            metavar="SECONDS",
+            help=f"default FEED_PENDING_SECONDS ({settings.FEED_PENDING_SECONDS})",
+        )
+
+    def handle(self, *args, older_than, **options):
+        if older_than is not None and older_than < 0:
+            raise CommandError("--older-than must not be negative.")
+        count = services.redeliver_pending(older_than_seconds=older_than)
+        self.stdout.write(self.style.SUCCESS(f"{count} post(s) re-enqueued for delivery."))
