@@ -255,7 +255,11 @@ def _all_routes():
                 yield prefix + str(p.pattern)
 
     for route in walk(get_resolver().url_patterns):
-        yield "/" + route.replace("<str:handle>", "bob").replace("<path:slug>", "x")
+        yield "/" + (
+            route.replace("<str:handle>", "bob")
+            .replace("<str:post_id>", "5f0c5e5e5e5e5e5e5e5e5e5e")
+            .replace("<path:slug>", "abcd")
+        )
 
 
 def test_csrf_enforced_on_every_post(make_user):
