@@ -259,3 +259,34 @@ def test_cache_feed_page_is_two_round_trips(settings, make_user, round_trips, fo
 
         selectors.news_page(reader, Cursor.decode(page.next_cursor))
     assert c.total <= 2, c.commands
+
+
+def test_cache_falls_back_to_the_read_model_past_the_cap_and_without_a_document(
+    settings, make_user
+):
+    settings.FEED_MODEL, settings.FEED_CACHE_SIZE, settings.FEED_PAGE_SIZE = "cache", 5, 4
+    star, fan = make_user("star"), make_user("fan")
+    graph.follow_create(follower=fan, followee="star")
+    made = [
+        services.post_create(
+            author=star, type="status", detail={"text": f"{i}"}, circles=[PUBLIC]
+        ).id
+        for i in range(12)
+    ]
+    cached = get_store().entries("news", "fan", None, 100)
+    assert len(cached.entries) == 5 and not cached.complete  # capped
+
+    def walk():
+        from feeds.timelines.base import Cursor
+
+        user, seen, cursor = User.objects.get(handle="fan"), [], None
+        while True:
+            page = selectors.news_page(user, cursor)
+            seen += [p["_id"] for p in page.posts]
+            if not page.next_cursor:
+                return seen
+            cursor = Cursor.decode(page.next_cursor)
+
+    assert walk() == list(reversed(made))
+    CacheTimeline._get_collection().delete_many({"owner": "fan"})
+    assert walk() == list(reversed(made))
