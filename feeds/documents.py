@@ -14,11 +14,23 @@ PUBLIC = "*public*"
 ALL_CIRCLES = "*circles*"
 POST_TYPES = ("status", "link", "photo", "checkin", "poll")
 DELIVERY_STATES = ("pending", "delivering", "done")
+# The posts that readers can get at all: not removed by a moderator, and not
+# by a suspended author. Every read of `post` for a page includes it.
+LIVE = {"removed": None, "author_suspended": {"$ne": True}}
 
 
 class Author(me.EmbeddedDocument):
     id = me.StringField(required=True)
     name = me.StringField(required=True)
+
+
+class Removal(me.EmbeddedDocument):
+    """A moderator's soft removal: the post shows a placeholder and leaves
+    every timeline; `restore` undoes it."""
+
+    by = me.StringField(required=True)
+    ts = me.DateTimeField(default=now)
+    reason = me.StringField(default="")
 
 
 class Delivery(me.EmbeddedDocument):
@@ -43,6 +55,8 @@ class Post(me.Document):
     comments_count = me.IntField(default=0)
     comments_shown = me.ListField(me.DictField(), default=list)
     delivery = me.EmbeddedDocumentField(Delivery, default=Delivery)
+    removed = me.EmbeddedDocumentField(Removal)
+    author_suspended = me.BooleanField()
 
     meta = {
         "collection": "post",

@@ -16,7 +16,7 @@ from datetime import timedelta
 from django.conf import settings
 from pymongo import ReturnDocument
 
-from feeds.documents import ALL_CIRCLES, PUBLIC, Post
+from feeds.documents import ALL_CIRCLES, LIVE, PUBLIC, Post
 from feeds.entries import entry_for
 from feeds.timelines import get_store
 from feeds.timelines.read import read_entries
@@ -74,7 +74,7 @@ def deliver_post(post_id) -> int:
     """
     posts = Post._get_collection()
     post = posts.find_one_and_update(
-        {"_id": post_id, "delivery.state": {"$in": ["pending", "delivering"]}},
+        {"_id": post_id, "delivery.state": {"$in": ["pending", "delivering"]}, **LIVE},
         {
             "$set": {"delivery.state": "delivering", "delivery.started": now()},
             "$inc": {"delivery.attempts": 1},
@@ -129,7 +129,7 @@ def resync(reader: str, author: str) -> None:
             return follows
         return can_see(viewer, {**post, "to": None}, placed)
 
-    cursor = Post._get_collection().find({"by.id": author}, {"delivery": 0})
+    cursor = Post._get_collection().find({"by.id": author, **LIVE}, {"delivery": 0})
     cursor = cursor.sort([("ts", -1), ("_id", -1)]).limit(settings.FEED_BACKFILL * 4)
     visible = [p for p in cursor if delivered_to_reader(p)]
     store.append("news", reader, [entry_for(p) for p in visible[: settings.FEED_BACKFILL]])

@@ -12,7 +12,7 @@ from bson import ObjectId
 from django.conf import settings
 
 from feeds import polls
-from feeds.documents import Post
+from feeds.documents import LIVE, Post
 from feeds.entries import post_from_entry
 from feeds.timelines import get_store
 from feeds.timelines.base import Cursor
@@ -39,7 +39,7 @@ def _resolve(entries: list[dict]) -> list[dict]:
     if linked:
         found = {
             p["_id"]: p
-            for p in Post._get_collection().find({"_id": {"$in": linked}}, {"delivery": 0})
+            for p in Post._get_collection().find({"_id": {"$in": linked}, **LIVE}, {"delivery": 0})
         }
     posts = []
     for entry in entries:
@@ -130,9 +130,18 @@ def incoming_page(owner: User, before: Cursor | None = None) -> FeedPage:
 
 
 def post_for_viewer(post_id: ObjectId, viewer) -> dict | None:
-    """The post if it exists and the viewer may see it; else None (a 404)."""
+    """The post if it exists and the viewer may see it; else None (a 404).
+
+    A post removed by a moderator is still returned (its page shows the
+    placeholder); a suspended author's posts are hidden from everyone but
+    the author and moderators.
+    """
     post = Post._get_collection().find_one({"_id": post_id}, {"delivery": 0})
     if post is None:
+        return None
+    if viewer.is_moderator:
+        return post
+    if post.get("author_suspended") and post["by"]["id"] != viewer.handle:
         return None
     visible = visible_posts(viewer, [post])
     return visible[0] if visible else None

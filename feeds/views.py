@@ -10,6 +10,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from feeds import photos, polls, selectors, services
 from feeds.cards import PostCard, cards
+from feeds.documents import PUBLIC
 from feeds.forms import PostForm
 from feeds.timelines.base import Cursor
 from socialsite import ratelimit
@@ -28,7 +29,7 @@ def _cursor(request) -> Cursor | None:
 
 
 def _composer(request, **initial) -> PostForm:
-    return PostForm(owner_circles=request.user.circles, initial=initial)
+    return PostForm(owner_circles=request.user.circles, initial={"circles": [PUBLIC], **initial})
 
 
 @login_required

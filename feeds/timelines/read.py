@@ -7,7 +7,7 @@ It is also the fallback of the other models (no cache yet, past the cap,
 rebuilding).
 """
 
-from feeds.documents import ALL_CIRCLES, PUBLIC, Post
+from feeds.documents import ALL_CIRCLES, LIVE, PUBLIC, Post
 from feeds.entries import entry_for
 from feeds.timelines.base import Chunk, TimelineStore
 from profiles.documents import FollowingEdge
@@ -46,18 +46,12 @@ def wall_query(owner: str) -> dict:
 
 
 def posts_page(query: dict, before, limit: int) -> list[dict]:
+    conditions = [query, LIVE]
     if before is not None:
-        query = {
-            "$and": [
-                query,
-                {
-                    "$or": [
-                        {"ts": {"$lt": before.ts}},
-                        {"ts": before.ts, "_id": {"$lt": before.id}},
-                    ]
-                },
-            ]
-        }
+        conditions.append(
+            {"$or": [{"ts": {"$lt": before.ts}}, {"ts": before.ts, "_id": {"$lt": before.id}}]}
+        )
+    query = {"$and": conditions}
     return list(
         Post._get_collection().find(query, {"delivery": 0}).sort(NEWEST_FIRST).limit(limit)
     )
