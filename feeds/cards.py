@@ -20,6 +20,7 @@ class PostCard:
         self.edited = aware(post.get("edited"))
         self.comments_count = post.get("comments_count") or 0
         self.comments_shown = post.get("comments_shown") or []
+        self.removed = bool(post.get("removed"))
         self.is_own = viewer.is_authenticated and viewer.handle == self.author_handle
         self.poll = (
             polls.poll_results(post, viewer.handle, choice=choice) if self.type == "poll" else None

@@ -17,6 +17,9 @@ DELIVERY_STATES = ("pending", "delivering", "done")
 # The posts that readers can get at all: not removed by a moderator, and not
 # by a suspended author. Every read of `post` for a page includes it.
 LIVE = {"removed": None, "author_suspended": {"$ne": True}}
+# What a page reads of a post: everything but the delivery bookkeeping and a
+# discussion stored inside the post (the `embedded` comment store).
+CARD_FIELDS = {"delivery": 0, "comments": 0, "comment_tree": 0}
 
 
 class Author(me.EmbeddedDocument):
@@ -57,6 +60,11 @@ class Post(me.Document):
     delivery = me.EmbeddedDocumentField(Delivery, default=Delivery)
     removed = me.EmbeddedDocumentField(Removal)
     author_suspended = me.BooleanField()
+    # Written by the comment stores that keep the discussion in the post
+    # (comments/stores/embedded.py, buckets.py); pages never read them here.
+    comments = me.ListField(me.DictField())
+    comment_tree = me.ListField(me.DictField())
+    num_buckets = me.IntField()
 
     meta = {
         "collection": "post",

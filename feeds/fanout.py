@@ -16,7 +16,7 @@ from datetime import timedelta
 from django.conf import settings
 from pymongo import ReturnDocument
 
-from feeds.documents import ALL_CIRCLES, LIVE, PUBLIC, Post
+from feeds.documents import ALL_CIRCLES, CARD_FIELDS, LIVE, PUBLIC, Post
 from feeds.entries import entry_for
 from feeds.timelines import get_store
 from feeds.timelines.read import read_entries
@@ -79,7 +79,7 @@ def deliver_post(post_id) -> int:
             "$set": {"delivery.state": "delivering", "delivery.started": now()},
             "$inc": {"delivery.attempts": 1},
         },
-        projection={"delivery": 0},
+        projection=CARD_FIELDS,
         return_document=ReturnDocument.AFTER,
     )
     if post is None:
@@ -129,7 +129,7 @@ def resync(reader: str, author: str) -> None:
             return follows
         return can_see(viewer, {**post, "to": None}, placed)
 
-    cursor = Post._get_collection().find({"by.id": author, **LIVE}, {"delivery": 0})
+    cursor = Post._get_collection().find({"by.id": author, **LIVE}, CARD_FIELDS)
     cursor = cursor.sort([("ts", -1), ("_id", -1)]).limit(settings.FEED_BACKFILL * 4)
     visible = [p for p in cursor if delivered_to_reader(p)]
     store.append("news", reader, [entry_for(p) for p in visible[: settings.FEED_BACKFILL]])
@@ -153,6 +153,10 @@ def _post_of(entry: dict) -> dict:
 
 def remove_everywhere(post_id) -> None:
     get_store().remove_post(post_id)
+
+
+def remove_author_everywhere(author: str) -> None:
+    get_store().remove_author_everywhere(author)
 
 
 def refresh_copies(post_id, fields: list[str]) -> None:

@@ -12,7 +12,7 @@ from bson import ObjectId
 from django.conf import settings
 
 from feeds import polls
-from feeds.documents import LIVE, Post
+from feeds.documents import CARD_FIELDS, LIVE, Post
 from feeds.entries import post_from_entry
 from feeds.timelines import get_store
 from feeds.timelines.base import Cursor
@@ -39,7 +39,7 @@ def _resolve(entries: list[dict]) -> list[dict]:
     if linked:
         found = {
             p["_id"]: p
-            for p in Post._get_collection().find({"_id": {"$in": linked}, **LIVE}, {"delivery": 0})
+            for p in Post._get_collection().find({"_id": {"$in": linked}, **LIVE}, CARD_FIELDS)
         }
     posts = []
     for entry in entries:
@@ -136,7 +136,7 @@ def post_for_viewer(post_id: ObjectId, viewer) -> dict | None:
     placeholder); a suspended author's posts are hidden from everyone but
     the author and moderators.
     """
-    post = Post._get_collection().find_one({"_id": post_id}, {"delivery": 0})
+    post = Post._get_collection().find_one({"_id": post_id}, CARD_FIELDS)
     if post is None:
         return None
     if viewer.is_moderator:

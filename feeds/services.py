@@ -6,7 +6,7 @@ from bson import ObjectId
 from django.conf import settings
 
 from feeds import fanout, photos, polls, tasks
-from feeds.documents import ALL_CIRCLES, PUBLIC, Author, Delivery, PollVote, Post
+from feeds.documents import ALL_CIRCLES, CARD_FIELDS, PUBLIC, Author, Delivery, PollVote, Post
 from profiles.documents import User
 from socialsite.clock import now
 
@@ -78,7 +78,7 @@ def post_create(
 
 
 def _own_post(post_id: ObjectId, actor: User) -> dict:
-    post = Post._get_collection().find_one({"_id": post_id}, {"delivery": 0})
+    post = Post._get_collection().find_one({"_id": post_id}, CARD_FIELDS)
     if post is None or post["by"]["id"] != actor.handle:
         raise NotFound(post_id)
     return post

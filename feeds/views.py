@@ -6,6 +6,7 @@ from django.contrib import messages
 from django.http import Http404, HttpResponse, HttpResponseNotModified
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.module_loading import import_string
 from django.views.decorators.http import require_http_methods, require_POST
 
 from feeds import photos, polls, selectors, services
@@ -95,7 +96,7 @@ def post_create(request):
     return render(request, "feeds/compose.html", {"form": form}, status=400)
 
 
-def _visible_post_or_404(request, post_id):
+def visible_post_or_404(request, post_id):
     post = selectors.post_for_viewer(object_id_or_404(post_id), request.user)
     if post is None:
         raise Http404("No such post.")
@@ -103,14 +104,18 @@ def _visible_post_or_404(request, post_id):
 
 
 def post_detail(request, post_id):
-    post = _visible_post_or_404(request, post_id)
-    return render(request, "feeds/post_detail.html", {"card": cards([post], request.user)[0]})
+    post = visible_post_or_404(request, post_id)
+    context = {"card": cards([post], request.user)[0]}
+    # Other apps add to the page (the comment thread, from comments).
+    for path in settings.POST_PAGE_EXTENSIONS:
+        context.update(import_string(path)(request, post))
+    return render(request, "feeds/post_detail.html", context)
 
 
 @login_required
 @require_http_methods(["GET", "POST"])
 def post_edit(request, post_id):
-    post = _visible_post_or_404(request, post_id)
+    post = visible_post_or_404(request, post_id)
     card = PostCard(post, request.user)
     if not card.is_own:
         raise Http404("No such post.")
@@ -154,7 +159,7 @@ def post_delete(request, post_id):
 @login_required
 @require_POST
 def poll_vote(request, post_id):
-    post = _visible_post_or_404(request, post_id)
+    post = visible_post_or_404(request, post_id)
     try:
         option = int(request.POST.get("option", ""))
         services.poll_vote(post_id=post["_id"], voter=request.user, option=option)
@@ -166,7 +171,7 @@ def poll_vote(request, post_id):
 
 
 def photo(request, post_id, size):
-    post = _visible_post_or_404(request, post_id)
+    post = visible_post_or_404(request, post_id)
     if post["type"] != "photo":
         raise Http404("No photo here.")
     file_id = post["detail"].get("thumb" if size == "thumb" else "photo")

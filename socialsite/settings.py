@@ -51,6 +51,8 @@ INSTALLED_APPS = [
     "socialsite",
     "profiles",
     "feeds",
+    "comments",
+    "moderation",
 ]
 
 MIDDLEWARE = [
@@ -140,6 +142,15 @@ PHOTO_MAX_BYTES = env.int("PHOTO_MAX_BYTES", default=5 * 1024 * 1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = 6 * 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 6 * 1024 * 1024
 PROFILE_PAGE_EXTENSIONS = ["feeds.views.wall_context"]
+POST_PAGE_EXTENSIONS = ["comments.views.thread_context"]
+
+# --- Comments (see comments/stores/__init__.py) ----------------------------
+COMMENTS_STORE = env.str("COMMENTS_STORE", default="documents")  # documents | embedded | buckets
+COMMENTS_BUCKET_SIZE = env.int("COMMENTS_BUCKET_SIZE", default=100)  # buckets: soft size
+COMMENTS_MAX_DEPTH = env.int("COMMENTS_MAX_DEPTH", default=8)  # deepest indent shown
+COMMENTS_PAGE_SIZE = env.int("COMMENTS_PAGE_SIZE", default=50)
+FEED_COMMENTS_SHOWN = env.int("FEED_COMMENTS_SHOWN", default=3)  # latest comments on a card
+RATELIMIT_COMMENT = env.str("RATELIMIT_COMMENT", default="20/300")
 
 # Background tasks (django.tasks). "immediate" runs them in the request, as
 # the tests and the demo do; "rq" queues them in Redis for `manage.py run_worker`.

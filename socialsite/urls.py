@@ -7,6 +7,8 @@ urlpatterns = [
     path("healthz", views.healthz, name="healthz"),
     path("", include("profiles.urls")),
     path("", include("feeds.urls")),
+    path("", include("comments.urls")),
+    path("", include("moderation.urls")),
 ]
 
 handler404 = "socialsite.views.not_found"

@@ -97,6 +97,11 @@ class TimelineStore(ABC):
         """Take an author's posts out of one timeline (unfollow, block)."""
 
     @abstractmethod
+    def remove_author_everywhere(self, author: str) -> None:
+        """Take an author's posts out of every timeline (a suspension). Rare:
+        a collection scan, rather than an index on every entry's author."""
+
+    @abstractmethod
     def update_embedded(self, post_id: ObjectId, fields: dict) -> None:
         """Refresh fields of the embedded copies of a post (multi-document update)."""
 

@@ -113,6 +113,9 @@ class CacheStore(TimelineStore):
             {"owner": owner, "kind": kind}, {"$pull": {"entries": {"by": author}}}
         )
 
+    def remove_author_everywhere(self, author):
+        _collection().update_many({"entries.by": author}, {"$pull": {"entries": {"by": author}}})
+
     def update_embedded(self, post_id, fields):
         _collection().update_many(
             {"entries.id": post_id},

@@ -7,7 +7,7 @@ It is also the fallback of the other models (no cache yet, past the cap,
 rebuilding).
 """
 
-from feeds.documents import ALL_CIRCLES, LIVE, PUBLIC, Post
+from feeds.documents import ALL_CIRCLES, CARD_FIELDS, LIVE, PUBLIC, Post
 from feeds.entries import entry_for
 from feeds.timelines.base import Chunk, TimelineStore
 from profiles.documents import FollowingEdge
@@ -52,9 +52,7 @@ def posts_page(query: dict, before, limit: int) -> list[dict]:
             {"$or": [{"ts": {"$lt": before.ts}}, {"ts": before.ts, "_id": {"$lt": before.id}}]}
         )
     query = {"$and": conditions}
-    return list(
-        Post._get_collection().find(query, {"delivery": 0}).sort(NEWEST_FIRST).limit(limit)
-    )
+    return list(Post._get_collection().find(query, CARD_FIELDS).sort(NEWEST_FIRST).limit(limit))
 
 
 def read_entries(kind: str, owner: str, before, limit: int, blocked=()) -> Chunk:
@@ -86,6 +84,9 @@ class ReadStore(TimelineStore):
         return None
 
     def remove_author(self, kind, owner, author):
+        return None
+
+    def remove_author_everywhere(self, author):
         return None
 
     def update_embedded(self, post_id, fields):

@@ -1,0 +1,88 @@
+"""The collections of the comment stores (seed 004, "Storing Comments").
+
+- `comments` (`documents` store): one document per comment, seed 004's
+  "One Document per Comment" in its threaded form: `slug` and `full_slug`
+  materialized paths, `parent_id`, the author as `{id, name}`.
+- `comment_buckets` (`buckets` store): seed 004's "Hybrid Schema Design",
+  about COMMENTS_BUCKET_SIZE comments per document.
+- The `embedded` store keeps the discussion inside the `post` document
+  (`feeds.documents.Post`), so it declares no collection of its own.
+
+`auto_create_index` is off as everywhere in the project: `manage.py
+ensure_indexes` (and the test session) create the indexes.
+"""
+
+import mongoengine as me
+
+DELETED_BY = ("author", "moderator")
+
+
+class CommentAuthor(me.EmbeddedDocument):
+    id = me.StringField(required=True)
+    name = me.StringField(required=True)
+
+
+class CommentDocument(me.Document):
+    discussion_id = me.ObjectIdField(required=True)  # the post's _id
+    parent_id = me.ObjectIdField()  # seed 004: the parent comment's _id
+    slug = me.StringField(required=True)  # "34db/8bda"
+    full_slug = me.StringField(required=True)  # "<posted>:34db/<posted>:8bda"
+    depth = me.IntField(default=0)
+    posted = me.DateTimeField(required=True)
+    author = me.EmbeddedDocumentField(CommentAuthor, required=True)
+    text = me.StringField(default="")
+    edited = me.DateTimeField()
+    deleted_by = me.StringField(choices=DELETED_BY)
+
+    meta = {
+        "collection": "comments",
+        "indexes": [
+            # Seed 004's (discussion_id, posted) for chronological pages, with
+            # `_id` appended as the tie-breaker (same millisecond: the order of
+            # arrival, as the embedded and bucket arrays have it). The keyset
+            # (posted, _id) is then read in index order, and every query of
+            # the seed's index is still served by its prefix.
+            {"fields": ["discussion_id", "posted", "_id"], "name": "discussion_posted"},
+            # Seed 004: threaded pages and sub-discussions (prefix regex).
+            {"fields": ["discussion_id", "full_slug"], "name": "discussion_full_slug"},
+            # Seed 004: direct links by slug. Unique, so two siblings never
+            # share a slug (a collision retries with a new random part).
+            {"fields": ["discussion_id", "slug"], "unique": True, "name": "discussion_slug"},
+            # Moderation: a user's recent comments; the dashboard's counts.
+            {"fields": ["author.id", "-posted"], "name": "author_posted"},
+            {"fields": ["posted"], "name": "posted"},
+        ],
+        # Seed 004 (Sharding): the discussion plus the slug. (discussion_id,
+        # slug) rather than full_slug because a unique index must be prefixed
+        # by the shard key, and slug is what must be unique.
+        "shard_key": ("discussion_id", "slug"),
+        "auto_create_index": False,
+    }
+
+
+class CommentBucket(me.Document):
+    """About COMMENTS_BUCKET_SIZE comments of one discussion, oldest first.
+
+    `bucket` numbers start at 0; the post's `num_buckets` is the bucket being
+    filled. A bucket only ever comes into being by the upsert that pushes a
+    comment into it, so no bucket is empty.
+    """
+
+    discussion_id = me.ObjectIdField(required=True)
+    bucket = me.IntField(required=True)
+    count = me.IntField(default=0)
+    comments = me.ListField(me.DictField(), default=list)
+
+    meta = {
+        "collection": "comment_buckets",
+        "indexes": [
+            # Seed 004: the find-and-modify upsert and the paging query.
+            # Unique, so two racers upserting the same bucket cannot make two.
+            {"fields": ["discussion_id", "bucket"], "unique": True, "name": "discussion_bucket"},
+            # Seed 004: direct links by slug.
+            {"fields": ["discussion_id", "comments.slug"], "name": "discussion_comments_slug"},
+        ],
+        # Seed 004: a popular discussion splits between buckets.
+        "shard_key": ("discussion_id", "bucket"),
+        "auto_create_index": False,
+    }

@@ -1,0 +1,27 @@
+from django import forms
+
+from comments.stores.slugs import is_slug
+
+TEXT_MAX = 2000
+
+
+class CommentForm(forms.Form):
+    text = forms.CharField(
+        label="Comment",
+        max_length=TEXT_MAX,
+        widget=forms.Textarea(attrs={"rows": 3, "maxlength": TEXT_MAX}),
+        error_messages={"required": "Write something first."},
+    )
+    parent = forms.CharField(required=False, max_length=300, widget=forms.HiddenInput)
+
+    def clean_text(self):
+        text = self.cleaned_data["text"].strip()
+        if not text:
+            raise forms.ValidationError("Write something first.")
+        return text
+
+    def clean_parent(self):
+        parent = self.cleaned_data.get("parent") or None
+        if parent is not None and not is_slug(parent):
+            raise forms.ValidationError("That comment does not exist.")
+        return parent

@@ -1,0 +1,133 @@
+"""Reads for the thread, the permalink page and the moderation pages."""
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from django.conf import settings
+
+from comments.documents import CommentBucket, CommentDocument
+from comments.stores import Comment, CommentPage, ThreadingUnsupported, get_store
+from feeds.documents import Post
+from profiles.documents import User
+
+
+@dataclass
+class Thread:
+    page: CommentPage
+    order: str
+    notice: str = ""
+    hidden_authors: set = field(default_factory=set)
+    continue_at: set = field(default_factory=set)  # slugs with deeper replies not shown
+
+
+def _suspended(comments: list[Comment]) -> set[str]:
+    """Authors on the page who are suspended: their comments are hidden."""
+    authors = sorted({c.author["id"] for c in comments if c.author.get("id")})
+    if not authors:
+        return set()
+    rows = User._get_collection().find(
+        {"_id": {"$in": authors}, "status": "suspended"}, {"_id": 1}
+    )
+    return {row["_id"] for row in rows}
+
+
+def _depth_limited(comments: list[Comment], base_depth: int = 0) -> tuple[list, set]:
+    """Drop replies below COMMENTS_MAX_DEPTH (relative to `base_depth`); mark
+    where a "continue this thread" link goes instead."""
+    limit = settings.COMMENTS_MAX_DEPTH
+    shown, continue_at = [], set()
+    for c in comments:
+        if c.depth - base_depth > limit:
+            ancestor = "/".join(c.slug.split("/")[: base_depth + limit + 1])
+            continue_at.add(ancestor)
+            continue
+        shown.append(c)
+    return shown, continue_at
+
+
+def thread(post_id, *, order: str, after=None, before=None) -> Thread:
+    store = get_store()
+    notice = ""
+    if order == "threaded" and not store.threaded:
+        notice = (
+            "Threaded view is not available with this comment store; "
+            "showing the discussion oldest first."
+        )
+        order = "oldest"
+    try:
+        page = store.page(post_id, order=order, after=after, before=before)
+    except ThreadingUnsupported:  # pragma: no cover - guarded by `store.threaded`
+        page = store.page(post_id, order="oldest", after=after, before=before)
+    result = Thread(page=page, order=order, notice=notice)
+    if order == "threaded":
+        page.comments, result.continue_at = _depth_limited(page.comments)
+    result.hidden_authors = _suspended(page.comments)
+    return result
+
+
+@dataclass
+class Permalink:
+    comment: Comment
+    ancestors: list[Comment]
+    page: CommentPage
+    hidden_authors: set
+    continue_at: set
+
+
+def permalink(post_id, slug: str, *, after=None, before=None) -> Permalink | None:
+    store = get_store()
+    page = store.subtree(post_id, slug, after=after, before=before)
+    if page is None:
+        return None
+    comment = store.get(post_id, slug)
+    parts = slug.split("/")
+    ancestors = [store.get(post_id, "/".join(parts[:i])) for i in range(1, len(parts))]
+    ancestors = [a for a in ancestors if a is not None]
+    comments, continue_at = _depth_limited(page.comments, base_depth=comment.depth)
+    page.comments = comments
+    everyone = [*ancestors, comment, *comments]
+    return Permalink(comment, ancestors, page, _suspended(everyone), continue_at)
+
+
+def comments_since(ts: datetime) -> int:
+    """Comments posted since `ts` (the moderation dashboard)."""
+    name = settings.COMMENTS_STORE
+    if name == "documents":
+        return CommentDocument._get_collection().count_documents({"posted": {"$gte": ts}})
+    collection = Post if name == "embedded" else CommentBucket
+    rows = collection._get_collection().aggregate(
+        [
+            {"$match": {"comments.posted": {"$gte": ts}}},
+            {"$unwind": "$comments"},
+            {"$match": {"comments.posted": {"$gte": ts}}},
+            {"$count": "n"},
+        ]
+    )
+    return next(iter(rows), {"n": 0})["n"]
+
+
+def recent_by_author(handle: str, n: int) -> list[Comment]:
+    """A user's latest comments (moderation). One indexed query under
+    `documents`; the array stores scan, which this rare page can afford."""
+    name = settings.COMMENTS_STORE
+    if name == "documents":
+        rows = (
+            CommentDocument._get_collection()
+            .find({"author.id": handle})
+            .sort("posted", -1)
+            .limit(n)
+        )
+        return [Comment.from_dict(r, r["discussion_id"]) for r in rows]
+    collection = Post if name == "embedded" else CommentBucket
+    key = "$_id" if name == "embedded" else "$discussion_id"
+    rows = collection._get_collection().aggregate(
+        [
+            {"$match": {"comments.author.id": handle}},
+            {"$unwind": "$comments"},
+            {"$match": {"comments.author.id": handle}},
+            {"$sort": {"comments.posted": -1}},
+            {"$limit": n},
+            {"$project": {"comment": "$comments", "discussion": key}},
+        ]
+    )
+    return [Comment.from_dict(r["comment"], r["discussion"]) for r in rows]

@@ -1,0 +1,227 @@
+"""The interface every comment store implements, and the values it returns.
+
+Seed 004 ("Storing Comments") gives three ways to keep a discussion; each
+store module implements one behind `CommentStore`. A discussion is a post:
+`discussion_id` is the post's ObjectId.
+
+Every comment has a `slug` path ("34db/8bda": the parent's slug plus a random
+part) and a `full_slug` (each part prefixed with its posting time), so that
+sorting on `full_slug` gives the threaded order (seed 004, "One Document per
+Comment"). All three stores keep both, so a comment has the same permalink
+under every store.
+
+Authorisation (who may edit or delete) and input validation belong to the
+services that call a store; a store only stores.
+"""
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Literal
+
+from bson import ObjectId
+from django.conf import settings
+
+from socialsite.clock import aware
+
+Order = Literal["threaded", "oldest", "newest"]
+ORDERS: tuple[str, ...] = ("threaded", "oldest", "newest")
+DeletedBy = Literal["author", "moderator"]
+DELETED_BY: tuple[str, ...] = ("author", "moderator")
+#: What a soft-deleted comment shows instead of its text.
+TOMBSTONES = {"author": "[deleted]", "moderator": "[removed]"}
+
+
+class CommentError(Exception):
+    """Base class of the errors a store raises."""
+
+
+class UnknownParent(CommentError, LookupError):
+    """A reply names a parent slug that the discussion does not hold."""
+
+    def __init__(self, discussion_id, parent_slug: str):
+        super().__init__(f"discussion {discussion_id} has no comment {parent_slug!r} to reply to")
+        self.discussion_id = discussion_id
+        self.parent_slug = parent_slug
+
+
+class DiscussionNotFound(CommentError, LookupError):
+    """The post to comment on does not exist (embedded and buckets check)."""
+
+
+class ThreadingUnsupported(CommentError):
+    """The store keeps comments chronologically only (buckets): the view shows
+    a notice and offers the chronological orders instead."""
+
+
+class InvalidCursor(CommentError, ValueError):
+    """A cursor that this store and order did not produce (or a forged one)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Comment:
+    id: str
+    discussion_id: ObjectId
+    slug: str
+    full_slug: str
+    depth: int  # top level is 0; stored without limit, see display_depth
+    posted: datetime
+    author: dict  # {"id": handle, "name": display name}
+    text: str  # "" once soft-deleted
+    edited: datetime | None = None
+    deleted_by: str | None = None  # "author" | "moderator" | None
+
+    @property
+    def parent_slug(self) -> str | None:
+        return self.slug.rpartition("/")[0] or None
+
+    @property
+    def deleted(self) -> bool:
+        return self.deleted_by is not None
+
+    @property
+    def display_text(self) -> str:
+        """The text a page shows: "[deleted]" or "[removed]" once soft-deleted."""
+        return TOMBSTONES.get(self.deleted_by, self.text) if self.deleted_by else self.text
+
+    @property
+    def display_depth(self) -> int:
+        """Indentation for the page: replies deeper than COMMENTS_MAX_DEPTH
+        are stored (and linkable) but indented no further."""
+        return min(self.depth, settings.COMMENTS_MAX_DEPTH)
+
+    @classmethod
+    def from_dict(cls, doc: dict, discussion_id: ObjectId) -> "Comment":
+        """From a stored comment: a `comments` document or an array element."""
+        author = doc.get("author") or {}
+        return cls(
+            id=str(doc["_id"]),
+            discussion_id=discussion_id,
+            slug=doc["slug"],
+            full_slug=doc["full_slug"],
+            depth=doc.get("depth", doc["slug"].count("/")),
+            posted=aware(doc["posted"]),
+            author={"id": author.get("id"), "name": author.get("name")},
+            text=doc.get("text") or "",
+            edited=aware(doc.get("edited")),
+            deleted_by=doc.get("deleted_by"),
+        )
+
+
+@dataclass(slots=True)
+class CommentPage:
+    """One page in display order. `next` continues it (pass as `after=`),
+    `prev` goes back (pass as `before=`); None when there is nothing there."""
+
+    comments: list[Comment]
+    order: str
+    next: str | None = None
+    prev: str | None = None
+
+    def __iter__(self):
+        return iter(self.comments)
+
+    def __len__(self) -> int:
+        return len(self.comments)
+
+
+class CommentStore(ABC):
+    name: str
+    #: False for `buckets`: page(order="threaded") raises ThreadingUnsupported.
+    threaded: bool = True
+
+    @abstractmethod
+    def post(
+        self,
+        discussion_id: ObjectId,
+        *,
+        author: dict,
+        text: str,
+        parent_slug: str | None = None,
+        posted: datetime | None = None,
+    ) -> Comment:
+        """Store a comment (a reply when `parent_slug` is given).
+
+        Raises UnknownParent for a parent the discussion does not hold.
+        """
+
+    @abstractmethod
+    def page(
+        self,
+        discussion_id: ObjectId,
+        *,
+        order: str = "threaded",
+        after: str | None = None,
+        before: str | None = None,
+        limit: int | None = None,
+    ) -> CommentPage:
+        """A page of the discussion in `order` (limit: COMMENTS_PAGE_SIZE).
+
+        Raises InvalidCursor for a bad cursor and ThreadingUnsupported when
+        the store cannot thread.
+        """
+
+    @abstractmethod
+    def get(self, discussion_id: ObjectId, slug: str) -> Comment | None:
+        """One comment by its slug path, or None."""
+
+    @abstractmethod
+    def subtree(
+        self,
+        discussion_id: ObjectId,
+        slug: str,
+        *,
+        after: str | None = None,
+        before: str | None = None,
+        limit: int | None = None,
+    ) -> CommentPage | None:
+        """The comment and all its descendants, in threaded order; None when
+        the slug is unknown."""
+
+    @abstractmethod
+    def count(self, discussion_id: ObjectId) -> int:
+        """Comments in the discussion, soft-deleted ones included."""
+
+    @abstractmethod
+    def edit(self, discussion_id: ObjectId, slug: str, *, text: str) -> bool:
+        """Replace the text and mark the comment edited. False when there is
+        no such comment or it is deleted."""
+
+    @abstractmethod
+    def soft_delete(self, discussion_id: ObjectId, slug: str, *, by: str) -> bool:
+        """Blank the text and record who deleted it; replies stay. False when
+        there is no such comment or it is deleted already."""
+
+    @abstractmethod
+    def restore(self, discussion_id: ObjectId, slug: str, *, text: str) -> bool:
+        """Undo a soft delete, putting back `text` (moderators restore what
+        they removed; the audit log kept the text). False when the comment is
+        not deleted."""
+
+    @abstractmethod
+    def last(self, discussion_id: ObjectId, n: int) -> list[Comment]:
+        """The newest `n` comments, oldest of them first (a feed card's
+        `comments_shown`)."""
+
+    @abstractmethod
+    def delete_discussion(self, discussion_id: ObjectId) -> None:
+        """Drop every comment of the discussion (the post is being deleted)."""
+
+
+def page_size(limit: int | None) -> int:
+    limit = settings.COMMENTS_PAGE_SIZE if limit is None else limit
+    if not isinstance(limit, int) or limit < 1:
+        raise ValueError(f"limit must be a positive int, not {limit!r}")
+    return limit
+
+
+def check_order(order: str) -> str:
+    if order not in ORDERS:
+        raise ValueError(f"order must be one of {', '.join(ORDERS)}, not {order!r}")
+    return order
+
+
+def check_deleted_by(by: str) -> str:
+    if by not in DELETED_BY:
+        raise ValueError(f"by must be one of {', '.join(DELETED_BY)}, not {by!r}")
+    return by

@@ -1,0 +1,276 @@
+"""`buckets`: about COMMENTS_BUCKET_SIZE comments per document (seed 004, "Hybrid Schema Design").
+
+`comment_buckets` holds `{discussion_id, bucket, count, comments: [...]}`;
+the post keeps `num_buckets`, the number of the bucket being filled (missing
+means 0), where seed 004 keeps it: on the discussion.
+
+Posting is seed 004's: a find-and-modify upsert on the last known bucket
+(`$inc` count, `$push` the comment); when that bucket has reached its size,
+bump `num_buckets` with an update whose query includes the number just used,
+so of several racers only one advances it. Therefore:
+
+- no comment is lost: every comment is one atomic `$push`;
+- no bucket is empty: a bucket only comes into being by the upsert that
+  pushes a comment into it;
+- a bucket holds at most its size plus the writers that read the old number
+  before the bump (seed 004's "soft" limit).
+
+It is chronological only, as the seed says of it ("storing threaded comments
+[in the hybrid format] is complex"): replies are stored with their slug paths
+but `page(order="threaded")` raises ThreadingUnsupported. Pages use the
+seed's skip/limit across buckets: one query for the bucket counts, then a
+`$slice` on each bucket the page overlaps. A sub-discussion is found with
+the (discussion_id, comments.slug) index by slug prefix, then filtered and
+sorted in the application: it scans the buckets that hold any of it.
+"""
+
+from bson import ObjectId
+from django.conf import settings
+from pymongo import ASCENDING, DESCENDING, ReturnDocument
+from pymongo.errors import DuplicateKeyError
+
+from comments.documents import CommentBucket
+from comments.stores import slugs
+from comments.stores.base import (
+    Comment,
+    CommentError,
+    CommentPage,
+    CommentStore,
+    DiscussionNotFound,
+    ThreadingUnsupported,
+    UnknownParent,
+    check_deleted_by,
+    check_order,
+    page_size,
+)
+from comments.stores.paging import keyset_in_memory, offset_page
+from feeds.documents import Post
+from socialsite.clock import now
+
+ATTEMPTS = 16  # fresh slugs / retried upserts before giving up
+COUNTER = "num_buckets"
+
+
+def _buckets():
+    return CommentBucket._get_collection()
+
+
+def _posts():
+    return Post._get_collection()
+
+
+def _counter_is(n: int) -> dict:
+    """`num_buckets == n`, where a post without the field is at bucket 0."""
+    return {COUNTER: n} if n else {COUNTER: {"$in": [0, None]}}
+
+
+class BucketsStore(CommentStore):
+    name = "buckets"
+    threaded = False
+
+    @property
+    def bucket_size(self) -> int:
+        return settings.COMMENTS_BUCKET_SIZE
+
+    # --- writing ----------------------------------------------------------
+
+    def post(self, discussion_id, *, author, text, parent_slug=None, posted=None) -> Comment:
+        posted = slugs.posted_time(posted)
+        parent = None
+        if parent_slug is not None:
+            if not slugs.is_slug(parent_slug):
+                raise UnknownParent(discussion_id, parent_slug)
+            parent = self._find(discussion_id, parent_slug)
+            if parent is None:
+                raise UnknownParent(discussion_id, parent_slug)
+        comment = self._fresh(discussion_id, posted, parent, author, text)
+        for _ in range(ATTEMPTS):
+            head = _posts().find_one({"_id": discussion_id}, {COUNTER: 1})
+            if head is None:
+                raise DiscussionNotFound(f"no post {discussion_id}")
+            number = head.get(COUNTER) or 0
+            try:
+                bucket = _buckets().find_one_and_update(
+                    # The $ne guard: no duplicate slug in this bucket, atomically.
+                    {
+                        "discussion_id": discussion_id,
+                        "bucket": number,
+                        "comments.slug": {"$ne": comment["slug"]},
+                    },
+                    {"$inc": {"count": 1}, "$push": {"comments": comment}},
+                    projection={"count": 1},
+                    upsert=True,
+                    return_document=ReturnDocument.AFTER,
+                )
+            except DuplicateKeyError:
+                # A racer created this bucket first (retry), or a racer took
+                # our slug in it (draw a new one).
+                if self._find(discussion_id, comment["slug"]) is not None:
+                    comment = self._fresh(discussion_id, posted, parent, author, text)
+                continue
+            if bucket["count"] >= self.bucket_size:
+                # Race-safe rollover: only the first writer to see it full moves on.
+                _posts().update_one(
+                    {"_id": discussion_id, **_counter_is(number)}, {"$inc": {COUNTER: 1}}
+                )
+            return Comment.from_dict(comment, discussion_id)
+        raise CommentError("could not store the comment")
+
+    def _fresh(self, discussion_id, posted, parent, author, text) -> dict:
+        """A new comment whose slug no bucket of the discussion holds yet."""
+        for _ in range(ATTEMPTS):
+            comment = slugs.new_comment(
+                part=slugs.new_part(),
+                posted=posted,
+                parent=parent,
+                author=author,
+                text=text,
+                oid=ObjectId(),
+            )
+            if self._find(discussion_id, comment["slug"]) is None:
+                return comment
+        raise CommentError("could not find a free slug")
+
+    def _set(self, discussion_id, slug, fields: dict, *, deleted: bool = False) -> bool:
+        if not slugs.is_slug(slug):  # request data never becomes an operator
+            return False
+        result = _buckets().update_one(
+            {
+                "discussion_id": discussion_id,
+                "comments": {
+                    "$elemMatch": {"slug": slug, "deleted_by": {"$ne": None} if deleted else None}
+                },
+            },
+            {"$set": {f"comments.$.{k}": v for k, v in fields.items()}},
+        )
+        return result.modified_count == 1
+
+    def edit(self, discussion_id, slug, *, text) -> bool:
+        return self._set(discussion_id, slug, {"text": text, "edited": now()})
+
+    def soft_delete(self, discussion_id, slug, *, by) -> bool:
+        return self._set(discussion_id, slug, {"text": "", "deleted_by": check_deleted_by(by)})
+
+    def restore(self, discussion_id, slug, *, text) -> bool:
+        return self._set(discussion_id, slug, {"text": text, "deleted_by": None}, deleted=True)
+
+    def delete_discussion(self, discussion_id) -> None:
+        _buckets().delete_many({"discussion_id": discussion_id})
+        _posts().update_one({"_id": discussion_id}, {"$unset": {COUNTER: ""}})
+
+    # --- reading ----------------------------------------------------------
+
+    def headers(self, discussion_id) -> list[tuple[int, int]]:
+        """(bucket, count) of every bucket, in order: one small query."""
+        rows = _buckets().find({"discussion_id": discussion_id}, {"bucket": 1, "count": 1})
+        return [(r["bucket"], r["count"]) for r in rows.sort("bucket", ASCENDING)]
+
+    def find_comments(
+        self, discussion_id, skip: int, limit: int, headers: list[tuple[int, int]] | None = None
+    ) -> list[tuple[int, list[dict]]]:
+        """Seed 004's `find_comments`: [(bucket, its comments in the window)].
+
+        Walk the buckets in order; a bucket wholly before `skip` only lowers
+        `skip` by its count (known from the headers, so it is not read); the
+        others are read with `$slice: [skip, limit]` until `limit` is met.
+        """
+        result: list[tuple[int, list[dict]]] = []
+        if limit <= 0:
+            return result
+        for number, count in self.headers(discussion_id) if headers is None else headers:
+            if skip >= count:
+                skip -= count
+                continue
+            doc = _buckets().find_one(
+                {"discussion_id": discussion_id, "bucket": number},
+                {"count": 1, "comments": {"$slice": [skip, limit]}},
+            )
+            comments = (doc or {}).get("comments") or []
+            result.append((number, comments))
+            skip = max(0, skip - (doc or {}).get("count", count))
+            limit -= len(comments)
+            if limit <= 0:
+                break
+        return result
+
+    def page(self, discussion_id, *, order="threaded", after=None, before=None, limit=None):
+        check_order(order)
+        if order == "threaded":
+            raise ThreadingUnsupported(
+                "Threaded view is not available with the buckets store: "
+                "comments are shown in the order they were posted."
+            )
+        limit = page_size(limit)
+        headers = self.headers(discussion_id)
+
+        def fetch(start: int, n: int) -> list[dict]:
+            chunks = self.find_comments(discussion_id, start, n, headers)
+            return [c for _, comments in chunks for c in comments]
+
+        def tail(n: int) -> tuple[int, list[dict]]:
+            total = sum(count for _, count in headers)
+            return total, fetch(max(0, total - n), n)
+
+        placed, next_cursor, prev_cursor = offset_page(
+            newest=order == "newest",
+            after=after,
+            before=before,
+            limit=limit,
+            fetch=fetch,
+            tail=tail,
+        )
+        return CommentPage(
+            comments=[Comment.from_dict(c, discussion_id) for _, c in placed],
+            order=order,
+            next=next_cursor,
+            prev=prev_cursor,
+        )
+
+    def _find(self, discussion_id, slug) -> dict | None:
+        doc = _buckets().find_one(
+            {"discussion_id": discussion_id, "comments.slug": slug},
+            {"comments": {"$elemMatch": {"slug": slug}}},
+        )
+        found = (doc or {}).get("comments") or []
+        return found[0] if found else None
+
+    def get(self, discussion_id, slug):
+        if not slugs.is_slug(slug):
+            return None
+        found = self._find(discussion_id, slug)
+        return Comment.from_dict(found, discussion_id) if found else None
+
+    def subtree(self, discussion_id, slug, *, after=None, before=None, limit=None):
+        limit = page_size(limit)
+        if not slugs.is_slug(slug):
+            return None
+        rows = _buckets().find(
+            {"discussion_id": discussion_id, "comments.slug": slugs.subtree_pattern(slug)},
+            {"comments": 1},
+        )
+        found = [c for r in rows for c in r["comments"] if slugs.in_subtree(c["slug"], slug)]
+        if not any(c["slug"] == slug for c in found):
+            return None
+        found.sort(key=lambda c: c["full_slug"])
+        comments = [Comment.from_dict(c, discussion_id) for c in found]
+        return keyset_in_memory(comments, after=after, before=before, limit=limit)
+
+    def count(self, discussion_id) -> int:
+        return sum(count for _, count in self.headers(discussion_id))
+
+    def last(self, discussion_id, n) -> list[Comment]:
+        if n <= 0:
+            return []
+        # Buckets are never empty, so the newest n buckets hold the newest n comments.
+        rows = (
+            _buckets()
+            .find({"discussion_id": discussion_id}, {"bucket": 1, "comments": {"$slice": -n}})
+            .sort("bucket", DESCENDING)
+            .limit(n)
+        )
+        newest: list[dict] = []
+        for row in rows:
+            newest = row["comments"] + newest
+            if len(newest) >= n:
+                break
+        return [Comment.from_dict(c, discussion_id) for c in newest[-n:]]

@@ -1,0 +1,85 @@
+"""Opaque page cursors.
+
+Three kinds, each tied to how a store pages:
+- "t": a full slug, the keyset of the threaded order (documents, embedded);
+- "c": (posted, _id), the keyset of the chronological order (documents);
+- "o": a position in the chronological sequence, oldest first (embedded's
+  `$slice` and buckets' skip/limit; appends never move a position).
+
+A cursor is urlsafe base64 of "<kind>|<value>", so a view passes it through
+`?after=` / `?before=` untouched. Decoding anything else raises InvalidCursor.
+"""
+
+import base64
+import binascii
+from datetime import UTC, datetime, timedelta
+
+from bson import ObjectId
+
+from comments.stores.base import InvalidCursor
+from socialsite.ids import parse_object_id
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+MAX_LENGTH = 4000
+
+
+def _encode(kind: str, value: str) -> str:
+    return base64.urlsafe_b64encode(f"{kind}|{value}".encode()).decode().rstrip("=")
+
+
+def _decode(kind: str, cursor) -> str:
+    if not isinstance(cursor, str) or not cursor or len(cursor) > MAX_LENGTH:
+        raise InvalidCursor("malformed cursor")
+    try:
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
+    except (binascii.Error, UnicodeDecodeError, ValueError) as exc:
+        raise InvalidCursor("malformed cursor") from exc
+    got, sep, value = raw.partition("|")
+    if not sep or got != kind:
+        raise InvalidCursor("this cursor belongs to another order or store")
+    return value
+
+
+def threaded(full_slug: str) -> str:
+    return _encode("t", full_slug)
+
+
+def decode_threaded(cursor) -> str:
+    value = _decode("t", cursor)
+    if not value:
+        raise InvalidCursor("empty cursor")
+    return value
+
+
+def chrono(posted: datetime, comment_id: str) -> str:
+    millis = (posted - _EPOCH) // timedelta(milliseconds=1)
+    return _encode("c", f"{millis}|{comment_id}")
+
+
+def decode_chrono(cursor) -> tuple[datetime, ObjectId]:
+    millis, _, comment_id = _decode("c", cursor).partition("|")
+    oid = parse_object_id(comment_id)
+    if oid is None or not millis.lstrip("-").isdigit() or len(millis) > 16:
+        raise InvalidCursor("malformed cursor")
+    return _EPOCH + timedelta(milliseconds=int(millis)), oid
+
+
+def offset(position: int) -> str:
+    return _encode("o", str(position))
+
+
+def decode_offset(cursor) -> int:
+    value = _decode("o", cursor)
+    if not value.isdigit() or len(value) > 12:
+        raise InvalidCursor("malformed cursor")
+    return int(value)
+
+
+def decode_optional(decode, after, before):
+    """Decode `after`/`before` (at most one may be given)."""
+    if after is not None and before is not None:
+        raise InvalidCursor("pass after or before, not both")
+    return (
+        decode(after) if after is not None else None,
+        decode(before) if before is not None else None,
+    )

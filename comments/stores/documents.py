@@ -1,0 +1,210 @@
+"""`documents`: one document per comment (seed 004, "One Document per Comment").
+
+Each comment is a document in `comments` with its `slug` path and `full_slug`.
+Threaded pages sort on `full_slug`, chronological pages on (`posted`, `_id`);
+both page by keyset (`full_slug > cursor`, not a growing `skip`), so page 40
+reads what page 1 reads: one indexed range scan, one round trip. A
+sub-discussion is seed 004's anchored prefix regex on `full_slug`.
+"""
+
+from bson import ObjectId
+from pymongo import ASCENDING, DESCENDING
+from pymongo.errors import DuplicateKeyError
+
+from comments.documents import CommentDocument
+from comments.stores import cursors, slugs
+from comments.stores.base import (
+    Comment,
+    CommentError,
+    CommentPage,
+    CommentStore,
+    UnknownParent,
+    check_deleted_by,
+    check_order,
+    page_size,
+)
+from socialsite.clock import now
+
+ATTEMPTS = 8  # fresh random slug parts tried before giving up
+
+
+def _collection():
+    return CommentDocument._get_collection()
+
+
+def _beyond(fields: tuple[str, ...], key: tuple, ascending: bool) -> dict:
+    """The filter "strictly after `key` in (fields) order", index-friendly: a
+    range on the first field, the tie-break on the second as a residual."""
+    op = "$gt" if ascending else "$lt"
+    if len(fields) == 1:
+        return {fields[0]: {op: key[0]}}
+    first, second = fields
+    return {
+        first: {op + "e": key[0]},
+        "$or": [{first: {op: key[0]}}, {second: {op: key[1]}}],
+    }
+
+
+class DocumentsStore(CommentStore):
+    name = "documents"
+
+    def post(self, discussion_id, *, author, text, parent_slug=None, posted=None) -> Comment:
+        posted = slugs.posted_time(posted)
+        parent = None
+        if parent_slug is not None:
+            if not slugs.is_slug(parent_slug):
+                raise UnknownParent(discussion_id, parent_slug)
+            # Seed 004: load the parent by slug to extend its paths.
+            parent = _collection().find_one(
+                {"discussion_id": discussion_id, "slug": parent_slug},
+                {"slug": 1, "full_slug": 1},
+            )
+            if parent is None:
+                raise UnknownParent(discussion_id, parent_slug)
+        for _ in range(ATTEMPTS):
+            doc = slugs.new_comment(
+                part=slugs.new_part(),
+                posted=posted,
+                parent=parent,
+                author=author,
+                text=text,
+                oid=ObjectId(),
+            )
+            doc["discussion_id"] = discussion_id
+            doc["parent_id"] = parent["_id"] if parent else None
+            try:
+                _collection().insert_one(doc)
+            except DuplicateKeyError:
+                continue  # a sibling holds this slug already
+            return Comment.from_dict(doc, discussion_id)
+        raise CommentError("could not find a free slug")
+
+    def page(self, discussion_id, *, order="threaded", after=None, before=None, limit=None):
+        check_order(order)
+        limit = page_size(limit)
+        if order == "threaded":
+            after_key, before_key = cursors.decode_optional(cursors.decode_threaded, after, before)
+            fields = ("full_slug",)
+            after_key = None if after_key is None else (after_key,)
+            before_key = None if before_key is None else (before_key,)
+            encode = self._threaded_cursor
+        else:
+            after_key, before_key = cursors.decode_optional(cursors.decode_chrono, after, before)
+            fields = ("posted", "_id")
+            encode = self._chrono_cursor
+        return self._keyset(
+            {"discussion_id": discussion_id},
+            fields=fields,
+            ascending=order != "newest",
+            after=after_key,
+            before=before_key,
+            limit=limit,
+            order=order,
+            encode=encode,
+        )
+
+    @staticmethod
+    def _threaded_cursor(c: Comment) -> str:
+        return cursors.threaded(c.full_slug)
+
+    @staticmethod
+    def _chrono_cursor(c: Comment) -> str:
+        return cursors.chrono(c.posted, c.id)
+
+    def _keyset(self, query, *, fields, ascending, after, before, limit, order, encode):
+        """One query: limit + 1 rows past the cursor, in index order."""
+        forward = before is None
+        direction = ascending if forward else not ascending
+        if after is not None or before is not None:
+            query = dict(query)
+            for key, cond in _beyond(fields, after if forward else before, direction).items():
+                # merge with a condition on the same field (the subtree's regex)
+                query[key] = {**query[key], **cond} if key in query else cond
+        sort = [(f, ASCENDING if direction else DESCENDING) for f in fields]
+        rows = list(_collection().find(query).sort(sort).limit(limit + 1))
+        more = len(rows) > limit
+        rows = rows[:limit]
+        if not forward:
+            rows.reverse()
+        discussion_id = query["discussion_id"]
+        comments = [Comment.from_dict(r, discussion_id) for r in rows]
+        has_next = more if forward else bool(comments)
+        has_prev = (after is not None and bool(comments)) if forward else more
+        return CommentPage(
+            comments=comments,
+            order=order,
+            next=encode(comments[-1]) if has_next else None,
+            prev=encode(comments[0]) if has_prev else None,
+        )
+
+    def get(self, discussion_id, slug):
+        if not slugs.is_slug(slug):
+            return None
+        doc = _collection().find_one({"discussion_id": discussion_id, "slug": slug})
+        return Comment.from_dict(doc, discussion_id) if doc else None
+
+    def subtree(self, discussion_id, slug, *, after=None, before=None, limit=None):
+        limit = page_size(limit)
+        root = self.get(discussion_id, slug)
+        if root is None:
+            return None
+        after_key, before_key = cursors.decode_optional(cursors.decode_threaded, after, before)
+        query = {
+            "discussion_id": discussion_id,
+            "full_slug": {"$regex": slugs.subtree_pattern(root.full_slug)},
+        }
+        return self._keyset(
+            query,
+            fields=("full_slug",),
+            ascending=True,
+            after=None if after_key is None else (after_key,),
+            before=None if before_key is None else (before_key,),
+            limit=limit,
+            order="threaded",
+            encode=self._threaded_cursor,
+        )
+
+    def count(self, discussion_id) -> int:
+        return _collection().count_documents({"discussion_id": discussion_id})
+
+    def edit(self, discussion_id, slug, *, text) -> bool:
+        if not slugs.is_slug(slug):
+            return False
+        result = _collection().update_one(
+            {"discussion_id": discussion_id, "slug": slug, "deleted_by": None},
+            {"$set": {"text": text, "edited": now()}},
+        )
+        return result.modified_count == 1
+
+    def soft_delete(self, discussion_id, slug, *, by) -> bool:
+        check_deleted_by(by)
+        if not slugs.is_slug(slug):
+            return False
+        result = _collection().update_one(
+            {"discussion_id": discussion_id, "slug": slug, "deleted_by": None},
+            {"$set": {"text": "", "deleted_by": by}},
+        )
+        return result.modified_count == 1
+
+    def restore(self, discussion_id, slug, *, text) -> bool:
+        if not slugs.is_slug(slug):
+            return False
+        result = _collection().update_one(
+            {"discussion_id": discussion_id, "slug": slug, "deleted_by": {"$ne": None}},
+            {"$set": {"text": text, "deleted_by": None}},
+        )
+        return result.modified_count == 1
+
+    def last(self, discussion_id, n) -> list[Comment]:
+        if n <= 0:
+            return []
+        rows = (
+            _collection()
+            .find({"discussion_id": discussion_id})
+            .sort([("posted", DESCENDING), ("_id", DESCENDING)])
+            .limit(n)
+        )
+        return [Comment.from_dict(r, discussion_id) for r in rows][::-1]
+
+    def delete_discussion(self, discussion_id) -> None:
+        _collection().delete_many({"discussion_id": discussion_id})

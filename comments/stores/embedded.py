@@ -1,0 +1,230 @@
+"""`embedded`: the whole discussion inside the post (seed 004, "Embedding All Comments").
+
+The `post` document carries two fields:
+
+- `comments`: every comment, in the order posted (seed 004's chronological
+  `comments` array). Chronological pages read it with `$slice`, one round trip.
+- `comment_tree`: seed 004's nested `replies`, for threading. Its nodes are
+  `{slug, replies: [...]}`: the structure only, the comment itself lives once,
+  in `comments`. One copy of each text keeps an edit or a soft delete a single
+  positional `$set`, and the post grows by one comment per comment, not two.
+
+A reply is pushed with seed 004's own update: a plain `$push` on a field path
+built from the parent's positions, "comment_tree.3.replies.0.replies". Both
+arrays only ever grow (deletion is soft), so a position, once taken, never
+changes, and reading the positions before the `$push` is race-free.
+
+Threaded pages follow seed 004 too: read the whole document and paginate in
+the application (siblings sorted by full slug, so the order equals `documents`'
+even when two replies arrive out of time order). The price is the seed's: the
+post holds the discussion, up to the 16 MB document limit, and every read of
+the post that does not project these fields away carries it.
+"""
+
+from bson import ObjectId
+
+from comments.stores import slugs
+from comments.stores.base import (
+    Comment,
+    CommentError,
+    CommentPage,
+    CommentStore,
+    DiscussionNotFound,
+    UnknownParent,
+    check_deleted_by,
+    check_order,
+    page_size,
+)
+from comments.stores.paging import keyset_in_memory, offset_page
+from feeds.documents import Post
+from socialsite.clock import now
+
+ATTEMPTS = 8
+TREE = "comment_tree"
+# `$slice` alone would be an exclusion projection (every other field comes
+# back); naming one small field makes it an inclusion projection.
+SMALL = {"ts": 1}
+
+
+def _posts():
+    return Post._get_collection()
+
+
+def _positions(tree: list[dict], slug: str) -> list[int] | None:
+    """Positions of the node for `slug` in the nested replies, or None."""
+    parts, nodes, positions = slug.split("/"), tree, []
+    for depth in range(len(parts)):
+        wanted = "/".join(parts[: depth + 1])
+        for i, node in enumerate(nodes):
+            if node.get("slug") == wanted:
+                positions.append(i)
+                nodes = node.get("replies") or []
+                break
+        else:
+            return None
+    return positions
+
+
+def _node(tree: list[dict], positions: list[int]) -> dict:
+    node = {"replies": tree}
+    for i in positions:
+        node = node["replies"][i]
+    return node
+
+
+def _replies_path(positions: list[int]) -> str:
+    """Seed 004's `str_path`: "comment_tree.3.replies.0.replies"."""
+    return TREE + "".join(f".{i}.replies" for i in positions)
+
+
+def _walk(nodes: list[dict], by_slug: dict[str, dict]):
+    """Seed 004's `iter_comments`, siblings in full-slug order."""
+    known = [n for n in nodes if n.get("slug") in by_slug]
+    for node in sorted(known, key=lambda n: by_slug[n["slug"]]["full_slug"]):
+        yield by_slug[node["slug"]]
+        yield from _walk(node.get("replies") or [], by_slug)
+
+
+class EmbeddedStore(CommentStore):
+    name = "embedded"
+
+    def post(self, discussion_id, *, author, text, parent_slug=None, posted=None) -> Comment:
+        posted = slugs.posted_time(posted)
+        parent, path = None, TREE
+        if parent_slug is not None:
+            if not slugs.is_slug(parent_slug):
+                raise UnknownParent(discussion_id, parent_slug)
+            doc = _posts().find_one(
+                {"_id": discussion_id},
+                {TREE: 1, "comments": {"$elemMatch": {"slug": parent_slug}}},
+            )
+            if doc is None:
+                raise DiscussionNotFound(f"no post {discussion_id}")
+            positions = _positions(doc.get(TREE) or [], parent_slug)
+            if not doc.get("comments") or positions is None:
+                raise UnknownParent(discussion_id, parent_slug)
+            parent, path = doc["comments"][0], _replies_path(positions)
+        for _ in range(ATTEMPTS):
+            comment = slugs.new_comment(
+                part=slugs.new_part(),
+                posted=posted,
+                parent=parent,
+                author=author,
+                text=text,
+                oid=ObjectId(),
+            )
+            result = _posts().update_one(
+                # The guard keeps slugs unique within the discussion, atomically.
+                {"_id": discussion_id, "comments.slug": {"$ne": comment["slug"]}},
+                {"$push": {"comments": comment, path: {"slug": comment["slug"], "replies": []}}},
+            )
+            if result.matched_count:
+                return Comment.from_dict(comment, discussion_id)
+            if _posts().find_one({"_id": discussion_id}, {"_id": 1}) is None:
+                raise DiscussionNotFound(f"no post {discussion_id}")
+        raise CommentError("could not find a free slug")
+
+    def _whole(self, discussion_id) -> tuple[list[dict], dict[str, dict]]:
+        doc = _posts().find_one({"_id": discussion_id}, {"comments": 1, TREE: 1}) or {}
+        return doc.get(TREE) or [], {c["slug"]: c for c in doc.get("comments") or []}
+
+    def page(self, discussion_id, *, order="threaded", after=None, before=None, limit=None):
+        check_order(order)
+        limit = page_size(limit)
+        if order == "threaded":
+            tree, by_slug = self._whole(discussion_id)
+            flat = [Comment.from_dict(c, discussion_id) for c in _walk(tree, by_slug)]
+            return keyset_in_memory(flat, after=after, before=before, limit=limit)
+
+        def fetch(start: int, n: int) -> list[dict]:
+            doc = _posts().find_one(
+                {"_id": discussion_id}, {**SMALL, "comments": {"$slice": [start, n]}}
+            )
+            return (doc or {}).get("comments") or []
+
+        def tail(n: int) -> tuple[int, list[dict]]:
+            # The newest page needs the length too: one aggregation, $size + $slice.
+            array = {"$ifNull": ["$comments", []]}
+            pipeline = [
+                {"$match": {"_id": discussion_id}},
+                {"$project": {"n": {"$size": array}, "page": {"$slice": [array, -n]}}},
+            ]
+            rows = list(_posts().aggregate(pipeline))
+            return (rows[0]["n"], rows[0]["page"]) if rows else (0, [])
+
+        placed, next_cursor, prev_cursor = offset_page(
+            newest=order == "newest",
+            after=after,
+            before=before,
+            limit=limit,
+            fetch=fetch,
+            tail=tail,
+        )
+        return CommentPage(
+            comments=[Comment.from_dict(c, discussion_id) for _, c in placed],
+            order=order,
+            next=next_cursor,
+            prev=prev_cursor,
+        )
+
+    def get(self, discussion_id, slug):
+        if not slugs.is_slug(slug):
+            return None
+        doc = _posts().find_one(
+            {"_id": discussion_id}, {**SMALL, "comments": {"$elemMatch": {"slug": slug}}}
+        )
+        found = (doc or {}).get("comments") or []
+        return Comment.from_dict(found[0], discussion_id) if found else None
+
+    def subtree(self, discussion_id, slug, *, after=None, before=None, limit=None):
+        limit = page_size(limit)
+        if not slugs.is_slug(slug):
+            return None
+        tree, by_slug = self._whole(discussion_id)
+        positions = _positions(tree, slug)
+        if positions is None or slug not in by_slug:
+            return None
+        node = _node(tree, positions)
+        flat = [by_slug[slug], *_walk(node.get("replies") or [], by_slug)]
+        comments = [Comment.from_dict(c, discussion_id) for c in flat]
+        return keyset_in_memory(comments, after=after, before=before, limit=limit)
+
+    def count(self, discussion_id) -> int:
+        pipeline = [
+            {"$match": {"_id": discussion_id}},
+            {"$project": {"n": {"$size": {"$ifNull": ["$comments", []]}}}},
+        ]
+        rows = list(_posts().aggregate(pipeline))
+        return rows[0]["n"] if rows else 0
+
+    def _set(self, discussion_id, slug, fields: dict, *, deleted: bool = False) -> bool:
+        if not slugs.is_slug(slug):  # request data never becomes an operator
+            return False
+        result = _posts().update_one(
+            {
+                "_id": discussion_id,
+                "comments": {
+                    "$elemMatch": {"slug": slug, "deleted_by": {"$ne": None} if deleted else None}
+                },
+            },
+            {"$set": {f"comments.$.{k}": v for k, v in fields.items()}},
+        )
+        return result.modified_count == 1
+
+    def edit(self, discussion_id, slug, *, text) -> bool:
+        return self._set(discussion_id, slug, {"text": text, "edited": now()})
+
+    def soft_delete(self, discussion_id, slug, *, by) -> bool:
+        return self._set(discussion_id, slug, {"text": "", "deleted_by": check_deleted_by(by)})
+
+    def restore(self, discussion_id, slug, *, text) -> bool:
+        return self._set(discussion_id, slug, {"text": text, "deleted_by": None}, deleted=True)
+
+    def last(self, discussion_id, n) -> list[Comment]:
+        if n <= 0:
+            return []
+        doc = _posts().find_one({"_id": discussion_id}, {**SMALL, "comments": {"$slice": -n}})
+        return [Comment.from_dict(c, discussion_id) for c in (doc or {}).get("comments") or []]
+
+    def delete_discussion(self, discussion_id) -> None:
+        _posts().update_one({"_id": discussion_id}, {"$unset": {"comments": "", TREE: ""}})

@@ -1,0 +1,79 @@
+"""Slug paths and full slugs, as seed 004 builds them.
+
+A slug part is 4 random characters ("34db"); a reply's slug is its parent's
+slug, "/", and its own part. The full slug prefixes each part with the time it
+was posted, "%Y.%m.%d.%H.%M.%S.%f:34db", joined by "/" the same way. Every
+part has the same width, so sorting full slugs as strings gives the threaded
+order: a comment, then its replies depth first, siblings oldest first.
+"""
+
+import re
+import secrets
+import string
+from datetime import UTC, datetime
+
+from socialsite.clock import aware, now
+
+ALPHABET = string.ascii_lowercase + string.digits
+PART_LENGTH = 4
+TIME_FORMAT = "%Y.%m.%d.%H.%M.%S.%f"
+#: A slug path as it may come from a URL: parts of [a-z0-9]{4} joined by "/".
+SLUG_RE = re.compile(r"^[a-z0-9]{4}(/[a-z0-9]{4})*$")
+
+
+def new_part() -> str:
+    return "".join(secrets.choice(ALPHABET) for _ in range(PART_LENGTH))
+
+
+def posted_time(posted: datetime | None) -> datetime:
+    """Aware UTC, truncated to milliseconds (what MongoDB keeps)."""
+    t = now() if posted is None else aware(posted).astimezone(UTC)
+    return t.replace(microsecond=t.microsecond // 1000 * 1000)
+
+
+def full_part(posted: datetime, part: str) -> str:
+    return f"{posted.strftime(TIME_FORMAT)}:{part}"
+
+
+def paths(part: str, posted: datetime, parent: dict | None) -> tuple[str, str, int]:
+    """(slug, full_slug, depth) of a comment under `parent` (a stored comment)."""
+    if parent is None:
+        return part, full_part(posted, part), 0
+    return (
+        f"{parent['slug']}/{part}",
+        f"{parent['full_slug']}/{full_part(posted, part)}",
+        parent["slug"].count("/") + 1,
+    )
+
+
+def is_slug(value) -> bool:
+    """Whether `value` is a well-formed slug path (check request data with this)."""
+    return isinstance(value, str) and len(value) < 1000 and bool(SLUG_RE.match(value))
+
+
+def subtree_pattern(prefix: str) -> re.Pattern:
+    """Anchored prefix regex (seed 004's sub-discussion query): the path itself
+    or anything under it, never a sibling that merely starts the same way."""
+    return re.compile("^" + re.escape(prefix) + "(/|$)")
+
+
+def in_subtree(path: str, root: str) -> bool:
+    return path == root or path.startswith(root + "/")
+
+
+def new_comment(
+    *, part: str, posted: datetime, parent: dict | None, author: dict, text: str, oid
+) -> dict:
+    """The stored form of a comment, shared by the three stores."""
+    slug, full_slug, depth = paths(part, posted, parent)
+    return {
+        "_id": oid,
+        "slug": slug,
+        "full_slug": full_slug,
+        "depth": depth,
+        "posted": posted,
+        "author": {"id": author["id"], "name": author["name"]},
+        "text": text,
+        "edited": None,
+        "deleted_by": None,
+    }

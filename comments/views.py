@@ -1,0 +1,153 @@
+"""The thread under a post, the comment permalink page, and comment actions."""
+
+from django.conf import settings
+from django.contrib import messages
+from django.http import Http404
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+
+from comments import selectors, services
+from comments.forms import CommentForm
+from comments.stores import InvalidCursor, UnknownParent
+from comments.stores.base import ORDERS
+from comments.stores.slugs import is_slug
+from feeds.cards import cards
+from feeds.views import visible_post_or_404
+from socialsite import ratelimit
+from socialsite.http import login_required, redirect_back
+
+
+def _order(request) -> str:
+    order = request.GET.get("order", "threaded")
+    return order if order in ORDERS else "threaded"
+
+
+def _cursors(request) -> dict:
+    after, before = request.GET.get("after"), request.GET.get("before")
+    for value in (after, before):
+        if value is not None and (not isinstance(value, str) or len(value) > 400):
+            raise Http404("Bad page cursor.")
+    return {"after": after, "before": before}
+
+
+def thread_context(request, post: dict) -> dict:
+    """The thread on `/posts/<id>/` (hooked in through POST_PAGE_EXTENSIONS)."""
+    if post.get("removed") and not request.user.is_moderator:
+        return {}  # the placeholder stands alone; moderators still reach the comments
+    try:
+        thread = selectors.thread(post["_id"], order=_order(request), **_cursors(request))
+    except InvalidCursor as exc:
+        raise Http404("Bad page cursor.") from exc
+    return {
+        "thread_template": "comments/_thread.html",
+        "thread": thread,
+        "comment_orders": [("threaded", "Threaded"), ("oldest", "Oldest"), ("newest", "Newest")],
+        "comment_form": CommentForm(),
+        "max_depth": settings.COMMENTS_MAX_DEPTH,
+    }
+
+
+@login_required
+@require_POST
+def comment_create(request, post_id):
+    post = visible_post_or_404(request, post_id)
+    form = CommentForm(request.POST)
+    fallback = reverse("feeds:post", args=[post_id])
+    try:
+        ratelimit.hit("comment", [f"user:{request.user.handle}"], settings.RATELIMIT_COMMENT)
+    except ratelimit.RateLimited as exc:
+        form.is_valid()
+        form.add_error(None, str(exc))
+        return _form_page(request, post, form, status=429)
+    if not form.is_valid():
+        return _form_page(request, post, form, status=400)
+    try:
+        comment = services.comment_create(
+            post=post,
+            author=request.user,
+            text=form.cleaned_data["text"],
+            parent_slug=form.cleaned_data["parent"],
+        )
+    except UnknownParent:
+        form.add_error("parent", "That comment does not exist.")
+        return _form_page(request, post, form, status=400)
+    except services.CommentRefused as exc:
+        form.add_error(None, str(exc))
+        return _form_page(request, post, form, status=403)
+    messages.success(request, "Comment posted.")
+    anchor = comment.slug.replace("/", "")
+    return redirect(f"{redirect_back(request, fallback).url}#c-{anchor}")
+
+
+def _form_page(request, post, form, status):
+    """A comment that could not be posted: the post and the form with its errors."""
+    return render(
+        request,
+        "comments/comment_form.html",
+        {"card": cards([post], request.user)[0], "form": form},
+        status=status,
+    )
+
+
+def permalink(request, post_id, slug):
+    post = visible_post_or_404(request, post_id)
+    if not is_slug(slug):
+        raise Http404("No such comment.")
+    if post.get("removed") and not request.user.is_moderator:
+        raise Http404("No such comment.")
+    try:
+        found = selectors.permalink(post["_id"], slug, **_cursors(request))
+    except InvalidCursor as exc:
+        raise Http404("Bad page cursor.") from exc
+    if found is None:
+        raise Http404("No such comment.")
+    return render(
+        request,
+        "comments/permalink.html",
+        {
+            "card": cards([post], request.user)[0],
+            "found": found,
+            "comment_form": CommentForm(),
+            "max_depth": settings.COMMENTS_MAX_DEPTH,
+        },
+    )
+
+
+def _act(request, post_id, slug, action):
+    post = visible_post_or_404(request, post_id)
+    if not is_slug(slug):
+        raise Http404("No such comment.")
+    try:
+        message = action(post["_id"])
+    except services.CommentRefused as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(request, message)
+    return redirect_back(request, reverse("feeds:post", args=[post_id]))
+
+
+@login_required
+@require_POST
+def comment_edit(request, post_id, slug):
+    form = CommentForm(request.POST)
+
+    def act(pid):
+        if not form.is_valid():
+            raise services.CommentRefused(" ".join(form.errors.get("text", ["Invalid comment."])))
+        services.comment_edit(
+            post_id=pid, slug=slug, actor=request.user, text=form.cleaned_data["text"]
+        )
+        return "Comment updated."
+
+    return _act(request, post_id, slug, act)
+
+
+@login_required
+@require_POST
+def comment_delete(request, post_id, slug):
+    def act(pid):
+        services.comment_delete(post_id=pid, slug=slug, actor=request.user)
+        return "Comment deleted."
+
+    return _act(request, post_id, slug, act)

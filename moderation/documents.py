@@ -1,0 +1,94 @@
+"""Reports, the moderation queue and the audit log."""
+
+import mongoengine as me
+
+from socialsite.clock import now
+
+TARGET_TYPES = ("post", "comment", "user")
+REASONS = ("spam", "harassment", "illegal", "other")
+STATUSES = ("open", "resolved", "dismissed")
+
+
+class Report(me.Document):
+    """One person's report of one item; reporting again updates it."""
+
+    target_type = me.StringField(choices=TARGET_TYPES, required=True)
+    target_id = me.StringField(required=True)  # post id, "<post id>/<slug>", or handle
+    reporter = me.StringField(required=True)
+    reason = me.StringField(choices=REASONS, required=True)
+    note = me.StringField(max_length=500, default="")
+    status = me.StringField(choices=STATUSES, default="open")
+    created = me.DateTimeField(default=now)
+    updated = me.DateTimeField(default=now)
+
+    meta = {
+        "collection": "report",
+        "indexes": [
+            {
+                "fields": ["target_type", "target_id", "reporter"],
+                "unique": True,
+                "name": "target_reporter",
+            },
+            {"fields": ["target_type", "target_id", "status"], "name": "target_status"},
+            {"fields": ["reporter", "-created"], "name": "reporter_created"},
+        ],
+        "auto_create_index": False,
+    }
+
+
+class ReportedItem(me.Document):
+    """The queue: one document per reported item, with its reporter count.
+
+    Kept beside the reports so that "most reporters first" with filters is one
+    indexed query, not an aggregation over every report.
+    """
+
+    key = me.StringField(primary_key=True)  # "<type>:<target id>"
+    target_type = me.StringField(choices=TARGET_TYPES, required=True)
+    target_id = me.StringField(required=True)
+    status = me.StringField(choices=STATUSES, default="open")
+    reporters = me.IntField(default=0)
+    reasons = me.ListField(me.StringField(choices=REASONS), default=list)
+    # What the item looked like when first reported: author, excerpt, link.
+    author = me.StringField(default="")
+    excerpt = me.StringField(default="")
+    link = me.StringField(default="")
+    first_reported = me.DateTimeField(default=now)
+    last_reported = me.DateTimeField(default=now)
+    resolved_by = me.StringField()
+    resolved_at = me.DateTimeField()
+
+    meta = {
+        "collection": "report_item",
+        "indexes": [
+            {"fields": ["status", "-reporters", "-last_reported"], "name": "queue"},
+            {"fields": ["status", "target_type", "-reporters"], "name": "queue_type"},
+            {"fields": ["status", "reasons", "-reporters"], "name": "queue_reason"},
+            {"fields": ["author", "-last_reported"], "name": "author"},
+        ],
+        "auto_create_index": False,
+    }
+
+
+class AuditEntry(me.Document):
+    """An append-only record of a moderator action. Nothing updates or deletes
+    these: the services only insert, and no page or command edits them."""
+
+    ts = me.DateTimeField(default=now, required=True)
+    moderator = me.StringField(required=True)
+    action = me.StringField(required=True)
+    target_type = me.StringField(choices=TARGET_TYPES, required=True)
+    target_id = me.StringField(required=True)
+    reason = me.StringField(default="")
+    details = me.DictField()
+
+    meta = {
+        "collection": "audit_log",
+        "indexes": [
+            {"fields": ["-ts", "-_id"], "name": "ts"},
+            {"fields": ["moderator", "-ts"], "name": "moderator_ts"},
+            {"fields": ["action", "-ts"], "name": "action_ts"},
+            {"fields": ["target_type", "target_id", "-ts"], "name": "target_ts"},
+        ],
+        "auto_create_index": False,
+    }

@@ -1,0 +1,11 @@
+from django.core.management.base import BaseCommand
+
+from moderation import services
+
+
+class Command(BaseCommand):
+    help = "Lift suspensions whose end date has passed (run it from cron)."
+
+    def handle(self, *args, **options):
+        count = services.expire_suspensions()
+        self.stdout.write(self.style.SUCCESS(f"{count} suspension(s) ended."))

@@ -1,0 +1,106 @@
+"""What a report or a moderator action points at: a post, a comment or a user.
+
+A target key is "<type>:<id>": "post:<post id>", "comment:<post id>/<slug
+path>", "user:<handle>". Keys come from forms, so they are parsed strictly.
+"""
+
+from dataclasses import dataclass
+
+from bson import ObjectId
+
+from feeds.documents import Post
+from profiles.documents import User
+from socialsite.ids import parse_handle, parse_object_id
+
+SLUG_PART_CHARS = set("abcdefghijklmnopqrstuvwxyz0123456789")
+
+
+@dataclass
+class Target:
+    type: str
+    id: str
+    author: str | None = None
+    excerpt: str = ""
+    link: str = ""
+
+    @property
+    def key(self) -> str:
+        return f"{self.type}:{self.id}"
+
+    @property
+    def comment_address(self) -> tuple[ObjectId, str]:
+        post_id, slug = self.id.split("/", 1)
+        return ObjectId(post_id), slug
+
+
+def parse_slug(value) -> str | None:
+    if not isinstance(value, str) or not 0 < len(value) <= 200:
+        return None
+    parts = value.strip("/").split("/")
+    if all(part and set(part) <= SLUG_PART_CHARS for part in parts):
+        return "/".join(parts)
+    return None
+
+
+def _excerpt(text: str) -> str:
+    text = " ".join(str(text or "").split())
+    return text if len(text) <= 140 else text[:139] + "…"
+
+
+def _post_text(post: dict) -> str:
+    detail = post.get("detail") or {}
+    return (
+        detail.get("text")
+        or detail.get("question")
+        or detail.get("place")
+        or detail.get("url")
+        or ""
+    )
+
+
+def resolve_target(key_or_type, target_id=None) -> Target | None:
+    """The target, loaded to check it exists; None for anything malformed or unknown."""
+    if target_id is None:
+        if not isinstance(key_or_type, str) or ":" not in key_or_type:
+            return None
+        kind, target_id = key_or_type.split(":", 1)
+    else:
+        kind = key_or_type
+    if kind == "post":
+        post_id = parse_object_id(target_id)
+        post = Post._get_collection().find_one({"_id": post_id}) if post_id else None
+        if post is None:
+            return None
+        return Target(
+            "post",
+            str(post_id),
+            post["by"]["id"],
+            _excerpt(_post_text(post)),
+            f"/posts/{post_id}/",
+        )
+    if kind == "comment":
+        if not isinstance(target_id, str) or "/" not in target_id:
+            return None
+        raw_post, raw_slug = target_id.split("/", 1)
+        post_id, slug = parse_object_id(raw_post), parse_slug(raw_slug)
+        if post_id is None or slug is None:
+            return None
+        from comments.stores import get_store
+
+        comment = get_store().get(post_id, slug)
+        if comment is None:
+            return None
+        return Target(
+            "comment",
+            f"{post_id}/{slug}",
+            comment.author["id"],
+            _excerpt(comment.text),
+            f"/posts/{post_id}/c/{slug}/",
+        )
+    if kind == "user":
+        handle = parse_handle(target_id)
+        user = User.objects(handle=handle).only("handle", "name").first() if handle else None
+        if user is None:
+            return None
+        return Target("user", handle, handle, _excerpt(user.name), f"/u/{handle}/")
+    return None

@@ -1,0 +1,239 @@
+"""Moderation pages (`/mod/`) and the report control every user has."""
+
+from datetime import UTC, datetime
+from functools import wraps
+
+from django.contrib import messages
+from django.core.exceptions import PermissionDenied
+from django.http import Http404
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+
+from moderation import selectors, services
+from moderation.documents import REASONS, STATUSES, TARGET_TYPES
+from moderation.targets import Target, resolve_target
+from profiles.documents import ROLES
+from socialsite.http import login_redirect, login_required, redirect_back
+from socialsite.ids import handle_or_404
+
+
+def moderator_required(view):
+    """Anonymous visitors are sent to log in; signed-in non-moderators get 403."""
+
+    @wraps(view)
+    def wrapper(request, *args, **kwargs):
+        if not request.user.is_authenticated:
+            return login_redirect(request)
+        if not request.user.is_moderator:
+            raise PermissionDenied("Moderators only.")
+        return view(request, *args, **kwargs)
+
+    return wrapper
+
+
+def _choice(request, name, allowed):
+    value = request.GET.get(name) or request.POST.get(name)
+    return value if value in allowed else None
+
+
+def _skip(request) -> int:
+    raw = request.GET.get("skip", "0")
+    return int(raw) if raw.isdigit() and len(raw) < 7 else 0
+
+
+def _reason(request) -> str:
+    return str(request.POST.get("reason", ""))[:500].strip()
+
+
+@login_required
+@require_POST
+def report(request):
+    """Any signed-in user reports a post, a comment or a user."""
+    target = resolve_target(request.POST.get("target"))
+    if target is None or not _may_see(request.user, target):
+        raise Http404("Nothing to report.")
+    try:
+        services.report_create(
+            reporter=request.user,
+            target=target,
+            reason=request.POST.get("reason"),
+            note=str(request.POST.get("note", "")),
+        )
+    except services.ModerationError as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(request, "Thanks. A moderator will look at it.")
+    return redirect_back(request, target.link)
+
+
+def _may_see(viewer, target: Target) -> bool:
+    if target.type == "user":
+        return True
+    from feeds import selectors as feed_selectors
+
+    post_id = target.id.split("/")[0]
+    from bson import ObjectId
+
+    return feed_selectors.post_for_viewer(ObjectId(post_id), viewer) is not None
+
+
+@moderator_required
+def dashboard(request):
+    services.expire_suspensions()  # suspensions whose end date has passed
+    return render(request, "moderation/dashboard.html", {"d": selectors.dashboard()})
+
+
+@moderator_required
+def reports(request):
+    status = _choice(request, "status", STATUSES) or "open"
+    target_type = _choice(request, "type", TARGET_TYPES)
+    reason = _choice(request, "reason", REASONS)
+    skip = _skip(request)
+    items, more = selectors.queue(status=status, target_type=target_type, reason=reason, skip=skip)
+    context = {
+        "items": items,
+        "more": more,
+        "skip": skip,
+        "next_skip": skip + selectors.PAGE,
+        "prev_skip": max(0, skip - selectors.PAGE),
+        "filters": {"status": status, "type": target_type or "", "reason": reason or ""},
+        "statuses": STATUSES,
+        "types": TARGET_TYPES,
+        "reasons": REASONS,
+    }
+    return render(request, "moderation/reports.html", context)
+
+
+@moderator_required
+@require_POST
+def act(request):
+    """One action on one target: remove, restore or dismiss."""
+    target = resolve_target(request.POST.get("key"))
+    action = request.POST.get("action")
+    handler = services.ACTIONS.get((target.type, action)) if target else None
+    if handler is None:
+        raise Http404("Unknown target or action.")
+    try:
+        handler(moderator=request.user, target=target, reason=_reason(request))
+    except services.ModerationError as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(request, f"{PAST[action]}: {target.type} {target.excerpt or target.id}")
+    return redirect_back(request, reverse("moderation:reports"))
+
+
+PAST = {"remove": "Removed", "restore": "Restored", "dismiss": "Dismissed"}
+
+
+@moderator_required
+@require_POST
+def bulk(request):
+    action = _choice(request, "action", ("remove", "dismiss"))
+    keys = [k for k in request.POST.getlist("keys") if isinstance(k, str)][:200]
+    if action is None or not keys:
+        messages.error(request, "Select items and an action.")
+        return redirect_back(request, reverse("moderation:reports"))
+    try:
+        done = services.bulk(
+            moderator=request.user, action=action, keys=keys, reason=_reason(request)
+        )
+    except services.ModerationError as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(request, f"{action.title()}: {done} item{'s' if done != 1 else ''}.")
+    return redirect_back(request, reverse("moderation:reports"))
+
+
+@moderator_required
+def users(request):
+    q = str(request.GET.get("q", ""))[:80].strip()
+    skip = _skip(request)
+    found, more = selectors.find_users(q, skip)
+    return render(
+        request,
+        "moderation/users.html",
+        {"q": q, "found": found, "more": more, "next_skip": skip + selectors.PAGE},
+    )
+
+
+@moderator_required
+def user_detail(request, handle):
+    overview = selectors.user_overview(handle_or_404(handle))
+    if overview is None:
+        raise Http404("No such user.")
+    return render(request, "moderation/user.html", {**overview, "roles": ROLES})
+
+
+@moderator_required
+@require_POST
+def user_suspend(request, handle):
+    target = resolve_target("user", handle_or_404(handle)) or _missing()
+    until = _parse_until(request.POST.get("until"))
+    reason = _reason(request)
+    if not reason or until is False:
+        messages.error(request, "Give a reason, and an end date in the future (or none).")
+        return redirect("moderation:user", handle=target.id)
+    try:
+        services.user_suspend(moderator=request.user, target=target, reason=reason, until=until)
+    except services.ModerationError as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(request, f"@{target.id} is suspended.")
+    return redirect("moderation:user", handle=target.id)
+
+
+@moderator_required
+@require_POST
+def user_unsuspend(request, handle):
+    target = resolve_target("user", handle_or_404(handle)) or _missing()
+    services.user_unsuspend(moderator=request.user, target=target, reason=_reason(request))
+    messages.success(request, f"@{target.id} is no longer suspended.")
+    return redirect("moderation:user", handle=target.id)
+
+
+@moderator_required
+@require_POST
+def user_role(request, handle):
+    if not request.user.is_admin:
+        raise PermissionDenied("Admins only.")
+    target = resolve_target("user", handle_or_404(handle)) or _missing()
+    try:
+        services.role_set(actor=request.user, handle=target.id, role=request.POST.get("role"))
+    except services.ModerationError as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(request, f"@{target.id}'s role changed.")
+    return redirect("moderation:user", handle=target.id)
+
+
+@moderator_required
+def log(request):
+    moderator = str(request.GET.get("moderator", ""))[:30].strip().lower() or None
+    action = str(request.GET.get("action", ""))[:40].strip() or None
+    target = str(request.GET.get("target", ""))[:240].strip() or None
+    skip = _skip(request)
+    entries, more = selectors.log(moderator=moderator, action=action, target=target, skip=skip)
+    context = {
+        "entries": entries,
+        "more": more,
+        "next_skip": skip + selectors.PAGE,
+        "filters": {"moderator": moderator or "", "action": action or "", "target": target or ""},
+        "actions": selectors.actions(),
+    }
+    return render(request, "moderation/log.html", context)
+
+
+def _missing():
+    raise Http404("No such user.")
+
+
+def _parse_until(raw):
+    """None for no end date, a future datetime, or False when invalid."""
+    if not raw:
+        return None
+    try:
+        until = datetime.strptime(str(raw)[:10], "%Y-%m-%d").replace(tzinfo=UTC)
+    except ValueError:
+        return False
+    return until if until > datetime.now(UTC) else False
