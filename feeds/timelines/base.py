@@ -113,8 +113,50 @@ class TimelineStore(ABC):
         """{"documents": n, "entries": n, "collection": name}."""
 
 
-def entries_count_pipeline() -> list[dict]:
-    return [{"$group": {"_id": None, "docs": {"$sum": 1}, "n": {"$sum": {"$size": "$entries"}}}}]
+class EntryArrayStore(TimelineStore):
+    """What the stored models share: each keeps entries in an `entries` array
+    of documents owned by (owner, kind), so removals, embedded-copy refreshes
+    and statistics are the same multi-document updates for all of them."""
+
+    document: type  # the MongoEngine document of the model's collection
+
+    def collection(self):
+        return self.document._get_collection()
+
+    def remove_post(self, post_id):
+        self.collection().update_many(
+            {"entries.id": post_id}, {"$pull": {"entries": {"id": post_id}}}
+        )
+
+    def remove_author(self, kind, owner, author):
+        self.collection().update_many(
+            {"owner": owner, "kind": kind}, {"$pull": {"entries": {"by": author}}}
+        )
+
+    def remove_author_everywhere(self, author):
+        self.collection().update_many(
+            {"entries.by": author}, {"$pull": {"entries": {"by": author}}}
+        )
+
+    def update_embedded(self, post_id, fields):
+        # Seed 000's comment(): a multi-document update with the positional
+        # operator, reaching the one matching entry in each timeline document.
+        self.collection().update_many(
+            {"entries.id": post_id},
+            {"$set": {f"entries.$.post.{name}": value for name, value in fields.items()}},
+        )
+
+    def stats(self):
+        pipeline = [
+            {"$group": {"_id": None, "docs": {"$sum": 1}, "n": {"$sum": {"$size": "$entries"}}}}
+        ]
+        rows = list(self.collection().aggregate(pipeline))
+        row = rows[0] if rows else {"docs": 0, "n": 0}
+        return {
+            "collection": self.collection().name,
+            "documents": row["docs"],
+            "entries": row["n"],
+        }
 
 
 def month_of(ts: datetime) -> str:

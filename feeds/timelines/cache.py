@@ -12,7 +12,7 @@ from pymongo import UpdateOne
 from pymongo.errors import BulkWriteError
 
 from feeds.documents import CacheTimeline
-from feeds.timelines.base import KINDS, Chunk, Cursor, TimelineStore, entries_count_pipeline
+from feeds.timelines.base import KINDS, Chunk, Cursor, EntryArrayStore
 
 NEWEST_FIRST = {"ts": -1, "id": -1}
 
@@ -30,8 +30,9 @@ def _older_expr(cursor: Cursor) -> dict:
     }
 
 
-class CacheStore(TimelineStore):
+class CacheStore(EntryArrayStore):
     name = "cache"
+    document = CacheTimeline
 
     @property
     def cap(self) -> int:
@@ -104,25 +105,3 @@ class CacheStore(TimelineStore):
             # Past the cap: what is older than the cache lives only in `post`.
             return Chunk(page, exhausted=False, complete=False)
         return Chunk(page, exhausted=True)
-
-    def remove_post(self, post_id):
-        _collection().update_many({"entries.id": post_id}, {"$pull": {"entries": {"id": post_id}}})
-
-    def remove_author(self, kind, owner, author):
-        _collection().update_one(
-            {"owner": owner, "kind": kind}, {"$pull": {"entries": {"by": author}}}
-        )
-
-    def remove_author_everywhere(self, author):
-        _collection().update_many({"entries.by": author}, {"$pull": {"entries": {"by": author}}})
-
-    def update_embedded(self, post_id, fields):
-        _collection().update_many(
-            {"entries.id": post_id},
-            {"$set": {f"entries.$.post.{name}": value for name, value in fields.items()}},
-        )
-
-    def stats(self):
-        rows = list(_collection().aggregate(entries_count_pipeline()))
-        row = rows[0] if rows else {"docs": 0, "n": 0}
-        return {"collection": _collection().name, "documents": row["docs"], "entries": row["n"]}

@@ -13,8 +13,7 @@ from pymongo import UpdateOne
 from feeds.documents import MonthTimeline
 from feeds.timelines.base import (
     Chunk,
-    TimelineStore,
-    entries_count_pipeline,
+    EntryArrayStore,
     month_of,
     older_than,
     sort_key,
@@ -26,8 +25,9 @@ def _collection():
     return MonthTimeline._get_collection()
 
 
-class MonthStore(TimelineStore):
+class MonthStore(EntryArrayStore):
     name = "month"
+    document = MonthTimeline
 
     def deliver(self, kind, owners, entry):
         month = month_of(entry["ts"])
@@ -76,25 +76,3 @@ class MonthStore(TimelineStore):
             if len(found) > limit:
                 return Chunk(found[:limit], exhausted=False)
         return Chunk(found, exhausted=True)
-
-    def remove_post(self, post_id):
-        _collection().update_many({"entries.id": post_id}, {"$pull": {"entries": {"id": post_id}}})
-
-    def remove_author(self, kind, owner, author):
-        _collection().update_many(
-            {"owner": owner, "kind": kind}, {"$pull": {"entries": {"by": author}}}
-        )
-
-    def remove_author_everywhere(self, author):
-        _collection().update_many({"entries.by": author}, {"$pull": {"entries": {"by": author}}})
-
-    def update_embedded(self, post_id, fields):
-        _collection().update_many(
-            {"entries.id": post_id},
-            {"$set": {f"entries.$.post.{name}": value for name, value in fields.items()}},
-        )
-
-    def stats(self):
-        rows = list(_collection().aggregate(entries_count_pipeline()))
-        row = rows[0] if rows else {"docs": 0, "n": 0}
-        return {"collection": _collection().name, "documents": row["docs"], "entries": row["n"]}

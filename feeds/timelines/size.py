@@ -20,8 +20,7 @@ from pymongo import InsertOne, UpdateOne
 from feeds.documents import SizeTimeline
 from feeds.timelines.base import (
     Chunk,
-    TimelineStore,
-    entries_count_pipeline,
+    EntryArrayStore,
     older_than,
     sort_key,
 )
@@ -36,8 +35,9 @@ def _collection():
     return SizeTimeline._get_collection()
 
 
-class SizeStore(TimelineStore):
+class SizeStore(EntryArrayStore):
     name = "size"
+    document = SizeTimeline
 
     @property
     def bucket_size(self) -> int:
@@ -125,23 +125,3 @@ class SizeStore(TimelineStore):
         _collection().update_many(
             {"entries.id": post_id}, {"$pull": {"entries": {"id": post_id}}, "$inc": {"size": -1}}
         )
-
-    def remove_author(self, kind, owner, author):
-        # `size` then overstates what the bucket holds; it just closes early.
-        _collection().update_many(
-            {"owner": owner, "kind": kind}, {"$pull": {"entries": {"by": author}}}
-        )
-
-    def remove_author_everywhere(self, author):
-        _collection().update_many({"entries.by": author}, {"$pull": {"entries": {"by": author}}})
-
-    def update_embedded(self, post_id, fields):
-        _collection().update_many(
-            {"entries.id": post_id},
-            {"$set": {f"entries.$.post.{name}": value for name, value in fields.items()}},
-        )
-
-    def stats(self):
-        rows = list(_collection().aggregate(entries_count_pipeline()))
-        row = rows[0] if rows else {"docs": 0, "n": 0}
-        return {"collection": _collection().name, "documents": row["docs"], "entries": row["n"]}
