@@ -22,9 +22,8 @@ def model(request, settings):
     return request.param
 
 
-def bulk_followers(star: str, n: int) -> list[str]:
-    """n active followers of `star`, inserted in bulk (the graph, not the test subject)."""
-    handles = [f"fan{i:05d}" for i in range(n)]
+def insert_active_users(handles: list[str]) -> None:
+    """Many active users at once (test set-up, not the subject under test)."""
     t = now()
     User._get_collection().insert_many(
         [
@@ -39,6 +38,12 @@ def bulk_followers(star: str, n: int) -> list[str]:
             for h in handles
         ]
     )
+
+
+def bulk_followers(star: str, n: int) -> list[str]:
+    """n active followers of `star`, inserted in bulk (the graph, not the test subject)."""
+    handles = [f"fan{i:05d}" for i in range(n)]
+    insert_active_users(handles)
     FollowerEdge._get_collection().insert_many([{"_f": star, "_t": h} for h in handles])
     if get_store().name == "cache":
         CacheTimeline._get_collection().insert_many(
@@ -226,20 +231,7 @@ def test_cache_feed_page_is_two_round_trips(settings, make_user, round_trips, fo
     settings.FEED_MODEL, settings.FEED_EMBED = "cache", False
     reader = make_user("reader")
     authors = [f"author{i:03d}" for i in range(followed)]
-    t = now()
-    User._get_collection().insert_many(
-        [
-            {
-                "_id": h,
-                "name": h,
-                "password": "x",
-                "status": "active",
-                "last_seen": t,
-                "blocked": [],
-            }
-            for h in authors
-        ]
-    )
+    insert_active_users(authors)
     for h in authors:
         graph.follow_create(follower=reader, followee=h)
     for i in range(30):
