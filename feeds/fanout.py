@@ -92,6 +92,10 @@ def deliver_post(post_id) -> int:
         readers = active_readers(audience(post), post["by"]["id"])
         for batch in _chunks(readers, settings.FEED_FANOUT_BATCH):
             store.deliver("news", batch, entry)
+        # A delete or a moderator's removal that ran while we were writing
+        # removed the entries before ours landed: look once more, after them.
+        if posts.count_documents({"_id": post_id, **LIVE}, limit=1) == 0:
+            store.remove_post(post_id)
     posts.update_one(
         {"_id": post_id},
         {
