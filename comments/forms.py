@@ -12,7 +12,12 @@ class CommentForm(forms.Form):
         widget=forms.Textarea(attrs={"rows": 3, "maxlength": TEXT_MAX}),
         error_messages={"required": "Write something first."},
     )
-    parent = forms.CharField(required=False, max_length=300, widget=forms.HiddenInput)
+    parent = forms.CharField(
+        required=False,
+        max_length=300,
+        widget=forms.HiddenInput,
+        error_messages={"max_length": "That comment does not exist."},
+    )
 
     def clean_text(self):
         text = self.cleaned_data["text"].strip()

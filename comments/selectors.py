@@ -18,6 +18,9 @@ class Thread:
     notice: str = ""
     hidden_authors: set = field(default_factory=set)
     continue_at: set = field(default_factory=set)  # slugs with deeper replies not shown
+    # Of those, the ones whose comment is on an earlier page: the page starts
+    # with their hidden replies, so it starts with their links.
+    continue_before: list = field(default_factory=list)
 
 
 def _suspended(comments: list[Comment]) -> set[str]:
@@ -45,6 +48,11 @@ def _depth_limited(comments: list[Comment], base_depth: int = 0) -> tuple[list, 
     return shown, continue_at
 
 
+def _elsewhere(continue_at: set, shown: list[Comment]) -> list[str]:
+    on_page = {c.slug for c in shown}
+    return sorted(continue_at - on_page)
+
+
 def thread(post_id, *, order: str, after=None, before=None) -> Thread:
     store = get_store()
     notice = ""
@@ -61,6 +69,7 @@ def thread(post_id, *, order: str, after=None, before=None) -> Thread:
     result = Thread(page=page, order=order, notice=notice)
     if order == "threaded":
         page.comments, result.continue_at = _depth_limited(page.comments)
+        result.continue_before = _elsewhere(result.continue_at, page.comments)
     result.hidden_authors = _suspended(page.comments)
     return result
 
@@ -72,6 +81,7 @@ class Permalink:
     page: CommentPage
     hidden_authors: set
     continue_at: set
+    continue_before: list = field(default_factory=list)
 
 
 def permalink(post_id, slug: str, *, after=None, before=None) -> Permalink | None:
@@ -86,7 +96,14 @@ def permalink(post_id, slug: str, *, after=None, before=None) -> Permalink | Non
     comments, continue_at = _depth_limited(page.comments, base_depth=comment.depth)
     page.comments = comments
     everyone = [*ancestors, comment, *comments]
-    return Permalink(comment, ancestors, page, _suspended(everyone), continue_at)
+    return Permalink(
+        comment,
+        ancestors,
+        page,
+        _suspended(everyone),
+        continue_at,
+        _elsewhere(continue_at, comments),
+    )
 
 
 def comments_since(ts: datetime) -> int:

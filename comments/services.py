@@ -6,12 +6,19 @@ on embedded feed entries alike.
 """
 
 from bson import ObjectId
+from django.conf import settings
 
 from comments import tasks
 from comments.stores import Comment, get_store
+from comments.stores.base import HIDDEN_TEXT
 from feeds import fanout
-from feeds.documents import Post
+from feeds.documents import CacheTimeline, MonthTimeline, Post, SizeTimeline
 from profiles.documents import User
+
+#: The timeline collections whose entries may embed a post (FEED_EMBED).
+TIMELINE_DOCUMENTS = (CacheTimeline, MonthTimeline, SizeTimeline)
+#: Tries per timeline document when a concurrent delivery moves its entries.
+TRUNCATE_ATTEMPTS = 5
 
 
 class CommentRefused(Exception):
@@ -74,20 +81,87 @@ def comment_restore(*, post_id: ObjectId, slug: str, text: str) -> bool:
 
 def summary_refresh(post_id: ObjectId) -> None:
     """Recount and re-copy the last comments onto the post and its feed entries."""
-    from django.conf import settings
-
     store = get_store()
+    last = store.last(post_id, settings.FEED_COMMENTS_SHOWN)
+    suspended = _suspended_authors({c.author["id"] for c in last})
     shown = [
         {
             "by": c.author,
             "ts": c.posted,
-            "text": c.display_text,
+            "text": HIDDEN_TEXT if c.author["id"] in suspended else c.display_text,
             "slug": c.slug,
         }
-        for c in store.last(post_id, settings.FEED_COMMENTS_SHOWN)
+        for c in last
     ]
     Post._get_collection().update_one(
         {"_id": post_id},
         {"$set": {"comments_count": store.count(post_id), "comments_shown": shown}},
     )
     fanout.refresh_copies(post_id, ["comments_count", "comments_shown"])
+
+
+def _suspended_authors(handles: set) -> set:
+    if not handles:
+        return set()
+    rows = User._get_collection().find(
+        {"_id": {"$in": sorted(handles)}, "status": "suspended"}, {"_id": 1}
+    )
+    return {row["_id"] for row in rows}
+
+
+def _keep_newest(shown: list, limit: int) -> list:
+    return shown[len(shown) - limit :] if len(shown) > limit else shown
+
+
+def _truncate_timeline_document(collection, doc: dict, limit: int) -> int:
+    """Trim the over-long `comments_shown` of one timeline document's embedded
+    posts with one `$set` of exact index paths. Returns the entries trimmed.
+
+    The filter pins each trimmed position to the entry's post id, so if a
+    delivery shifted the array since it was read (the `cache` model pushes
+    newest first), the update matches nothing and the caller re-reads."""
+    query, changes = {"_id": doc["_id"]}, {}
+    for i, entry in enumerate(doc.get("entries") or []):
+        shown = (entry.get("post") or {}).get("comments_shown") or []
+        if len(shown) > limit:
+            query[f"entries.{i}.id"] = entry.get("id")
+            changes[f"entries.{i}.post.comments_shown"] = _keep_newest(shown, limit)
+    if not changes:
+        return 0
+    if collection.update_one(query, {"$set": changes}).matched_count:
+        return len(changes)
+    return -1
+
+
+def comments_shown_truncate(*, limit: int | None = None) -> dict:
+    """Seed 000's `truncate_extra_comments`: cut every `comments_shown` (on
+    posts and on embedded feed entries) back to the newest `limit`
+    (FEED_COMMENTS_SHOWN). Returns {"posts": n, "<collection>": entries, ...}.
+
+    Seed 000 pops one comment per multi-document update with the positional
+    operator. Here a post is trimmed by `$push` + `$each: []` + `$slice`, and
+    a timeline document, whose array may hold several over-long entries, by
+    one `$set` of their exact positions per document (so it needs no
+    positional or filtered update)."""
+    limit = settings.FEED_COMMENTS_SHOWN if limit is None else limit
+    if limit < 0:
+        raise ValueError("limit must not be negative")
+    result = Post._get_collection().update_many(
+        {f"comments_shown.{limit}": {"$exists": True}},
+        {"$push": {"comments_shown": {"$each": [], "$slice": -limit}}},
+    )
+    counts = {"posts": result.modified_count}
+    over = {f"entries.post.comments_shown.{limit}": {"$exists": True}}
+    fields = {"entries.id": 1, "entries.post.comments_shown": 1}
+    for document in TIMELINE_DOCUMENTS:
+        collection = document._get_collection()
+        trimmed = 0
+        for doc in collection.find(over, fields):
+            for _ in range(TRUNCATE_ATTEMPTS):
+                done = _truncate_timeline_document(collection, doc, limit)
+                if done >= 0:
+                    trimmed += done
+                    break
+                doc = collection.find_one({"_id": doc["_id"]}, fields) or {"_id": doc["_id"]}
+        counts[collection.name] = trimmed
+    return counts

@@ -9,7 +9,7 @@ from django.views.decorators.http import require_POST
 
 from comments import selectors, services
 from comments.forms import CommentForm
-from comments.stores import InvalidCursor, UnknownParent
+from comments.stores import InvalidCursor, UnknownParent, cursors
 from comments.stores.base import ORDERS
 from comments.stores.slugs import is_slug
 from feeds.cards import cards
@@ -26,7 +26,10 @@ def _order(request) -> str:
 def _cursors(request) -> dict:
     after, before = request.GET.get("after"), request.GET.get("before")
     for value in (after, before):
-        if value is not None and (not isinstance(value, str) or len(value) > 400):
+        # A threaded cursor carries a full slug, ~43 characters per level of
+        # depth: the store's own bound, not a shorter one, or the page after
+        # a deep reply would be a 404.
+        if value is not None and (not isinstance(value, str) or len(value) > cursors.MAX_LENGTH):
             raise Http404("Bad page cursor.")
     return {"after": after, "before": before}
 

@@ -8,9 +8,10 @@ from django.conf import settings
 
 from feeds.documents import CARD_FIELDS, Post
 from moderation.documents import AuditEntry, ReportedItem
+from moderation.targets import post_excerpt
 from profiles.documents import User
 from profiles.services import name_terms
-from socialsite.clock import now
+from socialsite.clock import aware, now
 
 PAGE = 50
 
@@ -28,6 +29,7 @@ def dashboard() -> dict:
     pending = {"delivery.state": {"$in": ["pending", "delivering"]}}
     oldest = posts.find(pending, {"delivery.queued": 1}).sort("delivery.queued", 1).limit(1)
     oldest = next(iter(oldest), None)
+    oldest_ts = aware(oldest["delivery"]["queued"]) if oldest else None
     from comments.selectors import comments_since
 
     return {
@@ -45,7 +47,8 @@ def dashboard() -> dict:
         "open_reports": ReportedItem._get_collection().count_documents({"status": "open"}),
         "suspended": users.count_documents({"status": "suspended"}),
         "backlog": posts.count_documents(pending),
-        "oldest_pending": oldest["delivery"]["queued"] if oldest else None,
+        "oldest_pending": oldest_ts,
+        "oldest_pending_seconds": int((t - oldest_ts).total_seconds()) if oldest_ts else None,
         "latest": list(AuditEntry.objects.order_by("-ts").limit(10)),
         "feed_model": settings.FEED_MODEL,
     }
@@ -94,6 +97,7 @@ def user_overview(handle: str) -> dict | None:
     )
     for post in posts:
         post["id"] = str(post["_id"])  # templates cannot read `_id`
+        post["excerpt"] = post_excerpt(post) or post["type"]
     return {
         "person": user,
         "posts": posts,

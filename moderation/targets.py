@@ -22,6 +22,7 @@ class Target:
     author: str | None = None
     excerpt: str = ""
     link: str = ""
+    gone: bool = False  # removed or deleted already: nothing left to report
 
     @property
     def key(self) -> str:
@@ -47,9 +48,9 @@ def _excerpt(text: str) -> str:
     return text if len(text) <= 140 else text[:139] + "…"
 
 
-def _post_text(post: dict) -> str:
+def post_excerpt(post: dict) -> str:
     detail = post.get("detail") or {}
-    return (
+    return _excerpt(
         detail.get("text")
         or detail.get("question")
         or detail.get("place")
@@ -68,15 +69,20 @@ def resolve_target(key_or_type, target_id=None) -> Target | None:
         kind = key_or_type
     if kind == "post":
         post_id = parse_object_id(target_id)
-        post = Post._get_collection().find_one({"_id": post_id}) if post_id else None
+        post = (
+            Post._get_collection().find_one({"_id": post_id}, {"by": 1, "detail": 1, "removed": 1})
+            if post_id
+            else None
+        )
         if post is None:
             return None
         return Target(
             "post",
             str(post_id),
             post["by"]["id"],
-            _excerpt(_post_text(post)),
+            post_excerpt(post),
             f"/posts/{post_id}/",
+            bool(post.get("removed")),
         )
     if kind == "comment":
         if not isinstance(target_id, str) or "/" not in target_id:
@@ -96,6 +102,7 @@ def resolve_target(key_or_type, target_id=None) -> Target | None:
             comment.author["id"],
             _excerpt(comment.text),
             f"/posts/{post_id}/c/{slug}/",
+            comment.deleted,
         )
     if kind == "user":
         handle = parse_handle(target_id)

@@ -3,6 +3,7 @@
 from datetime import UTC, datetime
 from functools import wraps
 
+from bson import ObjectId
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
 from django.http import Http404
@@ -10,6 +11,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
+from feeds import selectors as feed_selectors
 from moderation import selectors, services
 from moderation.documents import REASONS, STATUSES, TARGET_TYPES
 from moderation.targets import Target, resolve_target
@@ -68,14 +70,11 @@ def report(request):
 
 
 def _may_see(viewer, target: Target) -> bool:
+    """A post or comment is reportable only by someone who may see it (else 404)."""
     if target.type == "user":
         return True
-    from feeds import selectors as feed_selectors
-
-    post_id = target.id.split("/")[0]
-    from bson import ObjectId
-
-    return feed_selectors.post_for_viewer(ObjectId(post_id), viewer) is not None
+    post_id = ObjectId(target.id.split("/")[0])  # parsed already by resolve_target
+    return feed_selectors.post_for_viewer(post_id, viewer) is not None
 
 
 @moderator_required
@@ -129,19 +128,18 @@ PAST = {"remove": "Removed", "restore": "Restored", "dismiss": "Dismissed"}
 @moderator_required
 @require_POST
 def bulk(request):
-    action = _choice(request, "action", ("remove", "dismiss"))
+    action = _choice(request, "action", services.BULK_ACTIONS)
     keys = [k for k in request.POST.getlist("keys") if isinstance(k, str)][:200]
     if action is None or not keys:
         messages.error(request, "Select items and an action.")
         return redirect_back(request, reverse("moderation:reports"))
-    try:
-        done = services.bulk(
-            moderator=request.user, action=action, keys=keys, reason=_reason(request)
-        )
-    except services.ModerationError as exc:
-        messages.error(request, str(exc))
-    else:
-        messages.success(request, f"{action.title()}: {done} item{'s' if done != 1 else ''}.")
+    done, skipped = services.bulk(
+        moderator=request.user, action=action, keys=keys, reason=_reason(request)
+    )
+    if done:
+        messages.success(request, f"{PAST[action]}: {done} item{'s' if done != 1 else ''}.")
+    if skipped:
+        messages.error(request, "Not done: " + "; ".join(skipped[:10]))
     return redirect_back(request, reverse("moderation:reports"))
 
 
@@ -187,8 +185,12 @@ def user_suspend(request, handle):
 @require_POST
 def user_unsuspend(request, handle):
     target = resolve_target("user", handle_or_404(handle)) or _missing()
-    services.user_unsuspend(moderator=request.user, target=target, reason=_reason(request))
-    messages.success(request, f"@{target.id} is no longer suspended.")
+    try:
+        services.user_unsuspend(moderator=request.user, target=target, reason=_reason(request))
+    except services.ModerationError as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(request, f"@{target.id} is no longer suspended.")
     return redirect("moderation:user", handle=target.id)
 
 

@@ -29,7 +29,9 @@ ORDERS: tuple[str, ...] = ("threaded", "oldest", "newest")
 DeletedBy = Literal["author", "moderator"]
 DELETED_BY: tuple[str, ...] = ("author", "moderator")
 #: What a soft-deleted comment shows instead of its text.
-TOMBSTONES = {"author": "[deleted]", "moderator": "[removed]"}
+#: What others see of a suspended author's comment (threads and feed cards).
+HIDDEN_TEXT = "[hidden: the author's account is suspended]"
+TOMBSTONES = {"author": "[deleted]", "moderator": "[removed by a moderator]"}
 
 
 class CommentError(Exception):
@@ -81,7 +83,7 @@ class Comment:
 
     @property
     def display_text(self) -> str:
-        """The text a page shows: "[deleted]" or "[removed]" once soft-deleted."""
+        """The text a page shows once soft-deleted: a TOMBSTONES placeholder."""
         return TOMBSTONES.get(self.deleted_by, self.text) if self.deleted_by else self.text
 
     @property

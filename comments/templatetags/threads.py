@@ -3,9 +3,14 @@ from django.conf import settings
 
 register = template.Library()
 
+#: Indentation levels the stylesheet draws (`.comment[data-indent="8"]`);
+#: with a larger COMMENTS_MAX_DEPTH the deeper levels line up with the 8th.
+INDENT_LEVELS = 8
+
 
 @register.filter
 def indent(comment, base=0) -> int:
     """How far a comment is indented: its depth below `base` (the permalink's
     root), never deeper than COMMENTS_MAX_DEPTH."""
-    return max(0, min(comment.depth - int(base or 0), settings.COMMENTS_MAX_DEPTH))
+    limit = min(settings.COMMENTS_MAX_DEPTH, INDENT_LEVELS)
+    return max(0, min(comment.depth - int(base or 0), limit))

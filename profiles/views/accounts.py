@@ -18,7 +18,9 @@ BAD_LOGIN = "That handle and password don't match an account."
 def signup(request):
     if request.user.is_authenticated:
         return redirect(settings.LOGIN_REDIRECT_URL)
-    form = SignupForm(request.POST or None)
+    # Bound on every POST, even an empty one: the rate-limit error below is
+    # added before validation, which an unbound form cannot take.
+    form = SignupForm(request.POST if request.method == "POST" else None)
     status = 200
     if request.method == "POST":
         try:

@@ -151,11 +151,11 @@ def test_soft_delete_keeps_the_replies(store, d):
     gone = store.get(d, parent.slug)
     assert gone.deleted and gone.deleted_by == "author"
     assert gone.display_text == "[deleted]" and gone.text == ""
-    assert store.get(d, other.slug).display_text == "[removed]"
+    assert store.get(d, other.slug).display_text == "[removed by a moderator]"
     assert store.get(d, reply.slug).display_text == "reply"
     assert [c.display_text for c in store.subtree(d, parent.slug)] == ["[deleted]", "reply"]
     page = store.page(d, order="oldest")
-    assert [c.display_text for c in page] == ["[deleted]", "reply", "[removed]"]
+    assert [c.display_text for c in page] == ["[deleted]", "reply", "[removed by a moderator]"]
     assert store.count(d) == 3
     with pytest.raises(ValueError):
         store.soft_delete(d, reply.slug, by="someone")

@@ -1,4 +1,5 @@
 import getpass
+import sys
 
 from django.contrib.auth import password_validation
 from django.core.exceptions import ValidationError
@@ -11,6 +12,7 @@ from socialsite.ids import parse_handle
 
 class Command(BaseCommand):
     help = "Create an admin account, from flags or by asking (interactive)."
+    stealth_options = ("stdin",)
 
     def add_arguments(self, parser):
         parser.add_argument("--handle")
@@ -18,18 +20,29 @@ class Command(BaseCommand):
         parser.add_argument("--password", help="prefer the prompt: flags end up in shell history")
         parser.add_argument("--no-input", action="store_true", help="fail instead of asking")
 
+    def execute(self, *args, **options):
+        self.stdin = options.get("stdin", sys.stdin)  # tests pass a fake terminal
+        return super().execute(*args, **options)
+
     def handle(self, *args, handle, name, password, no_input, **options):
         def ask(label, value, secret=False):
             if value:
                 return value
             if no_input:
                 raise CommandError(f"--{label} is required with --no-input")
-            return getpass.getpass(f"{label.title()}: ") if secret else input(f"{label.title()}: ")
+            if not (hasattr(self.stdin, "isatty") and self.stdin.isatty()):
+                raise CommandError(f"Not a terminal: give --{label} (and --no-input).")
+            if not secret:
+                return input(f"{label.title()}: ")
+            first = getpass.getpass("Password: ")
+            if first != getpass.getpass("Password (again): "):
+                raise CommandError("The passwords do not match.")
+            return first
 
         handle = parse_handle(ask("handle", handle))
         if handle is None:
             raise CommandError("A handle is 3-30 lowercase letters, digits or _.")
-        name = ask("name", name).strip() or handle
+        name = (name or "").strip() or ("" if no_input else ask("name", None).strip()) or handle
         password = ask("password", password, secret=True)
         try:
             password_validation.validate_password(password)

@@ -1,0 +1,136 @@
+"""Demo discussions: a few long ones (over 300 comments, several pages), a few
+deep ones (replies more than 10 levels down, past COMMENTS_MAX_DEPTH), and
+small ones under many posts, written through the configured comment store,
+then each post's count and last comments refreshed for the feed cards.
+
+Comments go only on public posts, by people the post's author has not
+blocked, at times between the post and now. Alice (the demo login) sees the
+long and deep discussions in her feed: they are on posts of people she
+follows where there are such posts.
+"""
+
+import random
+from datetime import timedelta
+
+from comments import services
+from comments.stores import get_store
+from feeds.documents import PUBLIC, Post
+from profiles.documents import FollowingEdge, User
+from socialsite.clock import aware, now
+
+LINES = [
+    "Great point.",
+    "I had the same experience last year.",
+    "Not sure I agree, but I see where you're coming from.",
+    "Do you have a source for that?",
+    "Here's one: https://www.mongodb.com/docs/manual/data-modeling/",
+    "Ha, this made my day.",
+    "Saving this for later.",
+    "Which version were you on?",
+    "Same here, @alice knows the details.",
+    "That's the trade-off: embed for reads, link for writes.",
+    "Could you say more about how that worked out?",
+    "Thanks for sharing!",
+    "Strong disagree, respectfully.",
+    "Seed 004 covers exactly this case.",
+    "We tried buckets of 100 and never looked back.",
+    "+1",
+]
+LONG = (2, 310, 360)  # discussions, fewest and most comments
+DEEP = (2, 12, 15)  # discussions, shallowest and deepest chain
+SMALL = (60, 1, 8)  # at most this many posts, fewest and most comments
+RECENT_POSTS = 120  # the recent public posts that get discussions
+
+
+def _candidates(alice: str | None) -> tuple[list[dict], set[str]]:
+    """Recent public posts, newest first, and whom `alice` follows."""
+    posts = list(
+        Post._get_collection()
+        .find(
+            {"circles": PUBLIC, "removed": None},
+            {"by": 1, "ts": 1},
+        )
+        .sort("ts", -1)
+        .limit(RECENT_POSTS)
+    )
+    followed: set[str] = set()
+    if alice:
+        rows = FollowingEdge._get_collection().find({"_f": alice}, {"_t": 1})
+        followed = {row["_t"] for row in rows} | {alice}
+    return posts, followed
+
+
+def _times(rng: random.Random, post: dict, n: int) -> list:
+    start, end = aware(post["ts"]), now() - timedelta(minutes=1)
+    span = max(60.0, (end - start).total_seconds())
+    return sorted(start + timedelta(seconds=rng.uniform(30, span)) for _ in range(n))
+
+
+def _discuss(store, rng, post, people, blocked, n, *, deep=0) -> tuple[int, int]:
+    """Post `n` comments under `post`; with `deep`, first a chain that deep.
+    Returns (comments, deepest depth)."""
+    author = post["by"]["id"]
+    voices = [p for p in people if p["id"] not in blocked.get(author, ())]
+    made = []
+    for i, ts in enumerate(_times(rng, post, n)):
+        parent = None
+        if deep and i <= deep:
+            parent = made[-1] if made else None  # the chain: each replies to the last
+        elif made and rng.random() < 0.55:
+            # Replies favour the recent comments, so threads grow a few levels.
+            parent = made[max(0, len(made) - 1 - int(rng.expovariate(1 / 6)))]
+        made.append(
+            store.post(
+                post["_id"],
+                author=rng.choice(voices),
+                text=rng.choice(LINES),
+                parent_slug=parent.slug if parent else None,
+                posted=ts,
+            )
+        )
+    if len(made) > 3:  # a deleted comment whose replies stay, and an edited one
+        gone = made[1]
+        store.soft_delete(post["_id"], gone.slug, by="author")
+        store.edit(post["_id"], made[2].slug, text=made[2].text + " (edit: typo)")
+    return len(made), max((c.depth for c in made), default=0)
+
+
+def seed_more(*, handles: list[str], seed: int, stdout=None) -> None:
+    rng = random.Random(seed + 2)
+    store = get_store()
+    users = User._get_collection().find({"_id": {"$in": handles}}, {"name": 1, "blocked": 1})
+    people, blocked = [], {}
+    for u in users:
+        people.append({"id": u["_id"], "name": u["name"]})
+        blocked[u["_id"]] = set(u.get("blocked") or ())
+    people.sort(key=lambda p: p["id"])
+    alice = "alice" if "alice" in handles else None
+    posts, followed = _candidates(alice)
+    if not posts or not people:
+        return
+    # Long and deep discussions on recent posts Alice sees, the rest small.
+    preferred = [p for p in posts if p["by"]["id"] in followed] or posts
+    featured = preferred[: LONG[0] + DEEP[0]]
+    others = [p for p in posts if p not in featured]
+    total, deepest, longest, touched = 0, 0, 0, []
+    for i, post in enumerate(featured):
+        if i < LONG[0]:
+            n, depth = _discuss(store, rng, post, people, blocked, rng.randint(*LONG[1:]))
+        else:
+            chain = rng.randint(*DEEP[1:])
+            n, depth = _discuss(
+                store, rng, post, people, blocked, chain + rng.randint(10, 30), deep=chain
+            )
+        total, deepest, longest = total + n, max(deepest, depth), max(longest, n)
+        touched.append(post["_id"])
+    for post in rng.sample(others, min(SMALL[0], len(others))):
+        n, depth = _discuss(store, rng, post, people, blocked, rng.randint(*SMALL[1:]))
+        total, deepest, longest = total + n, max(deepest, depth), max(longest, n)
+        touched.append(post["_id"])
+    for post_id in touched:
+        services.summary_refresh(post_id)
+    if stdout:
+        stdout.write(
+            f"  {total} comments on {len(touched)} posts ({store.name} store; "
+            f"the longest discussion {longest}, the deepest reply at depth {deepest})"
+        )

@@ -1,0 +1,104 @@
+"""Demo moderation data: a moderator and an admin account (README, "Logging
+in to the demo"), a few open reports from several users on posts, a comment
+and a user, and one past action, so the queue, the dashboard and the log
+have something to show."""
+
+import random
+
+from comments import services as comments
+from comments.stores import get_store
+from feeds.documents import LIVE, PUBLIC, Post
+from moderation import services
+from moderation.targets import resolve_target
+from profiles import services as profiles
+from profiles.demo import DEMO_PASSWORD
+from profiles.documents import User
+
+ACCOUNTS = (
+    ("moderator", "Morgan Moderator", "moderator"),
+    ("admin", "Adrian Admin", "admin"),
+)
+NOTES = [
+    "",
+    "Looks like an ad.",
+    "Same message posted everywhere.",
+    "This is rude.",
+    "Please take a look.",
+]
+COMMENT = "Click here for cheap followers!!! best deals"
+
+
+def _accounts() -> User:
+    for handle, name, role in ACCOUNTS:
+        try:
+            profiles.user_create(handle=handle, name=name, password=DEMO_PASSWORD, role=role)
+        except profiles.HandleTaken:
+            services.role_set(actor=None, handle=handle, role=role)
+    return User.objects.get(handle="moderator")
+
+
+def _report(rng, target, reporters, reason) -> int:
+    made = 0
+    for reporter in reporters:
+        try:
+            services.report_create(
+                reporter=reporter, target=target, reason=reason, note=rng.choice(NOTES)
+            )
+        except services.ModerationError:
+            continue
+        made += 1
+    return made
+
+
+def _a_comment(rng, posts, users):
+    """A comment on one of `posts` (the comments demo may have made some)."""
+    store = get_store()
+    for post in posts:
+        found = store.page(post["_id"], order="oldest", limit=5).comments
+        live = [c for c in found if not c.deleted]
+        if live:
+            return post, live[0]
+    post = posts[0]
+    author = rng.choice([u for u in users if u.handle != post["by"]["id"]])
+    return post, comments.comment_create(post=post, author=author, text=COMMENT)
+
+
+def seed_more(*, handles: list[str], seed: int, stdout=None) -> None:
+    rng = random.Random(seed + 7)
+    moderator = _accounts()
+    users = list(User.objects(handle__in=handles, role="user"))
+    posts = list(
+        Post._get_collection()
+        .find({"circles": PUBLIC, "to": None, **LIVE}, {"by": 1, "detail": 1})
+        .sort("ts", -1)
+        .limit(40)
+    )
+    if len(users) < 6 or len(posts) < 4:
+        return  # too small a demo to report on
+
+    def others(author: str, n: int) -> list[User]:
+        return rng.sample([u for u in users if u.handle != author], n)
+
+    *open_posts, dismissed = rng.sample(posts, 4)
+    reported = 0
+    for post, (count, reason) in zip(
+        open_posts, [(4, "spam"), (2, "harassment"), (1, "other")], strict=True
+    ):
+        target = resolve_target(f"post:{post['_id']}")
+        reported += _report(rng, target, others(post["by"]["id"], count), reason)
+    post, comment = _a_comment(rng, rng.sample(posts, len(posts)), users)
+    target = resolve_target(f"comment:{post['_id']}/{comment.slug}")
+    reported += _report(rng, target, others(comment.author["id"], 3), "spam")
+    suspect = rng.choice(users[len(users) // 2 :])
+    target = resolve_target(f"user:{suspect.handle}")
+    reported += _report(rng, target, others(suspect.handle, 2), "harassment")
+    # One report already handled, so the audit log is not empty.
+    target = resolve_target(f"post:{dismissed['_id']}")
+    if _report(rng, target, others(dismissed["by"]["id"], 1), "other"):
+        services.report_dismiss(
+            moderator=moderator, target=target, reason="Not against the rules."
+        )
+    if stdout:
+        stdout.write(
+            f"  moderation: accounts moderator and admin, {reported} open reports, 1 dismissed"
+        )

@@ -1,0 +1,206 @@
+"""Moderator removal of posts and comments: soft, reaching every timeline
+under every feed model (linking or embedding), and undone by restoring."""
+
+import re
+
+import pytest
+
+from feeds import selectors
+from feeds import services as feeds
+from feeds.timelines import get_store
+from moderation.documents import AuditEntry
+from profiles import services as graph
+from profiles.auth import AnonymousVisitor
+from profiles.documents import User
+from tests.moderation.conftest import new_comment, new_post
+
+MODELS = [(m, embed) for m in ("read", "cache", "month", "size") for embed in (False, True)]
+PLACEHOLDER = "[removed by a moderator]"
+
+
+@pytest.fixture(params=MODELS, ids=[f"{m}-{'embed' if e else 'link'}" for m, e in MODELS])
+def feed_model(request, settings):
+    """Set before the cast exists, so every timeline is stored under this model."""
+    settings.FEED_MODEL, settings.FEED_EMBED = request.param
+    return request.param
+
+
+def user(handle):
+    return User.objects.get(handle=handle)
+
+
+def news(handle) -> set:
+    return {p["_id"] for p in selectors.news_page(user(handle)).posts}
+
+
+def wall(owner, viewer=None) -> set:
+    viewer = user(viewer) if viewer else AnonymousVisitor()
+    return {p["_id"] for p in selectors.wall_page(user(owner), viewer).posts}
+
+
+def incoming(owner) -> set:
+    return {p["_id"] for p in selectors.incoming_page(user(owner)).posts}
+
+
+def stored(kind, owner) -> set:
+    """Post ids in the timeline documents themselves (not through the read fallback)."""
+    store = get_store()
+    if not store.stores_entries:
+        return set()
+    return {e["id"] for e in store.entries(kind, owner, None, 1000).entries}
+
+
+def timelines() -> dict:
+    return {
+        "news": {h: news(h) for h in ("ada", "bob", "cyd", "mod")},
+        "walls": {
+            (owner, viewer): wall(owner, viewer)
+            for owner in ("ada", "bob")
+            for viewer in ("ada", "bob", "cyd", None)
+        },
+        "incoming": incoming("ada"),
+        "stored": {(k, h): stored(k, h) for k in ("news", "wall") for h in ("ada", "bob", "cyd")},
+    }
+
+
+def contains(snapshot: dict, post_id) -> set:
+    """The timelines (by name) whose snapshot holds `post_id`."""
+    found = set()
+    for group, value in snapshot.items():
+        if isinstance(value, dict):
+            found |= {(group, key) for key, ids in value.items() if post_id in ids}
+        elif post_id in value:
+            found.add((group,))
+    return found
+
+
+def test_a_removed_post_leaves_every_timeline(feed_model, cast, login):
+    graph.follow_create(follower=cast.ada, followee="bob")  # Bob's posts show on her wall
+    removed = new_post(cast.ada, "a post to remove")
+    kept = new_post(cast.ada, "a post that stays")
+    on_wall = feeds.post_create(
+        author=cast.bob,
+        type="status",
+        detail={"text": "on ada's wall"},
+        circles=["*public*"],
+        to="ada",
+    )
+    top = new_comment(cast.cyd, removed.id, "cyd's comment")
+    reply = new_comment(cast.bob, removed.id, "bob's reply", parent_slug=top.slug)
+
+    before = timelines()
+    where = contains(before, removed.id)
+    assert {("news", h) for h in ("ada", "bob", "cyd", "mod")} <= where
+    assert {("walls", ("ada", v)) for v in ("ada", "bob", "cyd", None)} <= where
+    if get_store().stores_entries:
+        assert ("stored", ("news", "bob")) in where and ("stored", ("wall", "ada")) in where
+    wall_post_places = contains(before, on_wall.id)
+    assert ("incoming",) in wall_post_places and ("walls", ("ada", "ada")) in wall_post_places
+
+    mod = login(cast.mod)
+    act = {"key": f"post:{removed.id}", "action": "remove", "reason": "spam"}
+    assert mod.post("/mod/act/", act).status_code == 302
+    bulk = {"keys": [f"post:{on_wall.id}"], "action": "remove"}
+    assert mod.post("/mod/bulk/", bulk).status_code == 302
+
+    after = timelines()
+    assert contains(after, removed.id) == set()
+    assert contains(after, on_wall.id) == set()
+    assert contains(after, kept.id) == contains(before, kept.id) != set()
+    bob = login(cast.bob)
+    assert f'data-post-id="{removed.id}"' not in bob.get("/feed/").content.decode()
+    assert f'data-post-id="{removed.id}"' not in bob.get("/u/ada/").content.decode()
+    assert f'data-post-id="{kept.id}"' in bob.get("/u/ada/").content.decode()
+
+    # The post page keeps a placeholder; the discussion is for moderators only.
+    page = bob.get(f"/posts/{removed.id}/").content.decode()
+    assert PLACEHOLDER in page and "a post to remove" not in page
+    assert "cyd&#x27;s comment" not in page and "bob&#x27;s reply" not in page
+    assert bob.get(f"/posts/{removed.id}/c/{top.slug}/").status_code == 404
+    page = mod.get(f"/posts/{removed.id}/").content.decode()
+    assert PLACEHOLDER in page
+    assert "cyd&#x27;s comment" in page and "bob&#x27;s reply" in page
+    assert mod.get(f"/posts/{removed.id}/c/{reply.slug}/").status_code == 200
+    assert "Restore post" in page
+
+    # Restoring brings it back everywhere it was.
+    mod.post("/mod/act/", {"key": f"post:{removed.id}", "action": "restore"})
+    restored = timelines()
+    assert contains(restored, removed.id) == contains(before, removed.id)
+    page = bob.get(f"/posts/{removed.id}/").content.decode()
+    assert "a post to remove" in page and PLACEHOLDER not in page
+    assert "cyd&#x27;s comment" in page
+    assert [e.action for e in AuditEntry.objects.order_by("ts")] == [
+        "post.remove",
+        "post.remove",
+        "post.restore",
+    ]
+
+
+def test_removing_twice_or_restoring_a_live_post_is_refused(cast, login):
+    post = new_post(cast.ada)
+    mod = login(cast.mod)
+    key = f"post:{post.id}"
+    response = mod.post("/mod/act/", {"key": key, "action": "restore"})
+    assert "Only a removed post" in mod.get(response["Location"]).content.decode()
+    mod.post("/mod/act/", {"key": key, "action": "remove"})
+    response = mod.post("/mod/act/", {"key": key, "action": "remove"})
+    assert "removed already" in mod.get(response["Location"]).content.decode()
+    assert AuditEntry.objects.count() == 1
+
+
+def test_a_post_removed_before_delivery_leaves_no_backlog(cast, login, settings):
+    settings.TASKS = {"default": {"BACKEND": "django.tasks.backends.dummy.DummyBackend"}}
+    post = new_post(cast.ada, "queued")
+    assert feeds.Post.objects.get(id=post.id).delivery.state == "pending"
+    login(cast.mod).post("/mod/act/", {"key": f"post:{post.id}", "action": "remove"})
+    assert feeds.Post.objects.get(id=post.id).delivery.state == "done"
+    settings.TASKS = {"default": {"BACKEND": "django.tasks.backends.immediate.ImmediateBackend"}}
+    login(cast.mod).post("/mod/act/", {"key": f"post:{post.id}", "action": "restore"})
+    assert feeds.Post.objects.get(id=post.id).delivery.state == "done"
+    assert post.id in news("bob")
+
+
+@pytest.mark.parametrize("store_name", ["documents", "embedded", "buckets"])
+def test_a_removed_comment_keeps_its_replies_and_can_be_restored(
+    store_name, settings, cast, login
+):
+    settings.COMMENTS_STORE = store_name
+    post = new_post(cast.ada)
+    top = new_comment(cast.cyd, post.id, "rude words")
+    reply = new_comment(cast.bob, post.id, "a calm reply", parent_slug=top.slug)
+    mod = login(cast.mod)
+    key = f"comment:{post.id}/{top.slug}"
+    mod.post("/mod/act/", {"key": key, "action": "remove", "reason": "rude"})
+
+    page = login(cast.bob).get(f"/posts/{post.id}/").content.decode()
+    texts = re.findall(r'<p class="comment__text[^"]*">([^<]*)</p>', page)
+    assert PLACEHOLDER in texts and "a calm reply" in texts
+    assert "rude words" not in page
+    assert f'data-slug="{reply.slug}"' in page
+    # The audit entry keeps the text; restoring puts it back.
+    [entry] = AuditEntry.objects(action="comment.remove")
+    assert entry.details["text"] == "rude words" and entry.target_id == f"{post.id}/{top.slug}"
+    response = mod.post("/mod/act/", {"key": key, "action": "remove"})
+    assert "already gone" in mod.get(response["Location"]).content.decode()
+    mod.post("/mod/act/", {"key": key, "action": "restore"})
+    assert "rude words" in login(cast.bob).get(f"/posts/{post.id}/").content.decode()
+    response = mod.post("/mod/act/", {"key": key, "action": "restore"})
+    assert "Only a comment a moderator removed" in mod.get(response["Location"]).content.decode()
+    assert [e.action for e in AuditEntry.objects.order_by("ts")] == [
+        "comment.remove",
+        "comment.restore",
+    ]
+
+
+def test_a_comment_its_author_deleted_cannot_be_restored_by_a_moderator(cast, login):
+    from comments import services as comments
+
+    post = new_post(cast.ada)
+    top = new_comment(cast.cyd, post.id, "regret")
+    comments.comment_delete(post_id=post.id, slug=top.slug, actor=cast.cyd)
+    mod = login(cast.mod)
+    response = mod.post("/mod/act/", {"key": f"comment:{post.id}/{top.slug}", "action": "restore"})
+    assert response.status_code == 302
+    assert "[deleted]" in mod.get(f"/posts/{post.id}/").content.decode()
+    assert AuditEntry.objects.count() == 0
