@@ -34,7 +34,7 @@ stamp=.venv/.installed-$(sha1sum pyproject.toml | cut -c1-12)
 if [ ! -f "$stamp" ]; then
   echo "setup: installing the project and its dev tools into .venv" >&2
   .venv/bin/python -m pip install -q --upgrade pip >/dev/null 2>&1 || true
-  .venv/bin/python -m pip install -q -e ".[dev]" 2>&1 | grep -v "^WARNING: Location" >&2 || true
+  PYTHONWARNINGS=ignore .venv/bin/python -m pip install -q -e ".[dev]" 2>&1 | grep -v "^WARNING: Location" >&2 || true
   .venv/bin/python -c "import django, mongoengine, mongomock, pytest, playwright" \
     || { echo "setup: installing Python packages failed" >&2; exit 1; }
   rm -f .venv/.installed-*
