@@ -11,7 +11,7 @@ comments) `--reads` times each, in the threaded order where the store has one
 and oldest first otherwise, and count the documents that hold the discussion.
 Round trips are counted the way the tests count them (DESIGN.md §6). It runs
 against MONGODB_URI when that is set (the database is emptied: pass --wipe),
-and otherwise in demo mode on mongomock, whose timings say nothing about
+and otherwise in demo mode on the in-process database, whose timings say nothing about
 MongoDB.
 """
 
@@ -230,9 +230,9 @@ def main(argv=None) -> int:
     db = mongo.database()
     if mongo.is_demo():
         print(
-            "DEMO MODE: in-process mongomock. It scans collections and copies whole "
+            "DEMO MODE: in-process demo database. It scans collections and copies whole "
             "documents on every read and write (the embedded store's post grows with the "
-            "discussion), so the timings reflect mongomock, not MongoDB; round trips and "
+            "discussion), so the timings reflect the demo database, not MongoDB; round trips and "
             "document counts do carry over. Set MONGODB_URI to measure a server."
         )
     else:

@@ -7,7 +7,7 @@ authors through `post_create` (delivery runs in the same thread, on the
 immediate tasks backend), read `--reads` news pages of random users, then
 count what the timelines store. Round trips are counted the way the tests
 count them (DESIGN.md §6). It runs against MONGODB_URI when that is set (the
-database is emptied: pass --wipe), and otherwise in demo mode on mongomock,
+database is emptied: pass --wipe), and otherwise in demo mode (in-process database),
 whose timings say nothing about MongoDB.
 """
 
@@ -107,7 +107,7 @@ def empty_database() -> None:
 
     if not mongo.is_demo():
         indexes.ensure_all()
-    # In demo mode no index is created: mongomock answers no query from an
+    # In demo mode no index is created: the demo database answers no query from an
     # index, and checks a unique index by scanning the collection on every
     # write. A single-threaded run that delivers each post once does not need
     # the unique indexes (they make re-delivery idempotent).
@@ -243,9 +243,9 @@ def main(argv=None) -> int:
     db = mongo.database()
     if mongo.is_demo():
         print(
-            "DEMO MODE: in-process mongomock. It scans collections and copies documents "
+            "DEMO MODE: in-process demo database. It scans collections and copies documents "
             "(its aggregate, which the cache model's page read uses, copies the whole "
-            "collection), so the timings reflect mongomock, not MongoDB; round trips and "
+            "collection), so the timings reflect the demo database, not MongoDB; round trips and "
             "storage counts do carry over. Set MONGODB_URI to measure a server."
         )
     else:

@@ -16,7 +16,7 @@ class PostError(Exception):
 
 
 class NotFound(Exception):
-    pass
+    """No such post, or not the actor's to change (a 404 for the views)."""
 
 
 EDITABLE = {

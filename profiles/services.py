@@ -36,11 +36,11 @@ class GraphError(Exception):
 
 
 class HandleTaken(Exception):
-    pass
+    """The handle belongs to someone already."""
 
 
 class UnknownUser(Exception):
-    pass
+    """No active user has that handle (a 404 for the views)."""
 
 
 def name_terms(name: str) -> list[str]:

@@ -11,7 +11,7 @@ def now() -> datetime:
 
 
 def aware(value: datetime | None) -> datetime | None:
-    """Values read back from mongomock or older documents may be naive UTC."""
+    """Values read back from the demo database or older documents may be naive UTC."""
     if value is not None and value.tzinfo is None:
         return value.replace(tzinfo=UTC)
     return value

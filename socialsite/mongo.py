@@ -2,8 +2,8 @@
 
 With `MONGODB_URI` set we connect to that server (standalone, replica set or
 `mongodb+srv://` cluster: pymongo reads all of it from the URI). Without it the
-site runs in "demo mode" on an in-process mongomock database; that code lives
-apart in `socialsite.demo_db` so nothing else ever imports mongomock.
+site runs in "demo mode" on an in-process, in-memory database; that code lives
+apart in `socialsite.demo_db`, the one module that knows which library provides it.
 """
 
 import logging
@@ -42,7 +42,7 @@ def connect(uri: str | None = None, db_name: str | None = None) -> None:
         demo_db.connect(db_name)
         _state["demo"] = True
         log.warning(
-            "MongoDB: DEMO MODE - in-process mongomock database, in memory only. "
+            "MongoDB: DEMO MODE - in-process database, in memory only. "
             "Set MONGODB_URI to use a real MongoDB."
         )
     _state["connected"] = True

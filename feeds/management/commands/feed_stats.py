@@ -12,7 +12,7 @@ STORED_MODELS = [name for name in MODELS if get_store(name).stores_entries]
 def coll_stats(name: str) -> dict | None:
     """`collStats` of one collection, or None where the server does not answer it.
 
-    mongomock implements no `collStats`; a server that dropped the command
+    the demo database implements no `collStats`; a server that dropped the command
     (it is deprecated since 6.2) still answers the `$collStats` stage.
     """
     if mongo.is_demo():
@@ -21,7 +21,7 @@ def coll_stats(name: str) -> dict | None:
     try:
         return db.command("collStats", name)
     except OperationFailure:
-        pass
+        pass  # the command is gone from this server: try the aggregation stage
     try:
         rows = list(db[name].aggregate([{"$collStats": {"storageStats": {}}}]))
     except OperationFailure:
