@@ -1,9 +1,11 @@
 """Profiles, follower lists, follow/unfollow, blocks, circles and search."""
 
+from django.conf import settings
 from django.contrib import messages
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.module_loading import import_string
 from django.views.decorators.http import require_http_methods, require_POST
 
 from profiles import selectors, services
@@ -30,18 +32,14 @@ def profile(request, handle):
             owner_circles=request.user.circles,
             initial={"circles": context["rel"].circles},
         )
-    extra = profile_extensions(request, person)
-    context.update(extra)
+    context.update(profile_extensions(request, person))
     return render(request, "profiles/profile.html", context)
 
 
 def profile_extensions(request, person) -> dict:
     """Context other apps add to the profile page (the wall, from feeds)."""
-    from django.conf import settings
-    from django.utils.module_loading import import_string
-
     context: dict = {}
-    for path in getattr(settings, "PROFILE_PAGE_EXTENSIONS", []):
+    for path in settings.PROFILE_PAGE_EXTENSIONS:
         context.update(import_string(path)(request, person))
     return context
 
