@@ -1,0 +1,58 @@
+"""Every write to users, profiles, the follower graph, circles and blocks,
+one module per concept; import them from here."""
+
+from profiles.services.circles import (
+    CIRCLE_NAME_RE,
+    MAX_CIRCLES,
+    circle_add_member,
+    circle_create,
+    circle_delete,
+    circle_remove_member,
+    circle_rename,
+    circles_set_for,
+    clean_circle_name,
+)
+from profiles.services.graph import (
+    block_create,
+    block_delete,
+    counters_recount,
+    follow_create,
+    follow_delete,
+    graph_repair,
+)
+from profiles.services.users import (
+    GraphError,
+    HandleTaken,
+    UnknownUser,
+    name_terms,
+    password_change,
+    profile_update,
+    user_create,
+    user_touch,
+)
+
+__all__ = [
+    "CIRCLE_NAME_RE",
+    "MAX_CIRCLES",
+    "GraphError",
+    "HandleTaken",
+    "UnknownUser",
+    "block_create",
+    "block_delete",
+    "circle_add_member",
+    "circle_create",
+    "circle_delete",
+    "circle_remove_member",
+    "circle_rename",
+    "circles_set_for",
+    "clean_circle_name",
+    "counters_recount",
+    "follow_create",
+    "follow_delete",
+    "graph_repair",
+    "name_terms",
+    "password_change",
+    "profile_update",
+    "user_create",
+    "user_touch",
+]

@@ -1,0 +1,171 @@
+"""The follower graph and blocks.
+
+The graph follows the Socialite user-graph service (seed 003): an edge is one
+small document in `following` and its mirror in `followers`. Counters live on
+the user documents and are changed with `$inc`.
+
+Concurrency: the `following` edge is the arbiter. Its unique `(_f, _t)` index
+lets exactly one of several racing follows insert it, and its `state` field
+(adding -> active -> removing) lets exactly one racing unfollow claim it, only
+once the follow's increments have landed. So each counted edge is incremented
+once and decremented at most once, after its increment: the counters end equal
+to the number of edges and never go negative. `repair_graph` finishes edges
+left half-done by a crashed process.
+"""
+
+from pymongo import UpdateOne
+from pymongo.errors import DuplicateKeyError
+
+from profiles import signals
+from profiles.documents import FollowerEdge, FollowingEdge, User
+from profiles.services.circles import known_circles
+from profiles.services.users import GraphError, UnknownUser
+from socialsite.clock import now
+
+
+def _counters(follower: str, followee: str, delta: int) -> None:
+    # Both counters in one round trip.
+    User._get_collection().bulk_write(
+        [
+            UpdateOne({"_id": follower}, {"$inc": {"following_count": delta}}),
+            UpdateOne({"_id": followee}, {"$inc": {"followers_count": delta}}),
+        ],
+        ordered=False,
+    )
+
+
+def follow_create(*, follower: User, followee: str, circles: list[str] = ()) -> bool:
+    """`follower` follows `followee`, placed in `circles` (names of the follower's).
+
+    Idempotent: following again only adds the given circles. Returns True when
+    a new edge was made.
+    """
+    if follower.handle == followee:
+        raise GraphError("You can't follow yourself.")
+    target = User.objects(handle=followee, status="active").only("handle", "blocked").first()
+    if target is None:
+        raise UnknownUser(followee)
+    if follower.handle in target.blocked:
+        raise GraphError("You can't follow this account.")
+    if followee in follower.blocked:
+        raise GraphError("You blocked this account. Unblock it first.")
+    circles = known_circles(follower, circles)
+
+    edges = FollowingEdge._get_collection()
+    try:
+        edges.insert_one(
+            {
+                "_f": follower.handle,
+                "_t": followee,
+                "_g": circles,
+                "state": "adding",
+                "since": now(),
+                "changed": now(),
+            }
+        )
+    except DuplicateKeyError:
+        if circles:
+            edges.update_one(
+                {"_f": follower.handle, "_t": followee}, {"$addToSet": {"_g": {"$each": circles}}}
+            )
+        return False
+    _finish_adding(follower.handle, followee)
+    signals.followed.send(sender=User, follower=follower.handle, followee=followee)
+    return True
+
+
+def _finish_adding(follower: str, followee: str) -> None:
+    FollowerEdge._get_collection().update_one(
+        {"_f": followee, "_t": follower}, {"$setOnInsert": {"since": now()}}, upsert=True
+    )
+    _counters(follower, followee, +1)
+    FollowingEdge._get_collection().update_one(
+        {"_f": follower, "_t": followee, "state": "adding"}, {"$set": {"state": "active"}}
+    )
+
+
+def follow_delete(*, follower: str, followee: str) -> bool:
+    """Unfollow (and so leave every circle). Idempotent; True when an edge went."""
+    claimed = FollowingEdge._get_collection().find_one_and_update(
+        {"_f": follower, "_t": followee, "state": "active"},
+        {"$set": {"state": "removing", "changed": now()}},
+        projection={"_id": 1},
+    )
+    if claimed is None:
+        return False
+    _finish_removing(follower, followee)
+    signals.unfollowed.send(sender=User, follower=follower, followee=followee)
+    return True
+
+
+def _finish_removing(follower: str, followee: str) -> None:
+    FollowerEdge._get_collection().delete_one({"_f": followee, "_t": follower})
+    _counters(follower, followee, -1)
+    FollowingEdge._get_collection().delete_one(
+        {"_f": follower, "_t": followee, "state": "removing"}
+    )
+
+
+def graph_repair(*, older_than_seconds: int = 300) -> int:
+    """Finish edges a crashed process left half-added or half-removed.
+
+    A half-done edge may or may not have had its counters changed, so the
+    counters of everyone involved are recounted from the edges afterwards.
+    """
+    from datetime import timedelta
+
+    cutoff = now() - timedelta(seconds=older_than_seconds)
+    stuck = list(
+        FollowingEdge._get_collection().find(
+            {"state": {"$in": ["adding", "removing"]}, "changed": {"$lt": cutoff}}
+        )
+    )
+    touched: set[str] = set()
+    for edge in stuck:
+        f, t = edge["_f"], edge["_t"]
+        if edge["state"] == "adding":
+            FollowerEdge._get_collection().update_one(
+                {"_f": t, "_t": f}, {"$setOnInsert": {"since": now()}}, upsert=True
+            )
+            FollowingEdge._get_collection().update_one(
+                {"_id": edge["_id"]}, {"$set": {"state": "active"}}
+            )
+        else:
+            FollowerEdge._get_collection().delete_one({"_f": t, "_t": f})
+            FollowingEdge._get_collection().delete_one({"_id": edge["_id"]})
+        touched.update((f, t))
+    for handle in touched:
+        counters_recount(handle=handle)
+    return len(stuck)
+
+
+def counters_recount(*, handle: str) -> None:
+    User._get_collection().update_one(
+        {"_id": handle},
+        {
+            "$set": {
+                "following_count": FollowingEdge._get_collection().count_documents({"_f": handle}),
+                "followers_count": FollowerEdge._get_collection().count_documents({"_f": handle}),
+            }
+        },
+    )
+
+
+def block_create(*, blocker: User, blocked: str) -> None:
+    """Block: on the blocker's document (seed 000); follows both ways end."""
+    if blocker.handle == blocked:
+        raise GraphError("You can't block yourself.")
+    if not User.objects(handle=blocked).only("handle").first():
+        raise UnknownUser(blocked)
+    User._get_collection().update_one({"_id": blocker.handle}, {"$addToSet": {"blocked": blocked}})
+    if blocked not in blocker.blocked:
+        blocker.blocked.append(blocked)
+    follow_delete(follower=blocker.handle, followee=blocked)
+    follow_delete(follower=blocked, followee=blocker.handle)
+    signals.blocked.send(sender=User, blocker=blocker.handle, blocked=blocked)
+
+
+def block_delete(*, blocker: User, blocked: str) -> None:
+    User._get_collection().update_one({"_id": blocker.handle}, {"$pull": {"blocked": blocked}})
+    if blocked in blocker.blocked:
+        blocker.blocked.remove(blocked)

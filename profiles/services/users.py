@@ -1,0 +1,83 @@
+"""Writes to users and profiles."""
+
+import re
+import unicodedata
+
+from django.contrib.auth.hashers import make_password
+from mongoengine.errors import NotUniqueError
+from pymongo.errors import DuplicateKeyError
+
+from profiles import signals
+from profiles.documents import Profile, User
+from socialsite.clock import now
+from socialsite.ids import parse_handle
+from socialsite.sessions import end_sessions_of
+
+
+class GraphError(Exception):
+    """A graph change that is refused, with a message for the user."""
+
+
+class HandleTaken(Exception):
+    """The handle belongs to someone already."""
+
+
+class UnknownUser(Exception):
+    """No active user has that handle (a 404 for the views)."""
+
+
+def name_terms(name: str) -> list[str]:
+    """Lower-cased words of the name plus the whole name, for prefix search."""
+    folded = unicodedata.normalize("NFKC", name).casefold().strip()
+    words = [w for w in re.split(r"\s+", folded) if w]
+    return sorted({folded, *words}) if folded else []
+
+
+# --- users -------------------------------------------------------------------
+
+
+def user_create(
+    *, handle: str, name: str, password: str, role: str = "user", profile: Profile | None = None
+) -> User:
+    """Create a user; `password` is the raw password (validated by the caller)."""
+    parsed = parse_handle(handle)
+    if parsed is None or parsed != handle:
+        raise ValueError(f"invalid handle: {handle!r}")
+    user = User(
+        handle=handle,
+        name=name,
+        name_terms=name_terms(name),
+        password=make_password(password),
+        role=role,
+        profile=profile or Profile(),
+    )
+    try:
+        user.save(force_insert=True)
+    except (DuplicateKeyError, NotUniqueError) as exc:
+        raise HandleTaken(handle) from exc
+    signals.user_created.send(sender=User, handle=handle)
+    return user
+
+
+def user_touch(*, user: User) -> None:
+    t, previous = now(), user.last_seen
+    User.objects(handle=user.handle).update_one(set__last_seen=t)
+    user.last_seen = t
+    signals.user_seen.send(sender=User, user=user, previous=previous)
+
+
+def password_change(*, user: User, new_password: str, keep_session: str | None = None) -> None:
+    """Set a new password and end every other session of the user."""
+    user.password = make_password(new_password)
+    User.objects(handle=user.handle).update_one(set__password=user.password)
+    end_sessions_of(user.handle, keep=keep_session)
+
+
+def profile_update(
+    *, user: User, name: str, bio: str, location: str, interests: list[str], website: str
+) -> None:
+    profile = Profile(bio=bio, location=location, interests=interests, website=website)
+    User.objects(handle=user.handle).update_one(
+        set__name=name, set__name_terms=name_terms(name), set__profile=profile
+    )
+    user.name, user.name_terms, user.profile = name, name_terms(name), profile
