@@ -24,13 +24,13 @@ the (discussion_id, comments.slug) index by slug prefix, then filtered and
 sorted in the application: it scans the buckets that hold any of it.
 """
 
-from bson import ObjectId
 from django.conf import settings
 from pymongo import ASCENDING, DESCENDING, ReturnDocument
 from pymongo.errors import DuplicateKeyError
 
 from comments.documents import CommentBucket
 from comments.stores import slugs
+from comments.stores.arrays import ArrayCommentUpdates
 from comments.stores.base import (
     Comment,
     CommentError,
@@ -39,13 +39,11 @@ from comments.stores.base import (
     DiscussionNotFound,
     ThreadingUnsupported,
     UnknownParent,
-    check_deleted_by,
     check_order,
     page_size,
 )
 from comments.stores.paging import keyset_in_memory, offset_page
 from feeds.documents import Post
-from socialsite.clock import now
 
 ATTEMPTS = 16  # fresh slugs / retried upserts before giving up
 COUNTER = "num_buckets"
@@ -64,7 +62,7 @@ def _counter_is(n: int) -> dict:
     return {COUNTER: n} if n else {COUNTER: {"$in": [0, None]}}
 
 
-class BucketsStore(CommentStore):
+class BucketsStore(ArrayCommentUpdates, CommentStore):
     name = "buckets"
     threaded = False
 
@@ -119,40 +117,13 @@ class BucketsStore(CommentStore):
     def _fresh(self, discussion_id, posted, parent, author, text) -> dict:
         """A new comment whose slug no bucket of the discussion holds yet."""
         for _ in range(ATTEMPTS):
-            comment = slugs.new_comment(
-                part=slugs.new_part(),
-                posted=posted,
-                parent=parent,
-                author=author,
-                text=text,
-                oid=ObjectId(),
-            )
+            comment = slugs.new_comment(posted=posted, parent=parent, author=author, text=text)
             if self._find(discussion_id, comment["slug"]) is None:
                 return comment
         raise CommentError("could not find a free slug")
 
-    def _set(self, discussion_id, slug, fields: dict, *, deleted: bool = False) -> bool:
-        if not slugs.is_slug(slug):  # request data never becomes an operator
-            return False
-        result = _buckets().update_one(
-            {
-                "discussion_id": discussion_id,
-                "comments": {
-                    "$elemMatch": {"slug": slug, "deleted_by": {"$ne": None} if deleted else None}
-                },
-            },
-            {"$set": {f"comments.$.{k}": v for k, v in fields.items()}},
-        )
-        return result.modified_count == 1
-
-    def edit(self, discussion_id, slug, *, text) -> bool:
-        return self._set(discussion_id, slug, {"text": text, "edited": now()})
-
-    def soft_delete(self, discussion_id, slug, *, by) -> bool:
-        return self._set(discussion_id, slug, {"text": "", "deleted_by": check_deleted_by(by)})
-
-    def restore(self, discussion_id, slug, *, text) -> bool:
-        return self._set(discussion_id, slug, {"text": text, "deleted_by": None}, deleted=True)
+    def _holder(self, discussion_id) -> tuple:
+        return _buckets(), {"discussion_id": discussion_id}
 
     def delete_discussion(self, discussion_id) -> None:
         _buckets().delete_many({"discussion_id": discussion_id})

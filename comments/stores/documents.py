@@ -7,7 +7,6 @@ reads what page 1 reads: one indexed range scan, one round trip. A
 sub-discussion is seed 004's anchored prefix regex on `full_slug`.
 """
 
-from bson import ObjectId
 from pymongo import ASCENDING, DESCENDING
 from pymongo.errors import DuplicateKeyError
 
@@ -62,14 +61,7 @@ class DocumentsStore(CommentStore):
             if parent is None:
                 raise UnknownParent(discussion_id, parent_slug)
         for _ in range(ATTEMPTS):
-            doc = slugs.new_comment(
-                part=slugs.new_part(),
-                posted=posted,
-                parent=parent,
-                author=author,
-                text=text,
-                oid=ObjectId(),
-            )
+            doc = slugs.new_comment(posted=posted, parent=parent, author=author, text=text)
             doc["discussion_id"] = discussion_id
             doc["parent_id"] = parent["_id"] if parent else None
             try:

@@ -21,9 +21,8 @@ post holds the discussion, up to the 16 MB document limit, and every read of
 the post that does not project these fields away carries it.
 """
 
-from bson import ObjectId
-
 from comments.stores import slugs
+from comments.stores.arrays import ArrayCommentUpdates
 from comments.stores.base import (
     Comment,
     CommentError,
@@ -31,13 +30,11 @@ from comments.stores.base import (
     CommentStore,
     DiscussionNotFound,
     UnknownParent,
-    check_deleted_by,
     check_order,
     page_size,
 )
 from comments.stores.paging import keyset_in_memory, offset_page
 from feeds.documents import Post
-from socialsite.clock import now
 
 ATTEMPTS = 8
 TREE = "comment_tree"
@@ -85,7 +82,7 @@ def _walk(nodes: list[dict], by_slug: dict[str, dict]):
         yield from _walk(node.get("replies") or [], by_slug)
 
 
-class EmbeddedStore(CommentStore):
+class EmbeddedStore(ArrayCommentUpdates, CommentStore):
     name = "embedded"
 
     def post(self, discussion_id, *, author, text, parent_slug=None, posted=None) -> Comment:
@@ -105,14 +102,7 @@ class EmbeddedStore(CommentStore):
                 raise UnknownParent(discussion_id, parent_slug)
             parent, path = doc["comments"][0], _replies_path(positions)
         for _ in range(ATTEMPTS):
-            comment = slugs.new_comment(
-                part=slugs.new_part(),
-                posted=posted,
-                parent=parent,
-                author=author,
-                text=text,
-                oid=ObjectId(),
-            )
+            comment = slugs.new_comment(posted=posted, parent=parent, author=author, text=text)
             result = _posts().update_one(
                 # The guard keeps slugs unique within the discussion, atomically.
                 {"_id": discussion_id, "comments.slug": {"$ne": comment["slug"]}},
@@ -197,28 +187,8 @@ class EmbeddedStore(CommentStore):
         rows = list(_posts().aggregate(pipeline))
         return rows[0]["n"] if rows else 0
 
-    def _set(self, discussion_id, slug, fields: dict, *, deleted: bool = False) -> bool:
-        if not slugs.is_slug(slug):  # request data never becomes an operator
-            return False
-        result = _posts().update_one(
-            {
-                "_id": discussion_id,
-                "comments": {
-                    "$elemMatch": {"slug": slug, "deleted_by": {"$ne": None} if deleted else None}
-                },
-            },
-            {"$set": {f"comments.$.{k}": v for k, v in fields.items()}},
-        )
-        return result.modified_count == 1
-
-    def edit(self, discussion_id, slug, *, text) -> bool:
-        return self._set(discussion_id, slug, {"text": text, "edited": now()})
-
-    def soft_delete(self, discussion_id, slug, *, by) -> bool:
-        return self._set(discussion_id, slug, {"text": "", "deleted_by": check_deleted_by(by)})
-
-    def restore(self, discussion_id, slug, *, text) -> bool:
-        return self._set(discussion_id, slug, {"text": text, "deleted_by": None}, deleted=True)
+    def _holder(self, discussion_id) -> tuple:
+        return _posts(), {"_id": discussion_id}
 
     def last(self, discussion_id, n) -> list[Comment]:
         if n <= 0:

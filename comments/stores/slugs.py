@@ -12,6 +12,8 @@ import secrets
 import string
 from datetime import UTC, datetime
 
+from bson import ObjectId
+
 from socialsite.clock import aware, now
 
 ALPHABET = string.ascii_lowercase + string.digits
@@ -62,12 +64,19 @@ def in_subtree(path: str, root: str) -> bool:
 
 
 def new_comment(
-    *, part: str, posted: datetime, parent: dict | None, author: dict, text: str, oid
+    *,
+    posted: datetime,
+    parent: dict | None,
+    author: dict,
+    text: str,
+    part: str | None = None,
+    oid=None,
 ) -> dict:
-    """The stored form of a comment, shared by the three stores."""
-    slug, full_slug, depth = paths(part, posted, parent)
+    """The stored form of a comment, shared by the three stores; a new random
+    slug part and id unless given."""
+    slug, full_slug, depth = paths(part or new_part(), posted, parent)
     return {
-        "_id": oid,
+        "_id": oid or ObjectId(),
         "slug": slug,
         "full_slug": full_slug,
         "depth": depth,
