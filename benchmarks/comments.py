@@ -22,7 +22,15 @@ import time
 from dataclasses import dataclass
 from datetime import timedelta
 
-from benchmarks.feeds import empty_database, setup_django, table
+from benchmarks.common import (
+    add_common_arguments,
+    announce_database,
+    empty_database,
+    per,
+    rate,
+    setup_django,
+    table,
+)
 
 STORE_NAMES = ("documents", "embedded", "buckets")
 HEADER = (
@@ -57,12 +65,6 @@ class Result:
     max_depth: int
 
     def row(self) -> tuple[str, ...]:
-        def rate(n, seconds):
-            return f"{n / seconds:,.0f}" if seconds > 0 else "-"
-
-        def per(trips, n):
-            return f"{trips / max(1, n):.1f}"
-
         return (
             self.store,
             self.order,
@@ -94,12 +96,7 @@ def parse_args(argv):
         default=",".join(STORE_NAMES),
         help="comma-separated, from " + ",".join(STORE_NAMES),
     )
-    parser.add_argument("--seed", type=int, default=42)
-    parser.add_argument(
-        "--wipe",
-        action="store_true",
-        help="allow emptying the collections of the MONGODB_URI database",
-    )
+    add_common_arguments(parser)
     args = parser.parse_args(argv)
     stores = [s.strip() for s in args.stores.split(",") if s.strip()]
     unknown = [s for s in stores if s not in STORE_NAMES]
@@ -225,25 +222,12 @@ def main(argv=None) -> int:
     setup_django()
     from django.conf import settings
 
-    from socialsite import mongo
-
-    db = mongo.database()
-    if mongo.is_demo():
-        print(
-            "DEMO MODE: in-process demo database. It scans collections and copies whole "
-            "documents on every read and write (the embedded store's post grows with the "
-            "discussion), so the timings reflect the demo database, not MongoDB; round trips and "
-            "document counts do carry over. Set MONGODB_URI to measure a server."
-        )
-    else:
-        if not args.wipe:
-            print(
-                f"This benchmark empties every collection of database {db.name!r} on "
-                "MONGODB_URI. Point it at a scratch database and pass --wipe.",
-                file=sys.stderr,
-            )
-            return 2
-        print(f"MongoDB: database {db.name!r} on MONGODB_URI.")
+    caveat = (
+        "It scans collections and copies whole documents on every read and write "
+        "(the embedded store's post grows with the discussion)."
+    )
+    if not announce_database(args, caveat):
+        return 2
     print(
         f"comments={args.comments} replies={args.replies:.0%} threads-depth={args.threads_depth} "
         f"reads={args.reads} page={settings.COMMENTS_PAGE_SIZE} "

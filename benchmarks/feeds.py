@@ -12,11 +12,20 @@ whose timings say nothing about MongoDB.
 """
 
 import argparse
-import os
 import random
 import sys
 import time
 from dataclasses import dataclass
+
+from benchmarks.common import (
+    add_common_arguments,
+    announce_database,
+    empty_database,
+    per,
+    rate,
+    setup_django,
+    table,
+)
 
 TIMELINE_MODELS = ("cache", "month", "size", "read")
 HEADER = (
@@ -46,16 +55,13 @@ class Result:
     stored: int
 
     def row(self) -> tuple[str, ...]:
-        def rate(n, seconds):
-            return f"{n / seconds:,.0f}" if seconds > 0 else "-"
-
         return (
             self.model,
             rate(self.posts, self.post_seconds),
             rate(self.entries, self.post_seconds),
             rate(self.reads, self.read_seconds),
-            f"{self.post_trips / max(1, self.posts):.1f}",
-            f"{self.read_trips / max(1, self.reads):.1f}",
+            per(self.post_trips, self.posts),
+            per(self.read_trips, self.reads),
             f"{self.docs:,}",
             f"{self.stored:,}",
         )
@@ -73,12 +79,7 @@ def parse_args(argv):
         help="comma-separated, from " + ",".join(TIMELINE_MODELS),
     )
     parser.add_argument("--embed", action="store_true", help="entries embed the post")
-    parser.add_argument("--seed", type=int, default=42)
-    parser.add_argument(
-        "--wipe",
-        action="store_true",
-        help="allow emptying the collections of the MONGODB_URI database",
-    )
+    add_common_arguments(parser)
     args = parser.parse_args(argv)
     models = [m.strip() for m in args.models.split(",") if m.strip()]
     unknown = [m for m in models if m not in TIMELINE_MODELS]
@@ -88,31 +89,6 @@ def parse_args(argv):
         parser.error("--users must be >= 2, --posts and --maxfollows >= 1, --reads >= 0")
     args.models = models
     return args
-
-
-def setup_django() -> None:
-    from django.apps import apps
-
-    if apps.ready:  # called from inside a configured process (the tests)
-        return
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "socialsite.settings")
-    os.environ.setdefault("DEBUG", "true")  # so no SECRET_KEY is needed
-    import django
-
-    django.setup()
-
-
-def empty_database() -> None:
-    from socialsite import indexes, mongo
-
-    if not mongo.is_demo():
-        indexes.ensure_all()
-    # In demo mode no index is created: the demo database answers no query from an
-    # index, and checks a unique index by scanning the collection on every
-    # write. A single-threaded run that delivers each post once does not need
-    # the unique indexes (they make re-delivery idempotent).
-    for document in indexes.all_documents():
-        document._get_collection().delete_many({})
 
 
 def prepare(args) -> list[str]:
@@ -220,43 +196,19 @@ def run_model(model: str, args) -> Result:
     )
 
 
-def table(rows: list[tuple[str, ...]]) -> str:
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    lines = []
-    for n, row in enumerate(rows):
-        cells = [row[0].ljust(widths[0])]
-        cells += [c.rjust(w) for c, w in zip(row[1:], widths[1:], strict=True)]
-        lines.append(" | ".join(cells))
-        if n == 0:
-            lines.append("-+-".join("-" * w for w in widths))
-    return "\n".join(lines)
-
-
 def main(argv=None) -> int:
     args = parse_args(argv)
     setup_django()
     from django.conf import settings
 
     from profiles.documents import FollowingEdge
-    from socialsite import mongo
 
-    db = mongo.database()
-    if mongo.is_demo():
-        print(
-            "DEMO MODE: in-process demo database. It scans collections and copies documents "
-            "(its aggregate, which the cache model's page read uses, copies the whole "
-            "collection), so the timings reflect the demo database, not MongoDB; round trips and "
-            "storage counts do carry over. Set MONGODB_URI to measure a server."
-        )
-    else:
-        if not args.wipe:
-            print(
-                f"This benchmark empties every collection of database {db.name!r} on "
-                "MONGODB_URI. Point it at a scratch database and pass --wipe.",
-                file=sys.stderr,
-            )
-            return 2
-        print(f"MongoDB: database {db.name!r} on MONGODB_URI.")
+    caveat = (
+        "It scans collections and copies documents (its aggregate, which the cache "
+        "model's page read uses, copies the whole collection)."
+    )
+    if not announce_database(args, caveat):
+        return 2
     print(
         f"users={args.users} maxfollows={args.maxfollows} posts={args.posts} "
         f"reads={args.reads} embed={args.embed} seed={args.seed} "
