@@ -4,6 +4,7 @@ from datetime import UTC, datetime
 from functools import wraps
 
 from bson import ObjectId
+from django.conf import settings
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
 from django.http import Http404
@@ -16,6 +17,7 @@ from moderation import selectors, services
 from moderation.documents import REASONS, STATUSES, TARGET_TYPES
 from moderation.targets import Target, resolve_target
 from profiles.documents import ROLES
+from socialsite import ratelimit
 from socialsite.http import login_redirect, login_required, redirect_back
 from socialsite.ids import handle_or_404
 
@@ -39,9 +41,22 @@ def _choice(request, name, allowed):
     return value if value in allowed else None
 
 
+# An offset makes the server walk past every skipped document, so it is bounded;
+# anything deeper is reached by narrowing the filters.
+MAX_SKIP = 100 * selectors.PAGE
+
+
 def _skip(request) -> int:
-    raw = request.GET.get("skip", "0")
-    return int(raw) if raw.isdigit() and len(raw) < 7 else 0
+    """The page offset: a plain ASCII number up to MAX_SKIP, else the first page.
+
+    `str.isdigit` alone also accepts "²" and other digits `int` refuses, and
+    `int` refuses strings of over 4,300 digits, hence the ASCII and length tests.
+    """
+    raw = request.GET.get("skip", "")
+    if len(raw) > len(str(MAX_SKIP)) or not (raw.isascii() and raw.isdigit()):
+        return 0
+    skip = int(raw)
+    return skip if skip <= MAX_SKIP else 0
 
 
 def _reason(request) -> str:
@@ -56,13 +71,15 @@ def report(request):
     if target is None or not _may_see(request.user, target):
         raise Http404("Nothing to report.")
     try:
+        # Every report lands in a moderator's queue: a flood of them is abuse too.
+        ratelimit.hit("report", [f"user:{request.user.handle}"], settings.RATELIMIT_REPORT)
         services.report_create(
             reporter=request.user,
             target=target,
             reason=request.POST.get("reason"),
             note=str(request.POST.get("note", "")),
         )
-    except services.ModerationError as exc:
+    except (services.ModerationError, ratelimit.RateLimited) as exc:
         messages.error(request, str(exc))
     else:
         messages.success(request, "Thanks. A moderator will look at it.")

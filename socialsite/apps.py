@@ -5,6 +5,7 @@ class SocialsiteConfig(AppConfig):
     name = "socialsite"
 
     def ready(self):
-        from socialsite import mongo
+        from socialsite import checks, logging, mongo  # noqa: F401 (checks: registers them)
 
+        logging.configure()  # first: connecting logs whether the server answers
         mongo.connect()

@@ -9,6 +9,7 @@ apart in `socialsite.demo_db`, the one module that knows which library provides 
 import logging
 
 import mongoengine
+import pymongo
 from django.conf import settings
 from mongoengine.connection import get_db
 
@@ -17,6 +18,9 @@ from socialsite import roundtrips
 log = logging.getLogger(__name__)
 
 _state = {"connected": False, "demo": False}
+
+# Seconds a ping waits for the server: short enough for a health probe.
+PING_TIMEOUT = 2.0
 
 
 def connect(uri: str | None = None, db_name: str | None = None) -> None:
@@ -35,7 +39,8 @@ def connect(uri: str | None = None, db_name: str | None = None) -> None:
             event_listeners=[roundtrips.listener],
         )
         _state["demo"] = False
-        log.info("MongoDB: connected to %s", _redact(uri))
+        # The client connects in the background: only a ping tells whether it can.
+        announce(database(), uri)
     else:
         from socialsite import demo_db
 
@@ -57,13 +62,40 @@ def database():
 
 
 def ping() -> bool:
-    """True when the database answers."""
+    """True when the database answers within PING_TIMEOUT (for /healthz)."""
+    error = ping_error()
+    if error is not None:
+        log.warning("MongoDB ping failed: %s", error)
+    return error is None
+
+
+def announce(db, uri: str) -> bool:
+    """Log at start-up whether the server at `uri` answers; True when it does.
+
+    An unreachable server does not stop the start: it may come up later, and
+    /healthz says 503 until it does.
+    """
+    error = ping_error(db)
+    if error is None:
+        log.info("MongoDB: connected to %s", hosts(uri))
+    else:
+        log.error("MongoDB unreachable at %s: %s", hosts(uri), error)
+    return error is None
+
+
+def ping_error(db=None) -> str | None:
+    """None when `db` (default: the connected database) answers a ping, else why not.
+
+    The client's own server selection waits 30 seconds by default, longer than
+    any health probe waits, so the ping carries its own deadline.
+    """
     try:
-        database().command("ping")
-    except Exception:
-        log.exception("MongoDB ping failed")
-        return False
-    return True
+        with pymongo.timeout(PING_TIMEOUT):
+            (database() if db is None else db).command("ping")
+    except Exception as exc:
+        # pymongo appends the whole topology description; its first part says why.
+        return f"{type(exc).__name__}: {str(exc).split(', Timeout: ')[0]}"
+    return None
 
 
 def _uri_names_db(uri: str) -> bool:
@@ -75,8 +107,12 @@ def _uri_names_db(uri: str) -> bool:
         return False
 
 
-def _redact(uri: str) -> str:
-    if "@" in uri:
-        scheme, rest = uri.split("://", 1)
-        return f"{scheme}://***@{rest.split('@', 1)[1]}"
-    return uri
+def hosts(uri: str) -> str:
+    """The host list of a MongoDB URI, without credentials, database or options.
+
+    No URI parser here: pymongo's resolves `mongodb+srv://` names through DNS,
+    and this runs when the server may be unreachable. The query goes first (its
+    options may hold secrets), then everything up to the last "@" (user:password).
+    """
+    rest = uri.split("://", 1)[-1].split("?", 1)[0]
+    return rest.rsplit("@", 1)[-1].split("/", 1)[0]

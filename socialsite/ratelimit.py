@@ -8,7 +8,7 @@ limit holds across processes and workers.
 from datetime import timedelta
 
 from django.conf import settings
-from pymongo import ReturnDocument
+from pymongo import ReturnDocument, UpdateOne
 
 from socialsite.clock import now
 from socialsite.documents import RateCounter
@@ -48,6 +48,46 @@ def hit(scope: str, keys: list[str], rule: str) -> None:
         worst = max(worst, doc["hits"])
     if worst > limit:
         raise RateLimited(retry_after=max(1, window_end - int(t.timestamp())))
+
+
+def check(scope: str, keys: list[str], rule: str) -> None:
+    """Raise RateLimited if any key has used up its window; count nothing.
+
+    With `count`, for limits on failures only (a failed login): check before
+    the attempt, count after it failed, so a refused or successful attempt
+    costs nothing. Concurrent attempts may each pass the check before any of
+    them is counted: the overshoot is bounded by the server's concurrency.
+    """
+    if not settings.RATELIMIT_ENABLED or not keys:
+        return
+    limit, seconds = parse_rule(rule)
+    t = int(now().timestamp())
+    window = t // seconds
+    ids = [f"{scope}|{key}|{window}" for key in keys]
+    rows = RateCounter._get_collection().find({"_id": {"$in": ids}}, {"hits": 1})
+    if max((row["hits"] for row in rows), default=0) >= limit:
+        raise RateLimited(retry_after=max(1, (window + 1) * seconds - t))
+
+
+def count(scope: str, keys: list[str], rule: str) -> None:
+    """Count one event against each key (one round trip); never raises."""
+    if not settings.RATELIMIT_ENABLED or not keys:
+        return
+    _, seconds = parse_rule(rule)
+    t = now()
+    window = int(t.timestamp()) // seconds
+    expire = t + timedelta(seconds=seconds)
+    RateCounter._get_collection().bulk_write(
+        [
+            UpdateOne(
+                {"_id": f"{scope}|{key}|{window}"},
+                {"$inc": {"hits": 1}, "$setOnInsert": {"expire": expire}},
+                upsert=True,
+            )
+            for key in keys
+        ],
+        ordered=False,
+    )
 
 
 def client_ip(request) -> str:

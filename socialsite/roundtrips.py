@@ -33,8 +33,7 @@ _global = _Counter()
 def record(name: str) -> None:
     """Count one round trip (called by the listener or the demo wrapper)."""
     _global.add(name)
-    counter = getattr(_current, "counter", None)
-    if counter is not None:
+    for counter in getattr(_current, "counters", ()):
         counter.add(name)
 
 
@@ -58,16 +57,20 @@ listener = _Listener()
 def count():
     """Count the round trips made by this thread inside the block.
 
+    Blocks nest, and an outer block counts what the inner ones count: a test
+    that counts around a request sees the trips the request log counts too.
+
     >>> with count() as c: ...
     >>> c.total
     """
-    previous = getattr(_current, "counter", None)
+    if not hasattr(_current, "counters"):
+        _current.counters = []
     counter = _Counter()
-    _current.counter = counter
+    _current.counters.append(counter)
     try:
         yield counter
     finally:
-        _current.counter = previous
+        _current.counters.remove(counter)
 
 
 def total() -> int:

@@ -26,6 +26,8 @@ from rq import Queue
 from rq.exceptions import NoSuchJobError
 from rq.job import Job, JobStatus
 
+from socialsite.logging import task_run
+
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
 
 STATUSES = {
@@ -45,7 +47,9 @@ def run_task(module_path: str, args: list, kwargs: dict):
     task = import_string(module_path)
     if not isinstance(task, Task):
         raise TypeError(f"{module_path!r} is not a django.tasks Task")
-    return task.call(*args, **kwargs)
+    # Calling the task directly sends no task_finished signal: log its line here.
+    with task_run(module_path):
+        return task.call(*args, **kwargs)
 
 
 class RQBackend(BaseTaskBackend):

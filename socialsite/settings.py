@@ -56,6 +56,9 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First: its time and round trips include every other middleware.
+    "socialsite.middleware.RequestLogMiddleware",
+    "socialsite.middleware.StaticManifestGuard",  # start-up only: see socialsite/checks.py
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -117,7 +120,16 @@ AUTH_PASSWORD_VALIDATORS = [
 # Rate limits, "<count>/<seconds>", counted per IP and per handle.
 RATELIMIT_ENABLED = env.bool("RATELIMIT_ENABLED", default=True)
 RATELIMIT_SIGNUP = env.str("RATELIMIT_SIGNUP", default="10/3600")
-RATELIMIT_LOGIN = env.str("RATELIMIT_LOGIN", default="10/300")
+RATELIMIT_LOGIN = env.str("RATELIMIT_LOGIN", default="30/300")  # failed logins per IP
+# Failed logins only (a success costs nothing). Tight per (handle, IP), loose per
+# handle: a stranger at one address cannot lock the owner out of their account.
+RATELIMIT_LOGIN_FAILURES = env.str("RATELIMIT_LOGIN_FAILURES", default="5/300")
+RATELIMIT_LOGIN_HANDLE = env.str("RATELIMIT_LOGIN_HANDLE", default="100/3600")
+# Per signed-in user. Each follow/unfollow/block also backfills or prunes feeds.
+RATELIMIT_FOLLOW = env.str("RATELIMIT_FOLLOW", default="30/300")
+RATELIMIT_PROFILE_EDIT = env.str("RATELIMIT_PROFILE_EDIT", default="20/300")
+RATELIMIT_CIRCLES = env.str("RATELIMIT_CIRCLES", default="60/300")
+RATELIMIT_PASSWORD = env.str("RATELIMIT_PASSWORD", default="5/900")  # wrong old passwords
 
 # Profiles and the follower graph.
 GRAPH_PAGE_SIZE = env.int("GRAPH_PAGE_SIZE", default=50)
@@ -138,7 +150,11 @@ FEED_REBUILD_LIMIT = env.int("FEED_REBUILD_LIMIT", default=800)
 FEED_PAGE_SIZE = env.int("FEED_PAGE_SIZE", default=20)
 FEED_PENDING_SECONDS = env.int("FEED_PENDING_SECONDS", default=300)
 RATELIMIT_POST = env.str("RATELIMIT_POST", default="30/300")
+RATELIMIT_POST_EDIT = env.str("RATELIMIT_POST_EDIT", default="30/300")  # per user
+RATELIMIT_VOTE = env.str("RATELIMIT_VOTE", default="60/300")  # per user
 PHOTO_MAX_BYTES = env.int("PHOTO_MAX_BYTES", default=5 * 1024 * 1024)
+# Checked on the image header, before decoding: bounds an upload's memory.
+PHOTO_MAX_PIXELS = env.int("PHOTO_MAX_PIXELS", default=25_000_000)
 DATA_UPLOAD_MAX_MEMORY_SIZE = 6 * 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 6 * 1024 * 1024
 PROFILE_PAGE_EXTENSIONS = ["feeds.views.wall_context"]
@@ -151,6 +167,10 @@ COMMENTS_MAX_DEPTH = env.int("COMMENTS_MAX_DEPTH", default=8)  # deepest indent 
 COMMENTS_PAGE_SIZE = env.int("COMMENTS_PAGE_SIZE", default=50)
 FEED_COMMENTS_SHOWN = env.int("FEED_COMMENTS_SHOWN", default=3)  # latest comments on a card
 RATELIMIT_COMMENT = env.str("RATELIMIT_COMMENT", default="20/300")
+RATELIMIT_COMMENT_EDIT = env.str("RATELIMIT_COMMENT_EDIT", default="20/300")  # per user
+
+# --- Moderation ------------------------------------------------------------
+RATELIMIT_REPORT = env.str("RATELIMIT_REPORT", default="20/600")  # per user
 
 # Background tasks (django.tasks). "immediate" runs them in the request, as
 # the tests and the demo do; "rq" queues them in Redis for `manage.py run_worker`.
@@ -170,7 +190,7 @@ TASKS = {
 # --- Static files ----------------------------------------------------------
 STATIC_URL = "/static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
-STATIC_ROOT = BASE_DIR / "staticfiles"
+STATIC_ROOT = Path(env.str("STATIC_ROOT", default=str(BASE_DIR / "staticfiles")))
 STORAGES = {
     "staticfiles": {
         "BACKEND": (
@@ -215,9 +235,22 @@ if not DEBUG:
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(levelname)s %(name)s: %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    # JSON lines, one per record (socialsite/logging.py); a refused request
+    # (4xx) logs its request line only, without a traceback.
+    "formatters": {"json": {"()": "socialsite.logging.JsonFormatter"}},
+    "filters": {"refused": {"()": "socialsite.logging.RefusedRequestFilter"}},
+    "handlers": {
+        "console": {"class": "logging.StreamHandler", "formatter": "json", "filters": ["refused"]}
+    },
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
-    # One line per task state change is noise at INFO; failures still show.
-    "loggers": {"django.tasks": {"level": env.str("TASKS_LOG_LEVEL", default="WARNING")}},
+    "loggers": {
+        # Django's default handlers (plain text, and under DEBUG a second copy
+        # of every record) give way to the root's JSON lines.
+        "django": {"handlers": [], "level": "INFO"},
+        # runserver's access line repeats the request line; errors still show.
+        "django.server": {"handlers": [], "level": "ERROR", "propagate": True},
+        # Django's line per task state change repeats socialsite.tasks' line per
+        # run; failures still show, with their traceback.
+        "django.tasks": {"level": env.str("TASKS_LOG_LEVEL", default="WARNING")},
+    },
 }

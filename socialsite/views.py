@@ -10,7 +10,13 @@ from socialsite import mongo
 def home(request):
     if request.user.is_authenticated:
         return redirect(settings.LOGIN_REDIRECT_URL)
-    newest = User.objects(status="active").only("handle", "name").order_by("-created").limit(8)
+    # Every field the "New here" list shows is loaded: an unloaded counter reads as 0.
+    newest = (
+        User.objects(status="active")
+        .only("handle", "name", "followers_count")
+        .order_by("-created")
+        .limit(8)
+    )
     return render(request, "home.html", {"newest": list(newest)})
 
 

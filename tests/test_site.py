@@ -101,22 +101,33 @@ def test_no_app_module_imports_mongomock():
     assert offenders == []
 
 
-def test_production_settings_pass_check_deploy():
+def test_production_settings_pass_check_deploy(tmp_path):
     env = {
         **os.environ,
         "DEBUG": "false",
         "SECRET_KEY": "k" * 20 + "-production-secret-0123456789-abcdefghijklmnop",
         "ALLOWED_HOSTS": "social.example.org",
         "PYTHONPATH": str(ROOT),
+        "STATIC_ROOT": str(tmp_path),
     }
-    result = subprocess.run(
-        [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+
+    def manage(*args):
+        return subprocess.run(
+            [sys.executable, "manage.py", *args],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+
+    # The production sequence of the README: the check wants the static files.
+    before = manage("check", "--deploy", "--fail-level", "WARNING")
+    assert before.returncode != 0
+    assert "(socialsite.E001) DEBUG is off and the static files" in before.stderr
+    collected = manage("collectstatic", "--noinput")
+    assert collected.returncode == 0, collected.stdout + collected.stderr
+    result = manage("check", "--deploy", "--fail-level", "WARNING")
     assert result.returncode == 0, result.stdout + result.stderr
     assert "no issues" in result.stdout
 

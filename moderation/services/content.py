@@ -60,7 +60,10 @@ def comment_remove(*, moderator: User, target: Target, reason: str = "") -> None
     comment = get_store().get(post_id, slug)
     if comment is None or comment.deleted:
         raise ModerationError("That comment is already gone.")
-    comments.comment_soft_delete(post_id=post_id, slug=slug, by="moderator")
+    # Conditional on "not deleted" in the write itself: if its author deleted
+    # it since the read, it stays theirs, and nothing is logged as removed.
+    if not comments.comment_soft_delete(post_id=post_id, slug=slug, by="moderator"):
+        raise ModerationError("That comment is already gone.")
     settle(target, "resolved", moderator.handle)
     audit(
         moderator=moderator.handle,

@@ -8,8 +8,8 @@ from socialsite import indexes, mongo
 class Command(BaseCommand):
     help = (
         "Run the site with demo data: indexes, seed (when the database is empty), "
-        "then the development server in this same process (the demo database lives "
-        "in its memory, so there is no autoreloader)."
+        "static files (when DEBUG is off), then the development server in this same "
+        "process (the demo database lives in its memory, so there is no autoreloader)."
     )
 
     def add_arguments(self, parser):
@@ -27,4 +27,16 @@ class Command(BaseCommand):
             self.stdout.write(
                 self.style.WARNING("DEMO MODE: in-memory database; set MONGODB_URI for MongoDB.")
             )
+        collect_static(self.stdout)
         call_command("runserver", addrport, use_reloader=False, use_threading=True)
+
+
+def collect_static(stdout) -> bool:
+    """With DEBUG off, pages name static files by their hashed names, looked up in
+    STATIC_ROOT's manifest (socialsite/checks.py): collect them, every start, so
+    the manifest matches the code. True when it did."""
+    if settings.DEBUG:
+        return False
+    call_command("collectstatic", interactive=False, verbosity=0)
+    stdout.write(f"Static files collected in {settings.STATIC_ROOT}.")
+    return True
