@@ -1,6 +1,7 @@
 """Demo users, profiles, circles and a Socialite-style Zipf follower graph."""
 
 import random
+from datetime import datetime, timedelta
 
 from django.contrib.auth.hashers import make_password
 from pymongo import InsertOne, UpdateOne
@@ -43,6 +44,25 @@ BIOS = (
     "Making computers slightly kinder.",
 )
 CIRCLES = ("friends", "family", "work", "book club")
+# The demo's calendar. People join over four weeks, oldest first, and then
+# post over the last three (feeds/demo.py spreads posts over 21 days): nobody
+# posts before they joined, and the moderation pages show real join dates.
+JOINED_FROM_DAYS_AGO = 49
+JOINED_UNTIL_DAYS_AGO = 22
+LAST_SEEN_WITHIN_HOURS = 20  # everyone is active (FEED_ACTIVE_DAYS) and gets fan-out
+
+
+def join_dates(n: int, t: datetime, rng: random.Random) -> list[datetime]:
+    """n sign-up times, ascending, spread over the joining weeks."""
+    start = t - timedelta(days=JOINED_FROM_DAYS_AGO)
+    span = (JOINED_FROM_DAYS_AGO - JOINED_UNTIL_DAYS_AGO) * 86400
+    return sorted(start + timedelta(seconds=rng.uniform(0, span)) for _ in range(n))
+
+
+def _after(moment: datetime, rng: random.Random, t: datetime) -> datetime:
+    """A moment within a few days after `moment`, before the posting starts."""
+    latest = t - timedelta(days=JOINED_UNTIL_DAYS_AGO - 1)
+    return min(moment + timedelta(seconds=rng.uniform(60, 3 * 86400)), latest)
 
 
 def demo_people(n: int, rng: random.Random) -> list[tuple[str, str]]:
@@ -71,8 +91,11 @@ def seed(*, users: int, maxfollows: int, seed: int = 42, stdout=None) -> list[st
     people = demo_people(users, rng)
     password = make_password(DEMO_PASSWORD)  # hashed once: the demo starts fast
     t = now()
+    # Its own generator: the calendar leaves the people and the graph as they were.
+    calendar = random.Random(seed + 1000)
+    joined = join_dates(len(people), t, calendar)
     user_docs = []
-    for handle, name in people:
+    for k, (handle, name) in enumerate(people):
         circles = [c for c in CIRCLES if rng.random() < 0.6] or ["friends"]
         profile = Profile(
             bio=rng.choice(BIOS),
@@ -87,8 +110,11 @@ def seed(*, users: int, maxfollows: int, seed: int = 42, stdout=None) -> list[st
             password=password,
             profile=profile,
             circles=circles,
-            created=t,
-            last_seen=t,
+            created=joined[k],
+            # alice is the one signed in right now.
+            last_seen=t
+            if k == 0
+            else t - timedelta(seconds=calendar.uniform(0, LAST_SEEN_WITHIN_HOURS * 3600)),
         )
         user_docs.append(user.to_mongo().to_dict())
     User._get_collection().insert_many(user_docs)
@@ -104,6 +130,7 @@ def seed(*, users: int, maxfollows: int, seed: int = 42, stdout=None) -> list[st
             j = rank - 1
             follower, followee = people[i][0], people[j][0]
             circles = [c for c in user_docs[i]["circles"] if rng.random() < 0.35]
+            since = _after(joined[i], calendar, t)
             following_ops.append(
                 InsertOne(
                     {
@@ -111,18 +138,19 @@ def seed(*, users: int, maxfollows: int, seed: int = 42, stdout=None) -> list[st
                         "_t": followee,
                         "_g": circles,
                         "state": "active",
-                        "since": t,
-                        "changed": t,
+                        "since": since,
+                        "changed": since,
                     }
                 )
             )
-            follower_ops.append(InsertOne({"_f": followee, "_t": follower, "since": t}))
+            follower_ops.append(InsertOne({"_f": followee, "_t": follower, "since": since}))
             following_count[i] += 1
             followers_count[j] += 1
     # Early users follow some of the newer ones back, so everyone has a feed.
     for i in range(min(users, 12)):
         for j in rng.sample(range(i + 1, users), min(users - i - 1, 6)):
             follower, followee = people[i][0], people[j][0]
+            since = _after(joined[j], calendar, t)  # j joined after i
             following_ops.append(
                 InsertOne(
                     {
@@ -130,12 +158,12 @@ def seed(*, users: int, maxfollows: int, seed: int = 42, stdout=None) -> list[st
                         "_t": followee,
                         "_g": [user_docs[i]["circles"][0]],
                         "state": "active",
-                        "since": t,
-                        "changed": t,
+                        "since": since,
+                        "changed": since,
                     }
                 )
             )
-            follower_ops.append(InsertOne({"_f": followee, "_t": follower, "since": t}))
+            follower_ops.append(InsertOne({"_f": followee, "_t": follower, "since": since}))
             following_count[i] += 1
             followers_count[j] += 1
     if following_ops:

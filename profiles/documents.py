@@ -15,8 +15,13 @@ ROLES = ("user", "moderator", "admin")
 STATUSES = ("active", "suspended")
 
 
-class Profile(me.EmbeddedDocument):
-    """Free-form profile data, isolated so it can evolve (seed 000)."""
+class Profile(me.DynamicEmbeddedDocument):
+    """Free-form profile data, isolated so it can evolve (seed 000).
+
+    Dynamic: a field this code does not know (written by a newer release, a
+    migration or another tool) loads as an attribute instead of failing the
+    page, and `profile_update` sets only the fields it edits, so it survives.
+    """
 
     bio = me.StringField(max_length=500, default="")
     location = me.StringField(max_length=100, default="")
@@ -54,10 +59,14 @@ class User(me.Document):
         "indexes": [
             {"fields": ["name_terms", "_id"], "name": "name_terms_search"},
             {"fields": ["role"], "name": "role"},
-            {"fields": ["status"], "name": "status"},
+            # Status alone (moderation) and the landing page's newest active users.
+            {"fields": ["status", "-created"], "name": "status_created"},
         ],
         "shard_key": ("handle",),
         "auto_create_index": False,
+        # A top-level field this code does not know is ignored, not a 500 on
+        # every page (the user is loaded on each request): the schema evolves.
+        "strict": False,
     }
 
     # Django's request.user protocol.

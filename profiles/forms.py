@@ -1,12 +1,34 @@
 from django import forms
 from django.contrib.auth import password_validation
+from django.core.exceptions import FieldDoesNotExist
 from django.core.validators import URLValidator
 
+from profiles.names import clean_display_name
 from socialsite.ids import HANDLE_RE
+
+
+class _CandidateField:
+    def __init__(self, verbose_name: str):
+        self.verbose_name = verbose_name
+
+
+class _CandidateMeta:
+    """The `_meta.get_field(name).verbose_name` that Django's
+    UserAttributeSimilarityValidator reads to word its error."""
+
+    fields = {"handle": _CandidateField("handle"), "name": _CandidateField("display name")}
+
+    def get_field(self, name):
+        try:
+            return self.fields[name]
+        except KeyError:
+            raise FieldDoesNotExist(name) from None
 
 
 class _Candidate:
     """What the password validators compare the password against."""
+
+    _meta = _CandidateMeta()
 
     def __init__(self, handle="", name=""):
         self.handle, self.name = handle, name
@@ -41,10 +63,7 @@ class SignupForm(forms.Form):
         return handle
 
     def clean_name(self):
-        name = " ".join(self.cleaned_data["name"].split())
-        if not name:
-            raise forms.ValidationError("Tell people what to call you.")
-        return name
+        return clean_display_name(self.cleaned_data["name"])
 
     def clean(self):
         data = super().clean()
@@ -101,7 +120,9 @@ class PasswordChangeForm(forms.Form):
         from django.contrib.auth.hashers import check_password
 
         if not check_password(self.cleaned_data["old_password"], self.user.password):
-            raise forms.ValidationError("That is not your current password.")
+            raise forms.ValidationError(
+                "That is not your current password.", code="wrong_password"
+            )
         return self.cleaned_data["old_password"]
 
     def clean(self):
@@ -141,10 +162,7 @@ class ProfileForm(forms.Form):
     )
 
     def clean_name(self):
-        name = " ".join(self.cleaned_data["name"].split())
-        if not name:
-            raise forms.ValidationError("Tell people what to call you.")
-        return name
+        return clean_display_name(self.cleaned_data["name"])
 
     def clean_interests(self):
         raw = self.cleaned_data.get("interests", "")

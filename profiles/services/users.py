@@ -76,8 +76,19 @@ def password_change(*, user: User, new_password: str, keep_session: str | None =
 def profile_update(
     *, user: User, name: str, bio: str, location: str, interests: list[str], website: str
 ) -> None:
-    profile = Profile(bio=bio, location=location, interests=interests, website=website)
-    User.objects(handle=user.handle).update_one(
-        set__name=name, set__name_terms=name_terms(name), set__profile=profile
+    """Set the edited fields one by one: profile fields this code does not
+    know (the profile evolves, seed 000) stay as they are."""
+    edited = {"bio": bio, "location": location, "interests": interests, "website": website}
+    User._get_collection().update_one(
+        {"_id": user.handle},
+        {
+            "$set": {
+                "name": name,
+                "name_terms": name_terms(name),
+                **{f"profile.{field}": value for field, value in edited.items()},
+            }
+        },
     )
-    user.name, user.name_terms, user.profile = name, name_terms(name), profile
+    user.name, user.name_terms = name, name_terms(name)
+    for field, value in edited.items():
+        setattr(user.profile, field, value)

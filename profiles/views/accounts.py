@@ -49,6 +49,20 @@ def signup(request):
     return render(request, "accounts/signup.html", {"form": form}, status=status)
 
 
+def _login_limits(request, handle: str | None) -> list[tuple[str, list[str], str]]:
+    """(scope, keys, rule) for failed logins: per IP, tightly per (handle, IP),
+    loosely per handle, so failures from one address cannot lock the owner
+    out from another."""
+    ip = ratelimit.client_ip(request)
+    limits = [("login", [f"ip:{ip}"], settings.RATELIMIT_LOGIN)]
+    if handle:
+        limits += [
+            ("login_handle_ip", [f"{handle}@{ip}"], settings.RATELIMIT_LOGIN_FAILURES),
+            ("login_handle", [f"handle:{handle}"], settings.RATELIMIT_LOGIN_HANDLE),
+        ]
+    return limits
+
+
 @require_http_methods(["GET", "POST"])
 def login(request):
     next_url = safe_next(request, settings.LOGIN_REDIRECT_URL)
@@ -57,19 +71,19 @@ def login(request):
     form = LoginForm(request.POST or None)
     status = 200
     if request.method == "POST" and form.is_valid():
-        handle = parse_handle(form.cleaned_data["username"])
+        limits = _login_limits(request, parse_handle(form.cleaned_data["username"]))
         try:
-            ratelimit.hit(
-                "login",
-                [f"ip:{ratelimit.client_ip(request)}"] + ([f"handle:{handle}"] if handle else []),
-                settings.RATELIMIT_LOGIN,
-            )
+            for scope, keys, rule in limits:
+                ratelimit.check(scope, keys, rule)
         except ratelimit.RateLimited as exc:
             form.add_error(None, str(exc))
             status = 429
         else:
             user = auth.authenticate(form.cleaned_data["username"], form.cleaned_data["password"])
             if user is None:
+                # Only failures count: a refused or successful login costs nothing.
+                for scope, keys, rule in limits:
+                    ratelimit.count(scope, keys, rule)
                 form.add_error(None, BAD_LOGIN)
             else:
                 auth.login(request, user)
@@ -88,13 +102,28 @@ def logout(request):
 @require_http_methods(["GET", "POST"])
 def password_change(request):
     form = PasswordChangeForm(request.POST or None, user=request.user)
-    if request.method == "POST" and form.is_valid():
-        services.password_change(
-            user=request.user,
-            new_password=form.cleaned_data["new_password1"],
-            keep_session=request.session.session_key,
-        )
-        auth.login(request, request.user)  # a fresh session key and hash for this browser
-        messages.success(request, "Password changed. Your other sessions were logged out.")
-        return redirect("profiles:profile_edit")
-    return render(request, "accounts/password.html", {"form": form})
+    status = 200
+    if request.method == "POST":
+        # Wrong current passwords are limited like failed logins: a session
+        # left open must not become a way to guess the password.
+        limit = ("password", [f"user:{request.user.handle}"], settings.RATELIMIT_PASSWORD)
+        try:
+            ratelimit.check(*limit)
+        except ratelimit.RateLimited as exc:
+            # Not validated at all: its answer would tell whether the guess was right.
+            form = PasswordChangeForm(user=request.user)
+            messages.error(request, str(exc))
+            status = 429
+        else:
+            if form.is_valid():
+                services.password_change(
+                    user=request.user,
+                    new_password=form.cleaned_data["new_password1"],
+                    keep_session=request.session.session_key,
+                )
+                auth.login(request, request.user)  # a fresh session key and hash here
+                messages.success(request, "Password changed. Your other sessions were logged out.")
+                return redirect("profiles:profile_edit")
+            if form.has_error("old_password", "wrong_password"):
+                ratelimit.count(*limit)
+    return render(request, "accounts/password.html", {"form": form}, status=status)

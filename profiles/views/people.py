@@ -10,6 +10,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from profiles import selectors, services
 from profiles.forms import CircleNameForm, CirclePickForm, ProfileForm
+from socialsite import ratelimit
 from socialsite.http import login_required, redirect_back
 from socialsite.ids import handle_or_404, parse_handle
 
@@ -63,9 +64,28 @@ def following(request, handle):
     return _people_list(request, handle, "following")
 
 
-def _graph_action(request, handle, action):
-    """Run a follow/unfollow/block/unblock service; report errors as messages."""
+def _limited(request, scope: str, rule: str) -> ratelimit.RateLimited | None:
+    """Count one of the signed-in user's writes; the refusal if over the limit."""
+    try:
+        ratelimit.hit(scope, [f"user:{request.user.handle}"], rule)
+    except ratelimit.RateLimited as exc:
+        return exc
+    return None
+
+
+def _graph_action(request, handle, action, *, scope="follow"):
+    """Run a follow/unfollow/block/unblock service; report errors as messages.
+
+    Rate-limited per user: each of these backfills or prunes news feeds.
+    """
     person = _active_user_or_404(handle)
+    rule = settings.RATELIMIT_CIRCLES if scope == "circles" else settings.RATELIMIT_FOLLOW
+    if refused := _limited(request, scope, rule):
+        # As a refused vote does: 429, the person's page with the reason.
+        messages.error(request, str(refused))
+        response = profile(request, person.handle)
+        response.status_code = 429
+        return response
     fallback = reverse("profiles:profile", args=[person.handle])
     try:
         message = action(person)
@@ -135,7 +155,7 @@ def set_circles(request, handle):
         )
         return f"Circles for {person.name} saved."
 
-    return _graph_action(request, handle, act)
+    return _graph_action(request, handle, act, scope="circles")
 
 
 @login_required
@@ -150,11 +170,16 @@ def profile_edit(request):
         "website": user.profile.website,
     }
     form = ProfileForm(request.POST or None, initial=initial)
-    if request.method == "POST" and form.is_valid():
-        services.profile_update(user=user, **form.cleaned_data)
-        messages.success(request, "Profile saved.")
-        return redirect("profiles:profile", handle=user.handle)
-    return render(request, "profiles/profile_edit.html", {"form": form})
+    status = 200
+    if request.method == "POST":
+        if refused := _limited(request, "profile_edit", settings.RATELIMIT_PROFILE_EDIT):
+            form.add_error(None, str(refused))
+            status = 429
+        elif form.is_valid():
+            services.profile_update(user=user, **form.cleaned_data)
+            messages.success(request, "Profile saved.")
+            return redirect("profiles:profile", handle=user.handle)
+    return render(request, "profiles/profile_edit.html", {"form": form}, status=status)
 
 
 @login_required
@@ -164,7 +189,11 @@ def circles(request):
     owner = request.user
     create_form = CircleNameForm()
     status = 200
-    if request.method == "POST":
+    refused = request.method == "POST" and _limited(request, "circles", settings.RATELIMIT_CIRCLES)
+    if refused:
+        messages.error(request, str(refused))
+        status = 429
+    elif request.method == "POST":
         action = request.POST.get("action", "create")
         try:
             if action == "create":

@@ -1,0 +1,54 @@
+"""The landing page's "New here" list, and the demo's calendar: people join
+over the demo's weeks, before anything they post."""
+
+import re
+from datetime import timedelta
+
+from django.conf import settings
+
+from feeds import demo as feeds_demo
+from feeds.documents import Post
+from profiles import demo, services
+from profiles.documents import FollowingEdge, User
+from socialsite.clock import aware, now
+
+
+def test_new_here_shows_real_follower_counts(client, make_user):
+    ada, bob, cat = make_user("ada"), make_user("bob"), make_user("cat")
+    services.follow_create(follower=bob, followee="ada")
+    services.follow_create(follower=cat, followee="ada")
+    services.follow_create(follower=ada, followee="bob")
+    html = client.get("/").content.decode()
+    counts = dict(
+        re.findall(r'href="/u/(\w+)/" aria-hidden.*?(\d+) followers?</span>', html, re.S)
+    )
+    assert counts == {"ada": "2", "bob": "1", "cat": "0"}
+
+
+def test_demo_users_join_over_weeks_before_their_posts():
+    handles = demo.seed(users=40, maxfollows=8, seed=7)
+    feeds_demo.seed_more(handles=handles, seed=7, posts_per_user=1.0)
+    t = now()
+    users = {u.handle: u for u in User.objects(handle__in=handles)}
+    joined = [aware(users[h].created) for h in handles]
+    # Oldest first, as the graph assumes, and over weeks, not one instant.
+    assert joined == sorted(joined)
+    assert joined[-1] - joined[0] > timedelta(days=14)
+    assert len({d.date() for d in joined}) > 10
+    first_post = {}
+    for post in Post.objects.only("by", "ts"):
+        author = post.by.id
+        first_post[author] = min(aware(post.ts), first_post.get(author, aware(post.ts)))
+    assert first_post
+    for handle, ts in first_post.items():
+        assert aware(users[handle].created) <= ts, handle
+    for user in users.values():
+        # Seen lately: everyone still receives fan-out (FEED_ACTIVE_DAYS).
+        seen = aware(user.last_seen)
+        assert aware(user.created) < seen <= t
+        assert t - seen < timedelta(days=settings.FEED_ACTIVE_DAYS)
+    for edge in FollowingEdge.objects:
+        since = aware(edge.since)
+        assert since >= aware(users[edge.follower].created)
+        assert since >= aware(users[edge.followee].created)
+        assert since <= min(first_post.values())
