@@ -14,7 +14,7 @@ ensure_indexes` (and the test session) create the indexes.
 
 import mongoengine as me
 
-DELETED_BY = ("author", "moderator")
+from comments.stores.base import DELETED_BY
 
 
 class CommentAuthor(me.EmbeddedDocument):

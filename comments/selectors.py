@@ -16,7 +16,8 @@ class Thread:
     page: CommentPage
     order: str
     notice: str = ""
-    hidden_authors: set = field(default_factory=set)
+    hidden_authors: set = field(default_factory=set)  # suspended: hidden but to moderators
+    blocked_authors: set = field(default_factory=set)  # the viewer blocked them: hidden
     continue_at: set = field(default_factory=set)  # slugs with deeper replies not shown
     # Of those, the ones whose comment is on an earlier page: the page starts
     # with their hidden replies, so it starts with their links.
@@ -32,6 +33,24 @@ def _suspended(comments: list[Comment]) -> set[str]:
         {"_id": {"$in": authors}, "status": "suspended"}, {"_id": 1}
     )
     return {row["_id"] for row in rows}
+
+
+def blocked_by(viewer) -> frozenset[str]:
+    """The handles `viewer` blocked. Their comments are shown to the viewer as
+    a placeholder (DESIGN.md §4); the list is on the viewer's own document,
+    so this costs no round trip. Anonymous visitors block nobody."""
+    return frozenset(getattr(viewer, "blocked", None) or ())
+
+
+def _blocked_on_page(comments: list[Comment], blocked: frozenset[str]) -> set[str]:
+    return {c.author["id"] for c in comments if c.author.get("id") in blocked}
+
+
+def orders(store=None) -> list[str]:
+    """The orders a store can give, its default first: the buckets store
+    keeps comments chronologically only, so it offers no threaded order."""
+    store = store or get_store()
+    return ["threaded", "oldest", "newest"] if store.threaded else ["oldest", "newest"]
 
 
 def _depth_limited(comments: list[Comment], base_depth: int = 0) -> tuple[list, set]:
@@ -53,9 +72,12 @@ def _elsewhere(continue_at: set, shown: list[Comment]) -> list[str]:
     return sorted(continue_at - on_page)
 
 
-def thread(post_id, *, order: str, after=None, before=None) -> Thread:
+def thread(post_id, *, order: str | None, after=None, before=None, viewer=None) -> Thread:
+    """A page of the thread in `order` (None: the store's default), as
+    `viewer` may see it."""
     store = get_store()
     notice = ""
+    order = order or orders(store)[0]
     if order == "threaded" and not store.threaded:
         notice = (
             "Threaded view is not available with this comment store; "
@@ -71,6 +93,7 @@ def thread(post_id, *, order: str, after=None, before=None) -> Thread:
         page.comments, result.continue_at = _depth_limited(page.comments)
         result.continue_before = _elsewhere(result.continue_at, page.comments)
     result.hidden_authors = _suspended(page.comments)
+    result.blocked_authors = _blocked_on_page(page.comments, blocked_by(viewer))
     return result
 
 
@@ -82,9 +105,10 @@ class Permalink:
     hidden_authors: set
     continue_at: set
     continue_before: list = field(default_factory=list)
+    blocked_authors: set = field(default_factory=set)
 
 
-def permalink(post_id, slug: str, *, after=None, before=None) -> Permalink | None:
+def permalink(post_id, slug: str, *, after=None, before=None, viewer=None) -> Permalink | None:
     store = get_store()
     page = store.subtree(post_id, slug, after=after, before=before)
     if page is None:
@@ -103,6 +127,7 @@ def permalink(post_id, slug: str, *, after=None, before=None) -> Permalink | Non
         _suspended(everyone),
         continue_at,
         _elsewhere(continue_at, comments),
+        _blocked_on_page(everyone, blocked_by(viewer)),
     )
 
 

@@ -9,10 +9,11 @@ from bson import ObjectId
 from django.conf import settings
 
 from comments import tasks
-from comments.stores import Comment, get_store
+from comments.stores import Comment, UnknownParent, get_store
 from comments.stores.base import HIDDEN_TEXT
 from feeds import fanout
 from feeds.documents import CacheTimeline, MonthTimeline, Post, SizeTimeline
+from moderation import services as moderation
 from profiles.documents import User
 
 #: The timeline collections whose entries may embed a post (FEED_EMBED).
@@ -25,17 +26,26 @@ class CommentRefused(Exception):
     """A comment action that is not allowed, with a message for the user."""
 
 
+#: The audit log action when a post's author deletes someone's comment on it.
+POST_AUTHOR_DELETE = "comment.delete_by_post_author"
+
+
 def comment_create(
     *, post: dict, author: User, text: str, parent_slug: str | None = None
 ) -> Comment:
-    """`post` is a post the author may see (the caller checked)."""
-    owner = post["by"]["id"]
-    if owner != author.handle:
-        blocked = User.objects(handle=owner).only("blocked").first()
-        if blocked is not None and author.handle in blocked.blocked:
-            raise CommentRefused(f"You can't comment on @{owner}'s posts.")
-    if post.get("removed"):
-        raise CommentRefused("This post was removed by a moderator.")
+    """`post` is a post the author may see (the caller checked).
+
+    Refused on a removed post, on the post of someone who blocked the author
+    (or whom the author blocked), and as a reply to a comment by either.
+    Raises UnknownParent for a parent the discussion does not hold."""
+    _refuse_if_frozen(post)
+    replying_to = None
+    if parent_slug is not None:
+        parent = get_store().get(post["_id"], parent_slug)
+        if parent is None:
+            raise UnknownParent(post["_id"], parent_slug)
+        replying_to = parent.author["id"]
+    _refuse_across_blocks(author, owner=post["by"]["id"], replying_to=replying_to)
     comment = get_store().post(
         post["_id"],
         author={"id": author.handle, "name": author.name},
@@ -46,25 +56,89 @@ def comment_create(
     return comment
 
 
-def _own(post_id: ObjectId, slug: str, actor: User) -> Comment:
+def _refuse_if_frozen(post: dict) -> None:
+    """Removed means frozen (DESIGN.md §4): while a moderator has the post
+    removed, nothing in its thread changes, so a restore shows it as it was."""
+    if post.get("removed"):
+        raise CommentRefused("This post was removed by a moderator: its comments can't change.")
+
+
+def _refuse_across_blocks(actor: User, *, owner: str, replying_to: str | None = None) -> None:
+    """Blocks hide in both directions (DESIGN.md §4): nobody comments on the
+    posts of someone who blocked them or whom they blocked, nor replies to
+    such a person's comment. One read (by `_id`), and only when others are
+    involved; the actor's own list is on their document."""
+    others = [h for h in dict.fromkeys((owner, replying_to)) if h and h != actor.handle]
+    if not others:
+        return
+    mine = set(actor.blocked or ())
+    if owner in mine:
+        raise CommentRefused(f"You blocked @{owner}: unblock them to comment on their posts.")
+    if replying_to in mine:
+        raise CommentRefused(f"You blocked @{replying_to}: unblock them to reply.")
+    rows = User._get_collection().find(
+        {"_id": {"$in": others}, "blocked": actor.handle}, {"_id": 1}
+    )
+    blockers = {row["_id"] for row in rows}
+    if owner in blockers:
+        raise CommentRefused(f"You can't comment on @{owner}'s posts.")
+    if replying_to in blockers:
+        raise CommentRefused(f"You can't reply to @{replying_to}.")
+
+
+def _post_of(post_id: ObjectId) -> dict:
+    post = Post._get_collection().find_one({"_id": post_id}, {"by": 1, "removed": 1})
+    if post is None:
+        raise CommentRefused("That comment is gone.")
+    return post
+
+
+def _alive(post_id: ObjectId, slug: str) -> Comment:
     comment = get_store().get(post_id, slug)
     if comment is None or comment.deleted:
         raise CommentRefused("That comment is gone.")
-    if comment.author["id"] != actor.handle:
-        raise CommentRefused("Only its author can change a comment.")
     return comment
 
 
 def comment_edit(*, post_id: ObjectId, slug: str, actor: User, text: str) -> None:
-    _own(post_id, slug, actor)
-    get_store().edit(post_id, slug, text=text)
+    """Only the comment's author, never on a removed post, nor on the post of
+    someone who blocked them."""
+    post = _post_of(post_id)
+    _refuse_if_frozen(post)
+    comment = _alive(post_id, slug)
+    if comment.author["id"] != actor.handle:
+        raise CommentRefused("Only its author can change a comment.")
+    _refuse_across_blocks(actor, owner=post["by"]["id"])
+    if not get_store().edit(post_id, slug, text=text):
+        raise CommentRefused("That comment is gone.")  # deleted meanwhile
     tasks.refresh_summary.enqueue(str(post_id))
 
 
-def comment_delete(*, post_id: ObjectId, slug: str, actor: User) -> None:
-    """The author deletes their comment: "[deleted]", the replies stay."""
-    _own(post_id, slug, actor)
-    comment_soft_delete(post_id=post_id, slug=slug, by="author")
+def comment_delete(*, post_id: ObjectId, slug: str, actor: User) -> str:
+    """A soft delete; the replies stay. The comment's author deletes it
+    ("[deleted]"); the post's author may delete any comment on their post
+    ("[removed by the author]"), which the moderation audit log records with
+    the text. Returns who deleted it (a DELETED_BY value)."""
+    post = _post_of(post_id)
+    _refuse_if_frozen(post)
+    comment = _alive(post_id, slug)
+    if comment.author["id"] == actor.handle:
+        by = "author"
+    elif post["by"]["id"] == actor.handle:
+        by = "post_author"
+    else:
+        raise CommentRefused("Only its author or the post's author can delete a comment.")
+    if not comment_soft_delete(post_id=post_id, slug=slug, by=by):
+        raise CommentRefused("That comment is gone.")  # deleted meanwhile
+    if by == "post_author":
+        moderation.audit(
+            moderator=actor.handle,
+            action=POST_AUTHOR_DELETE,
+            target=moderation.Target("comment", f"{post_id}/{slug}"),
+            text=comment.text,
+            author=comment.author["id"],
+        )
+    return by
 
 
 def comment_soft_delete(*, post_id: ObjectId, slug: str, by: str) -> bool:

@@ -12,15 +12,19 @@ from comments.forms import CommentForm
 from comments.stores import InvalidCursor, UnknownParent, cursors
 from comments.stores.base import ORDERS
 from comments.stores.slugs import is_slug
+from feeds import mentions
 from feeds.cards import cards
 from feeds.views import visible_post_or_404
 from socialsite import ratelimit
 from socialsite.http import login_required, redirect_back
 
+ORDER_LABELS = {"threaded": "Threaded", "oldest": "Oldest", "newest": "Newest"}
 
-def _order(request) -> str:
-    order = request.GET.get("order", "threaded")
-    return order if order in ORDERS else "threaded"
+
+def _order(request) -> str | None:
+    """The order asked for, or None for the store's default."""
+    order = request.GET.get("order")
+    return order if order in ORDERS else None
 
 
 def _cursors(request) -> dict:
@@ -39,13 +43,18 @@ def thread_context(request, post: dict) -> dict:
     if post.get("removed") and not request.user.is_moderator:
         return {}  # the placeholder stands alone; moderators still reach the comments
     try:
-        thread = selectors.thread(post["_id"], order=_order(request), **_cursors(request))
+        thread = selectors.thread(
+            post["_id"], order=_order(request), viewer=request.user, **_cursors(request)
+        )
     except InvalidCursor as exc:
         raise Http404("Bad page cursor.") from exc
+    # The thread's @mentions join the card's in the page's one lookup.
+    mentions.prefetch(c.text for c in thread.page.comments)
     return {
         "thread_template": "comments/_thread.html",
         "thread": thread,
-        "comment_orders": [("threaded", "Threaded"), ("oldest", "Oldest"), ("newest", "Newest")],
+        # Only what this store can give: no "Threaded" under `buckets`.
+        "comment_orders": [(o, ORDER_LABELS[o]) for o in selectors.orders()],
         "comment_form": CommentForm(),
         "max_depth": settings.COMMENTS_MAX_DEPTH,
     }
@@ -79,8 +88,17 @@ def comment_create(request, post_id):
         form.add_error(None, str(exc))
         return _form_page(request, post, form, status=403)
     messages.success(request, "Comment posted.")
-    anchor = comment.slug.replace("/", "")
-    return redirect(f"{redirect_back(request, fallback).url}#c-{anchor}")
+    return _to_comment(redirect_back(request, fallback).url, comment.slug)
+
+
+def anchor(slug: str) -> str:
+    """The `id` of a comment's article (`#c-<slug without slashes>`)."""
+    return "c-" + slug.replace("/", "")
+
+
+def _to_comment(url: str, slug: str):
+    """Redirect to `url`, scrolled to the comment."""
+    return redirect(f"{url.partition('#')[0]}#{anchor(slug)}")
 
 
 def _form_page(request, post, form, status):
@@ -100,17 +118,23 @@ def permalink(request, post_id, slug):
     if post.get("removed") and not request.user.is_moderator:
         raise Http404("No such comment.")
     try:
-        found = selectors.permalink(post["_id"], slug, **_cursors(request))
+        found = selectors.permalink(post["_id"], slug, viewer=request.user, **_cursors(request))
     except InvalidCursor as exc:
         raise Http404("Bad page cursor.") from exc
     if found is None:
         raise Http404("No such comment.")
+    mentions.prefetch(c.text for c in [*found.ancestors, found.comment, *found.page.comments])
+    card = cards([post], request.user)[0]
+    # The page shows the discussion itself: the card's preview of the last
+    # comments would only repeat it.
+    card.comments_shown = []
     return render(
         request,
         "comments/permalink.html",
         {
-            "card": cards([post], request.user)[0],
+            "card": card,
             "found": found,
+            "linked": found.comment.slug,
             "comment_form": CommentForm(),
             "max_depth": settings.COMMENTS_MAX_DEPTH,
         },
@@ -121,13 +145,14 @@ def _act(request, post_id, slug, action):
     post = visible_post_or_404(request, post_id)
     if not is_slug(slug):
         raise Http404("No such comment.")
+    back = redirect_back(request, reverse("feeds:post", args=[post_id]))
     try:
         message = action(post["_id"])
     except services.CommentRefused as exc:
         messages.error(request, str(exc))
-    else:
-        messages.success(request, message)
-    return redirect_back(request, reverse("feeds:post", args=[post_id]))
+        return back
+    messages.success(request, message)
+    return _to_comment(back.url, slug)
 
 
 @login_required
@@ -136,6 +161,12 @@ def comment_edit(request, post_id, slug):
     form = CommentForm(request.POST)
 
     def act(pid):
+        try:
+            ratelimit.hit(
+                "comment_edit", [f"user:{request.user.handle}"], settings.RATELIMIT_COMMENT_EDIT
+            )
+        except ratelimit.RateLimited as exc:
+            raise services.CommentRefused(str(exc)) from exc
         if not form.is_valid():
             raise services.CommentRefused(" ".join(form.errors.get("text", ["Invalid comment."])))
         services.comment_edit(
@@ -150,7 +181,7 @@ def comment_edit(request, post_id, slug):
 @require_POST
 def comment_delete(request, post_id, slug):
     def act(pid):
-        services.comment_delete(post_id=pid, slug=slug, actor=request.user)
-        return "Comment deleted."
+        by = services.comment_delete(post_id=pid, slug=slug, actor=request.user)
+        return "Comment removed from your post." if by == "post_author" else "Comment deleted."
 
     return _act(request, post_id, slug, act)

@@ -14,11 +14,13 @@ class ArrayCommentUpdates(ABC):
     def _holder(self, discussion_id) -> tuple:
         """(collection, filter) of the documents that hold this discussion's comments."""
 
-    def _set(self, discussion_id, slug, fields: dict, *, deleted: bool = False) -> bool:
+    def _set(self, discussion_id, slug, fields: dict, *, deleted_by: str | None = None) -> bool:
+        """One positional `$set` on the comment `slug`, if its `deleted_by`
+        is `deleted_by` (None: not deleted), checked in the same write."""
         if not slugs.is_slug(slug):  # request data never becomes an operator
             return False
         collection, holder = self._holder(discussion_id)
-        match = {"slug": slug, "deleted_by": {"$ne": None} if deleted else None}
+        match = {"slug": slug, "deleted_by": deleted_by}
         result = collection.update_one(
             {**holder, "comments": {"$elemMatch": match}},
             {"$set": {f"comments.$.{k}": v for k, v in fields.items()}},
@@ -32,4 +34,6 @@ class ArrayCommentUpdates(ABC):
         return self._set(discussion_id, slug, {"text": "", "deleted_by": check_deleted_by(by)})
 
     def restore(self, discussion_id, slug, *, text) -> bool:
-        return self._set(discussion_id, slug, {"text": text, "deleted_by": None}, deleted=True)
+        return self._set(
+            discussion_id, slug, {"text": text, "deleted_by": None}, deleted_by="moderator"
+        )

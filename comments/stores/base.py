@@ -26,12 +26,21 @@ from socialsite.clock import aware
 
 Order = Literal["threaded", "oldest", "newest"]
 ORDERS: tuple[str, ...] = ("threaded", "oldest", "newest")
-DeletedBy = Literal["author", "moderator"]
-DELETED_BY: tuple[str, ...] = ("author", "moderator")
-#: What a soft-deleted comment shows instead of its text.
+#: Who soft-deleted a comment: its author, a moderator, or the author of the
+#: post it is on (who keeps their threads clean, DESIGN.md §4).
+DeletedBy = Literal["author", "moderator", "post_author"]
+DELETED_BY: tuple[str, ...] = ("author", "moderator", "post_author")
 #: What others see of a suspended author's comment (threads and feed cards).
 HIDDEN_TEXT = "[hidden: the author's account is suspended]"
-TOMBSTONES = {"author": "[deleted]", "moderator": "[removed by a moderator]"}
+#: What a viewer sees of a comment by someone they blocked (DESIGN.md §4:
+#: blocks hide in both directions). Neutral: it names nobody.
+BLOCKED_TEXT = "[hidden: you blocked its author]"
+#: What a soft-deleted comment shows instead of its text.
+TOMBSTONES = {
+    "author": "[deleted]",
+    "moderator": "[removed by a moderator]",
+    "post_author": "[removed by the author]",
+}
 
 
 class CommentError(Exception):
@@ -71,7 +80,7 @@ class Comment:
     author: dict  # {"id": handle, "name": display name}
     text: str  # "" once soft-deleted
     edited: datetime | None = None
-    deleted_by: str | None = None  # "author" | "moderator" | None
+    deleted_by: str | None = None  # one of DELETED_BY, or None
 
     @property
     def parent_slug(self) -> str | None:
@@ -196,9 +205,10 @@ class CommentStore(ABC):
 
     @abstractmethod
     def restore(self, discussion_id: ObjectId, slug: str, *, text: str) -> bool:
-        """Undo a soft delete, putting back `text` (moderators restore what
-        they removed; the audit log kept the text). False when the comment is
-        not deleted."""
+        """Undo a moderator's soft delete, putting back `text` (the audit log
+        kept it). The write itself matches only `deleted_by == "moderator"`,
+        so a comment its author deleted since (even after an earlier restore)
+        stays deleted, whatever races. False when nothing was restored."""
 
     @abstractmethod
     def last(self, discussion_id: ObjectId, n: int) -> list[Comment]:

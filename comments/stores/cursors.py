@@ -12,6 +12,7 @@ A cursor is urlsafe base64 of "<kind>|<value>", so a view passes it through
 
 import base64
 import binascii
+import re
 from datetime import UTC, datetime, timedelta
 
 from bson import ObjectId
@@ -21,6 +22,12 @@ from socialsite.ids import parse_object_id
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 MAX_LENGTH = 4000
+# ASCII digits only: str.isdigit() also accepts "²" or "٣", which int() then
+# refuses (or reads as another number), and an unbounded millisecond count
+# overflows datetime. Both would be a 500, not a bad cursor.
+_MILLIS = re.compile(r"-?[0-9]{1,16}")
+# A position fits the int32 that MongoDB's `$slice` takes, with room for a page.
+_POSITION = re.compile(r"[0-9]{1,9}")
 
 
 def _encode(kind: str, value: str) -> str:
@@ -59,9 +66,12 @@ def chrono(posted: datetime, comment_id: str) -> str:
 def decode_chrono(cursor) -> tuple[datetime, ObjectId]:
     millis, _, comment_id = _decode("c", cursor).partition("|")
     oid = parse_object_id(comment_id)
-    if oid is None or not millis.lstrip("-").isdigit() or len(millis) > 16:
+    if oid is None or not _MILLIS.fullmatch(millis):
         raise InvalidCursor("malformed cursor")
-    return _EPOCH + timedelta(milliseconds=int(millis)), oid
+    try:
+        return _EPOCH + timedelta(milliseconds=int(millis)), oid
+    except OverflowError as exc:  # before year 1 or after 9999
+        raise InvalidCursor("cursor time out of range") from exc
 
 
 def offset(position: int) -> str:
@@ -70,7 +80,7 @@ def offset(position: int) -> str:
 
 def decode_offset(cursor) -> int:
     value = _decode("o", cursor)
-    if not value.isdigit() or len(value) > 12:
+    if not _POSITION.fullmatch(value):
         raise InvalidCursor("malformed cursor")
     return int(value)
 

@@ -182,7 +182,7 @@ class DocumentsStore(CommentStore):
         if not slugs.is_slug(slug):
             return False
         result = _collection().update_one(
-            {"discussion_id": discussion_id, "slug": slug, "deleted_by": {"$ne": None}},
+            {"discussion_id": discussion_id, "slug": slug, "deleted_by": "moderator"},
             {"$set": {"text": text, "deleted_by": None}},
         )
         return result.modified_count == 1

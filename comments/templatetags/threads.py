@@ -1,6 +1,8 @@
 from django import template
 from django.conf import settings
 
+from comments.stores.base import BLOCKED_TEXT
+
 register = template.Library()
 
 #: Indentation levels the stylesheet draws (`.comment[data-indent="8"]`);
@@ -14,3 +16,9 @@ def indent(comment, base=0) -> int:
     root), never deeper than COMMENTS_MAX_DEPTH."""
     limit = min(settings.COMMENTS_MAX_DEPTH, INDENT_LEVELS)
     return max(0, min(comment.depth - int(base or 0), limit))
+
+
+@register.simple_tag
+def blocked_text() -> str:
+    """The placeholder for a comment by someone the viewer blocked."""
+    return BLOCKED_TEXT

@@ -193,12 +193,16 @@ def test_buckets_threaded_shows_a_notice_not_an_error(people, login, settings):
     post_id = make_post(ada)
     seed_thread(post_id)
     client = login(bob)
-    for url in (f"/posts/{post_id}/", f"/posts/{post_id}/?order=threaded"):
-        html = html_of(client.get(url))
-        assert 'class="notice" role="status"' in html
-        assert "Threaded view is not available" in html
-        assert texts_in(html) == ["c0", "c1", "c0.1"]  # oldest first
-        assert 'aria-current="page">Oldest' in html
+    # The default is the store's own first order: oldest first, no notice.
+    html = html_of(client.get(f"/posts/{post_id}/"))
+    assert texts_in(html) == ["c0", "c1", "c0.1"]
+    assert 'aria-current="page">Oldest' in html and "Threaded view" not in html
+    # An old link that asks for the threaded order gets a notice, not an error.
+    html = html_of(client.get(f"/posts/{post_id}/?order=threaded"))
+    assert 'class="notice" role="status"' in html
+    assert "Threaded view is not available" in html
+    assert texts_in(html) == ["c0", "c1", "c0.1"]  # oldest first
+    assert 'aria-current="page">Oldest' in html
     html = html_of(client.get(f"/posts/{post_id}/?order=newest"))
     assert "Threaded view is not available" not in html
     assert texts_in(html) == ["c0.1", "c1", "c0"]
@@ -286,7 +290,8 @@ def test_continue_this_thread_leads_to_the_permalink(people, login, settings, th
     # The parent chain gives context.
     ancestors = re.findall(r'<p class="ancestor"><a href="([^"]+)">Ada</a>: ([^<]*)</p>', page)
     assert [text for _, text in ancestors] == ["d0", "d1", "d2"]
-    assert ancestors[0][0] == f"/posts/{post_id}/c/{made[0].slug}/"
+    anchor = made[0].slug.replace("/", "")
+    assert ancestors[0][0] == f"/posts/{post_id}/c/{made[0].slug}/#c-{anchor}"
     assert f'href="/posts/{post_id}/#comments"' in page
 
 
@@ -506,20 +511,26 @@ def test_moderator_deletion_shows_removed(people, login, threaded_store):
 
 
 def test_others_cannot_edit_or_delete(people, login, store_name):
-    ada, bob, *_ = people
+    ada, bob, eve, _ = people
     post_id = make_post(ada)
     say(login(bob), post_id, "bob's words")
     [c] = stored(post_id)
-    client = login(ada)  # the post's author, not the comment's
-    response = client.post(f"/posts/{post_id}/comments/{c.slug}/edit/", {"text": "ada's words"})
+    client = login(eve)  # neither the comment's author nor the post's
+    response = client.post(f"/posts/{post_id}/comments/{c.slug}/edit/", {"text": "eve's words"})
     assert response.status_code == 302
+    assert "Only its author can change a comment." in html_of(client.get(response["Location"]))
     response = client.post(f"/posts/{post_id}/comments/{c.slug}/delete/")
     assert response.status_code == 302
     [c] = stored(post_id)
     assert c.text == "bob's words" and not c.deleted and c.edited is None
     html = html_of(client.get(f"/posts/{post_id}/"))
-    assert "Only its author can change a comment." in html
+    assert "Only its author or the post&#x27;s author can delete a comment." in html
     assert 'data-confirm="Delete this comment?"' not in html
+    assert "data-post-author-delete" not in html
+    # The post's author may delete it (tests/comments/test_hardening.py), not edit it.
+    ada_client = login(ada)
+    ada_client.post(f"/posts/{post_id}/comments/{c.slug}/edit/", {"text": "ada's words"})
+    assert stored(post_id)[0].text == "bob's words"
     # Unknown and malformed slugs: nothing to act on.
     assert client.post(f"/posts/{post_id}/comments/zzzz/delete/").status_code == 302
     assert client.post(f"/posts/{post_id}/comments/BAD!/delete/").status_code == 404
