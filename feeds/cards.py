@@ -1,6 +1,6 @@
 """Post documents (raw dicts) turned into what the post template shows."""
 
-from feeds import polls
+from feeds import mentions, polls
 from feeds.documents import ALL_CIRCLES, PUBLIC
 from feeds.selectors import viewer_votes
 from socialsite.clock import aware
@@ -19,7 +19,14 @@ class PostCard:
         self.ts = aware(post["ts"])
         self.edited = aware(post.get("edited"))
         self.comments_count = post.get("comments_count") or 0
-        self.comments_shown = post.get("comments_shown") or []
+        # Blocks hide in both directions (DESIGN.md §4): the viewer never sees
+        # a preview by someone they blocked. Their list is on their document.
+        blocked = set(getattr(viewer, "blocked", None) or ())
+        self.comments_shown = [
+            c
+            for c in post.get("comments_shown") or []
+            if (c.get("by") or {}).get("id") not in blocked
+        ]
         self.removed = bool(post.get("removed"))
         self.is_own = viewer.is_authenticated and viewer.handle == self.author_handle
         self.poll = (
@@ -28,8 +35,12 @@ class PostCard:
 
     @property
     def visibility(self) -> str:
+        """The audience badge. Circle names are private to their owner
+        (DESIGN.md §4): everyone else sees only that the audience is limited."""
         if PUBLIC in self.circles:
             return "Public"
+        if not self.is_own:
+            return "Circles"
         if ALL_CIRCLES in self.circles:
             return "All circles"
         return ", ".join(self.circles)
@@ -45,5 +56,17 @@ class PostCard:
 
 
 def cards(posts: list[dict], viewer) -> list[PostCard]:
+    """The page's cards, with every @mention they show announced, so that the
+    page looks them up in one query (feeds/mentions.py)."""
     votes = viewer_votes(viewer, posts)
-    return [PostCard(p, viewer, votes.get(p["_id"])) for p in posts]
+    page_cards = [PostCard(p, viewer, votes.get(p["_id"])) for p in posts]
+    mentions.prefetch(
+        text
+        for card in page_cards
+        for text in (
+            card.detail.get("text"),
+            card.detail.get("question"),
+            *(comment.get("text") for comment in card.comments_shown),
+        )
+    )
+    return page_cards

@@ -8,7 +8,7 @@ from datetime import timedelta
 from django.core.files.uploadedfile import SimpleUploadedFile
 from PIL import Image, ImageDraw
 
-from feeds import photos, polls, services
+from feeds import photos, polls, services, tasks
 from feeds.documents import ALL_CIRCLES, PUBLIC, Post
 from feeds.timelines import get_store
 from profiles.documents import User
@@ -62,6 +62,19 @@ def _photo(rng: random.Random) -> photos.ProcessedPhoto:
     return photos.process_upload(upload)
 
 
+def _vote(post: Post, voters: list[str], rng: random.Random) -> None:
+    """Demo votes in one poll. They are written as `services.poll_vote` writes
+    a vote, and, as it does, the poll's embedded copies in timelines are
+    refreshed (FEED_EMBED): once per poll rather than once per vote."""
+    for voter in voters:
+        option = rng.randrange(len(post.detail["options"]))
+        try:
+            polls.poll_vote(post_id=post.id, voter=voter, option=option)
+        except polls.PollError:
+            continue  # refused, as for anyone: e.g. a block between the two
+    tasks.refresh_copies.enqueue(str(post.id), ["detail"])
+
+
 def seed_more(*, handles: list[str], seed: int, stdout=None, posts_per_user: float = 1.5) -> None:
     rng = random.Random(seed + 1)
     get_store().ensure_owner(handles)
@@ -106,8 +119,6 @@ def seed_more(*, handles: list[str], seed: int, stdout=None, posts_per_user: flo
         made.append(post)
     for post in made:
         if post.type == "poll":
-            for voter in rng.sample(handles, min(len(handles), 12)):
-                option = rng.randrange(len(post.detail["options"]))
-                polls.poll_vote(post_id=post.id, voter=voter, option=option)
+            _vote(post, rng.sample(handles, min(len(handles), 12)), rng)
     if stdout:
         stdout.write(f"  {len(made)} posts delivered ({Post.objects.count()} in all)")

@@ -170,3 +170,20 @@ def refresh_copies(post_id, fields: list[str]) -> None:
     post = Post._get_collection().find_one({"_id": post_id}, {name: 1 for name in fields})
     if post is not None:
         get_store().update_embedded(post_id, {name: post.get(name) for name in fields})
+
+
+def refresh_circle_copies(owner: str, circle: str) -> int:
+    """After a circle rename: refresh the `circles` of the embedded copies of
+    the owner's posts shared with `circle` (its new name). Returns the posts.
+
+    One multi-document update per post, since reaching every matching entry
+    of one array needs `arrayFilters`, which the embedded demo database
+    lacks. Renames are rare and run in a task; link entries need nothing."""
+    if not settings.FEED_EMBED:
+        return 0
+    rows = Post._get_collection().find({"by.id": owner, "circles": circle}, {"_id": 1})
+    count = 0
+    for row in rows:
+        refresh_copies(row["_id"], ["circles"])
+        count += 1
+    return count

@@ -175,9 +175,17 @@ class PostForm(forms.Form):
         return {"text": data.get("text", "")}
 
     def _detail_checkin(self, data: dict) -> dict:
+        """A place name, with its coordinates optional: both or neither (the
+        composer can fill them from the browser's location)."""
         self._missing("place", "Name the place.")
-        self._missing("lat", "Give the latitude.")
-        self._missing("lng", "Give the longitude.")
+        # A value with an error (out of range, not a number) counts as given.
+        given = {
+            name for name in ("lat", "lng") if name in self.errors or data.get(name) is not None
+        }
+        if given == {"lng"}:
+            self._missing("lat", "Give the latitude too, or neither.")
+        elif given == {"lat"}:
+            self._missing("lng", "Give the longitude too, or neither.")
         place = " ".join((data.get("place") or "").split())
         lat, lng = data.get("lat"), data.get("lng")
         return {
@@ -206,9 +214,13 @@ _http_url = URLValidator(schemes=["http", "https"])
 def _clean_url(value: str) -> str:
     """An http(s) URL; a bare `example.com/page` gets https:// in front."""
     value = value.strip()
-    if not urlsplit(value).scheme:
-        value = "https://" + value
-    if urlsplit(value).scheme.lower() not in ("http", "https"):
+    try:
+        if not urlsplit(value).scheme:
+            value = "https://" + value
+        scheme = urlsplit(value).scheme.lower()
+    except ValueError as exc:  # e.g. an unclosed IPv6 bracket: "http://[::1"
+        raise ValidationError("That is not a valid link.") from exc
+    if scheme not in ("http", "https"):
         raise ValidationError("Only http:// and https:// links can be posted.")
     _http_url(value)
     if len(value) > URL_MAX:

@@ -31,10 +31,11 @@ THUMB_SIDE = 480
 JPEG_QUALITY = 85
 WEBP_QUALITY = 85
 BUCKET = "photos"
-# 40 megapixels: more than any phone camera writes, and a bound on the memory
-# one upload can make us allocate (a decompression bomb is a small file that
-# declares a huge canvas).
-DEFAULT_MAX_PIXELS = 40_000_000
+# 25 megapixels (PHOTO_MAX_PIXELS): more than a phone camera's usual output,
+# and a bound on the memory one upload can make us allocate: a decoded RGB
+# canvas costs 3 bytes a pixel, and a decompression bomb is a small file that
+# declares a huge one. Checked on the header, before any pixel is decoded.
+DEFAULT_MAX_PIXELS = 25_000_000
 DEFAULT_MAX_BYTES = 5 * 1024 * 1024
 
 
@@ -100,10 +101,17 @@ _NOT_AN_IMAGE = "Upload a JPEG, PNG or WebP image."
 _BROKEN = "The image could not be read; it may be damaged."
 
 
+def max_pixels() -> int:
+    return getattr(settings, "PHOTO_MAX_PIXELS", DEFAULT_MAX_PIXELS)
+
+
 def _check_pixels(image: Image.Image) -> None:
-    limit = getattr(settings, "PHOTO_MAX_PIXELS", DEFAULT_MAX_PIXELS)
+    """Refuse a canvas over the limit from its header dimensions alone."""
+    limit = max_pixels()
     if image.width * image.height > limit:
-        raise PhotoError("The image has too many pixels.")
+        raise PhotoError(
+            f"The image has too many pixels: the limit is {limit / 1_000_000:g} megapixels."
+        )
 
 
 def _verify(data: bytes) -> str:

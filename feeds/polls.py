@@ -16,7 +16,8 @@ without transactions:
 Should a process die between the two steps, `poll_recount` rebuilds the
 counts from the votes.
 
-Callers check that the voter may see the post (DESIGN.md §4) before voting.
+Callers check that the voter may see the post (DESIGN.md §4) before voting;
+`poll_vote` itself refuses removed posts and votes across a block.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from pymongo import ReturnDocument
 from pymongo.errors import DuplicateKeyError
 
 from feeds.documents import PollVote, Post
+from profiles.documents import User
 from socialsite.clock import now
 
 MIN_OPTIONS = 2
@@ -39,16 +41,30 @@ class PollError(ValueError):
     """A vote we refuse; the message can be shown to the user."""
 
 
+REMOVED = "This post was removed by a moderator: its poll is closed."
+
+
 def poll_vote(*, post_id: ObjectId, voter: str, option: int) -> None:
-    """Record `voter`'s choice of `option` (an index into the options)."""
-    post = Post._get_collection().find_one({"_id": post_id}, {"type": 1, "detail.options": 1})
+    """Record `voter`'s choice of `option` (an index into the options).
+
+    Refused on a post a moderator removed (removed means frozen, DESIGN.md
+    §4; the count's `$inc` carries the condition, so a removal racing this
+    vote leaves the counts unchanged and the vote undone) and across a block
+    in either direction (one read by `_id`).
+    """
+    post = Post._get_collection().find_one(
+        {"_id": post_id}, {"type": 1, "detail.options": 1, "by.id": 1, "removed": 1}
+    )
     if post is None or post.get("type") != "poll":
         raise PollError("This post is not a poll.")
+    if post.get("removed") is not None:
+        raise PollError(REMOVED)
     options = (post.get("detail") or {}).get("options") or []
     if isinstance(option, bool) or not isinstance(option, int):
         raise PollError("Choose one of the poll's options.")
     if not 0 <= option < len(options):
         raise PollError("Choose one of the poll's options.")
+    _refuse_across_blocks(voter, post["by"]["id"])
 
     previous = _swap_vote(post_id, voter, option)
     if previous == option:
@@ -56,7 +72,34 @@ def poll_vote(*, post_id: ObjectId, voter: str, option: int) -> None:
     inc = {f"detail.votes.{option}": 1}
     if previous is not None:
         inc[f"detail.votes.{previous}"] = -1
-    Post._get_collection().update_one({"_id": post_id, "type": "poll"}, {"$inc": inc})
+    counted = Post._get_collection().update_one(
+        {"_id": post_id, "type": "poll", "removed": None}, {"$inc": inc}
+    )
+    if counted.matched_count == 0:
+        _undo_vote(post_id, voter, option, previous)
+        raise PollError(REMOVED)
+
+
+def _refuse_across_blocks(voter: str, author: str) -> None:
+    if voter == author:
+        return
+    blocked = User._get_collection().find_one(
+        {"$or": [{"_id": author, "blocked": voter}, {"_id": voter, "blocked": author}]},
+        {"_id": 1},
+    )
+    if blocked is not None:
+        raise PollError(f"You can't vote in @{author}'s polls.")
+
+
+def _undo_vote(post_id: ObjectId, voter: str, option: int, previous: int | None) -> None:
+    """Take back a vote whose count could not land (the post was removed
+    meanwhile); conditional on the vote still being ours."""
+    votes = PollVote._get_collection()
+    mine = {"post": post_id, "voter": voter, "option": option}
+    if previous is None:
+        votes.delete_one(mine)
+    else:
+        votes.update_one(mine, {"$set": {"option": previous}})
 
 
 def _swap_vote(post_id: ObjectId, voter: str, option: int) -> int | None:

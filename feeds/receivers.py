@@ -44,6 +44,10 @@ def _circle_renamed(sender, owner, old, new, **kwargs):
     posts = Post._get_collection()
     posts.update_many({"by.id": owner, "circles": old}, {"$addToSet": {"circles": new}})
     posts.update_many({"by.id": owner, "circles": old}, {"$pull": {"circles": old}})
+    # Embedded copies in timelines name the circles too, and visibility is
+    # decided on them when a page is read: without this, members would lose
+    # sight of the renamed circle's posts.
+    tasks.refresh_circle_copies.enqueue(owner, new)
 
 
 @receiver(signals.user_created)

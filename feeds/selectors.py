@@ -17,7 +17,7 @@ from feeds.entries import post_from_entry
 from feeds.timelines import get_store
 from feeds.timelines.base import Cursor
 from feeds.timelines.read import posts_page, read_entries
-from feeds.visibility import visible_posts
+from feeds.visibility import Sight, visible_posts
 from profiles.documents import FollowingEdge, User
 
 # A wall whose entries are mostly hidden from this viewer needs several
@@ -50,7 +50,11 @@ def _resolve(entries: list[dict]) -> list[dict]:
     return posts
 
 
-def _page(kind, owner: User, before, keep, *, force_read=False, limit=None) -> FeedPage:
+def _page(
+    kind, owner: User, before, keep, *, force_read=False, limit=None, keep_read=None
+) -> FeedPage:
+    """`keep` filters each chunk of posts; `keep_read`, when given, replaces it
+    for chunks the read model answered (its query may decide everything)."""
     limit = limit or settings.FEED_PAGE_SIZE
     store = get_store()
     use_read = force_read or not store.stores_entries
@@ -62,7 +66,8 @@ def _page(kind, owner: User, before, keep, *, force_read=False, limit=None) -> F
             chunk = read_entries(kind, owner.handle, cursor, want, owner.blocked)
         else:
             chunk = store.entries(kind, owner.handle, cursor, want)
-        collected += keep(_resolve(chunk.entries))
+        posts = _resolve(chunk.entries)
+        collected += (keep_read or keep)(posts) if use_read else keep(posts)
         if chunk.entries:
             cursor = Cursor.of(chunk.entries[-1])
         if not chunk.complete:
@@ -77,15 +82,16 @@ def _page(kind, owner: User, before, keep, *, force_read=False, limit=None) -> F
 
 
 def news_page(viewer: User, before: Cursor | None = None) -> FeedPage:
-    """The viewer's news feed. Delivery already chose the audience; blocks are
-    re-checked here for free (the block list is on the viewer's document)."""
-    blocked = set(viewer.blocked)
+    """The viewer's news feed. Delivery chose the audience when the post was
+    written; visibility is decided again now (DESIGN.md §4), so whoever was
+    unfollowed, taken out of a circle or blocked since loses sight of the
+    circle posts already in their timeline at once. Blocks cost nothing (the
+    viewer's list is on their document); circle posts by others cost one
+    graph query per page. The read model's query already applies the live
+    graph and the blocks, so its chunks are kept as they are."""
     rebuilding = viewer.feed_rebuild is not None
-
-    def keep(posts):
-        return [p for p in posts if p["by"]["id"] not in blocked]
-
-    page = _page("news", viewer, before, keep, force_read=rebuilding)
+    sight = Sight(viewer)
+    page = _page("news", viewer, before, sight.visible, force_read=rebuilding, keep_read=list)
     page.rebuilding = rebuilding
     return page
 
@@ -116,6 +122,15 @@ def wall_page(owner: User, viewer, before: Cursor | None = None) -> FeedPage:
     return _page("wall", owner, before, keep)
 
 
+def wall_shows(owner: str, author: str) -> bool:
+    """Whether `owner`'s wall lists a post `author` wrote on it: `wall_page`'s
+    rule (their own posts, and those of people they follow). One point read."""
+    if author == owner:
+        return True
+    edges = FollowingEdge._get_collection()
+    return edges.count_documents({"_f": owner, "_t": author}, limit=1) > 0
+
+
 def incoming_page(owner: User, before: Cursor | None = None) -> FeedPage:
     """Seed 000's incoming page: every post directed to the owner, from anyone
     they have not blocked. One indexed query on (to, ts)."""
@@ -132,15 +147,18 @@ def incoming_page(owner: User, before: Cursor | None = None) -> FeedPage:
 def post_for_viewer(post_id: ObjectId, viewer) -> dict | None:
     """The post if it exists and the viewer may see it; else None (a 404).
 
-    A post removed by a moderator is still returned (its page shows the
-    placeholder); a suspended author's posts are hidden from everyone but
-    the author and moderators.
+    Moderators see every post, a removed one with its placeholder (they can
+    restore it). To everyone else, its author included, a post a moderator
+    removed is gone (DESIGN.md §4), and a suspended author's posts are hidden
+    from everyone but the author.
     """
     post = Post._get_collection().find_one({"_id": post_id}, CARD_FIELDS)
     if post is None:
         return None
     if viewer.is_moderator:
         return post
+    if post.get("removed") is not None:
+        return None
     if post.get("author_suspended") and post["by"]["id"] != viewer.handle:
         return None
     visible = visible_posts(viewer, [post])

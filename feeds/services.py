@@ -86,13 +86,24 @@ def _own_post(post_id: ObjectId, actor: User) -> dict:
 
 def post_edit(*, post_id: ObjectId, actor: User, changes: dict) -> None:
     """The author changes the text fields of a post; every reader sees the new
-    text, whether their entries link or embed (copies refreshed by a task)."""
+    text, whether their entries link or embed (copies refreshed by a task).
+
+    A post a moderator removed is frozen (DESIGN.md §4): NotFound, and the
+    write itself carries the condition, so a removal racing the edit wins.
+    """
     post = _own_post(post_id, actor)
+    if post.get("removed") is not None:
+        raise NotFound(post_id)
     allowed = EDITABLE[post["type"]]
     updates = {f"detail.{k}": v for k, v in changes.items() if k in allowed}
     if not updates:
         raise PostError("This post has nothing that can be edited.")
-    Post._get_collection().update_one({"_id": post_id}, {"$set": {**updates, "edited": now()}})
+    edited = Post._get_collection().update_one(
+        {"_id": post_id, "by.id": actor.handle, "removed": None},
+        {"$set": {**updates, "edited": now()}},
+    )
+    if edited.matched_count == 0:
+        raise NotFound(post_id)
     tasks.refresh_copies.enqueue(str(post_id), ["detail", "edited"])
 
 
@@ -113,6 +124,7 @@ def post_delete(*, post_id: ObjectId, actor: User) -> None:
 
 
 def poll_vote(*, post_id: ObjectId, voter: User, option: int) -> None:
+    """Refused (PollError) on a removed post and across a block, either way."""
     polls.poll_vote(post_id=post_id, voter=voter.handle, option=option)
     tasks.refresh_copies.enqueue(str(post_id), ["detail"])
 

@@ -28,3 +28,8 @@ def rebuild(owner: str, kind: str) -> None:
 @task
 def refresh_copies(post_id: str, fields: list[str]) -> None:
     fanout.refresh_copies(ObjectId(post_id), fields)
+
+
+@task
+def refresh_circle_copies(owner: str, circle: str) -> None:
+    fanout.refresh_circle_copies(owner, circle)

@@ -4,6 +4,18 @@
 - A post directed to the viewer (`to`) is theirs to see (the incoming page).
 - `*public*`: anyone. `*circles*`: anyone the author placed in any circle.
   Named circles: the members of those circles.
+
+This is decided when a page is read, not only when a post is delivered, so
+an unfollow, a removal from a circle, a deleted circle or a block hides the
+circle posts already sitting in someone's timelines at once. The check costs
+at most one graph query per page, and none when every post is public, the
+viewer's own, or directed to them.
+
+Blocks hold in both directions: the viewer's own list is on their document;
+an author who blocked the viewer has no edge to them (`block_create` drops
+the follows both ways before it returns, and a blocker cannot follow the
+person they blocked), so the graph query finds no circle for the viewer and
+none of that author's non-public posts shows.
 """
 
 from feeds.documents import ALL_CIRCLES, PUBLIC
@@ -11,12 +23,17 @@ from profiles.documents import FollowingEdge
 
 
 def circles_placed_in(viewer: str, authors) -> dict[str, list[str]]:
-    """For each author, the circles they placed `viewer` in: one indexed query."""
+    """For each author, the circles they placed `viewer` in: one indexed query.
+
+    An edge being taken down (an unfollow or a block in progress) no longer
+    counts: the author has already decided.
+    """
     authors = sorted(set(authors) - {viewer})
     if not authors:
         return {}
     rows = FollowingEdge._get_collection().find(
-        {"_f": {"$in": authors}, "_t": viewer}, {"_id": 0, "_f": 1, "_g": 1}
+        {"_f": {"$in": authors}, "_t": viewer, "state": {"$ne": "removing"}},
+        {"_id": 0, "_f": 1, "_g": 1},
     )
     return {row["_f"]: row.get("_g", []) for row in rows}
 
@@ -27,6 +44,7 @@ def needs_graph(viewer, post: dict) -> bool:
     return bool(
         viewer.is_authenticated
         and author != viewer.handle
+        and author not in viewer.blocked
         and post.get("to") != viewer.handle
         and PUBLIC not in post["circles"]
     )
@@ -49,8 +67,23 @@ def can_see(viewer, post: dict, placed_in: dict[str, list[str]]) -> bool:
     return bool(set(groups) & set(post["circles"]))
 
 
+class Sight:
+    """One viewer's view over the chunks of one page: each author's edge to
+    the viewer is looked up once, however many chunks the page needs."""
+
+    def __init__(self, viewer):
+        self.viewer = viewer
+        self.placed_in: dict[str, list[str]] = {}
+        self.looked_up: set[str] = set()
+
+    def visible(self, posts: list[dict]) -> list[dict]:
+        authors = {p["by"]["id"] for p in posts if needs_graph(self.viewer, p)} - self.looked_up
+        if authors:
+            self.placed_in.update(circles_placed_in(self.viewer.handle, authors))
+            self.looked_up |= authors
+        return [p for p in posts if can_see(self.viewer, p, self.placed_in)]
+
+
 def visible_posts(viewer, posts: list[dict]) -> list[dict]:
     """The posts the viewer may see, with at most one graph query."""
-    authors = {p["by"]["id"] for p in posts if needs_graph(viewer, p)}
-    placed_in = circles_placed_in(viewer.handle, authors) if authors else {}
-    return [p for p in posts if can_see(viewer, p, placed_in)]
+    return Sight(viewer).visible(posts)

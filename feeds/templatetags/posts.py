@@ -1,4 +1,5 @@
-"""Rendering user text safely: escape everything, then link http(s) URLs and @handles."""
+"""Rendering user text safely: escape everything, then link http(s) URLs and
+the @mentions of people who exist (see feeds.mentions)."""
 
 import re
 
@@ -7,20 +8,21 @@ from django.urls import reverse
 from django.utils.html import escape, format_html
 from django.utils.safestring import mark_safe
 
-register = template.Library()
+from feeds import mentions
 
-TOKEN = re.compile(
-    r"(?P<url>\bhttps?://[^\s<>\"']+[^\s<>\"'.,;:!?)\]])|(?P<mention>(?<![\w@])@[a-z0-9_]{3,30}\b)",
-    re.IGNORECASE,
-)
+register = template.Library()
 
 
 @register.filter(is_safe=True)
 def linkify(text) -> str:
-    """Escaped text with links; nothing the user typed becomes markup."""
+    """Escaped text with links; nothing the user typed becomes markup. A
+    mention of a handle nobody has stays plain text."""
     text = "" if text is None else str(text)
+    matches = list(mentions.TOKEN.finditer(text))
+    named = {m.group("handle").lower() for m in matches if m.group("handle")}
+    people = mentions.existing(named) if named else set()
     out, last = [], 0
-    for match in TOKEN.finditer(text):
+    for match in matches:
         out.append(escape(text[last : match.start()]))
         if match.group("url"):
             url = match.group("url")
@@ -29,8 +31,7 @@ def linkify(text) -> str:
                     '<a href="{}" rel="nofollow noopener ugc" target="_blank">{}</a>', url, url
                 )
             )
-        else:
-            handle = match.group("mention")[1:].lower()
+        elif (handle := match.group("handle").lower()) in people:
             out.append(
                 format_html(
                     '<a href="{}" class="mention">@{}</a>',
@@ -38,6 +39,8 @@ def linkify(text) -> str:
                     handle,
                 )
             )
+        else:
+            out.append(escape(match.group("mention")))
         last = match.end()
     out.append(escape(text[last:]))
     return mark_safe("".join(out).replace("\n", "<br>"))  # noqa: S308 - every piece is escaped
@@ -45,5 +48,5 @@ def linkify(text) -> str:
 
 @register.filter
 def host(url) -> str:
-    match = re.match(r"https?://([^/:?#]+)", str(url or ""), re.IGNORECASE)
+    match = re.match(r"https?://([^/:?#]+)", str(url or ""), re.ASCII | re.IGNORECASE)
     return match.group(1).lower() if match else ""

@@ -6,9 +6,10 @@ the post as it is rendered (the article's "embedding vs linking"). Timelines
 are ordered newest first by (ts, id); a `Cursor` is a position in that order.
 """
 
+import re
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import NamedTuple
 
 from bson import ObjectId
@@ -18,24 +19,36 @@ from socialsite.ids import parse_object_id
 
 KINDS = ("wall", "news")
 
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+ONE_MS = timedelta(milliseconds=1)
+# The last millisecond a datetime can hold (year 9999): a cursor past it
+# cannot come from a page we rendered, and would overflow (DESIGN.md §6: a
+# cursor's time is milliseconds since the epoch).
+MAX_MILLIS = (datetime(9999, 12, 31, 23, 59, 59, 999000, tzinfo=UTC) - EPOCH) // ONE_MS
+# ASCII digits only: str.isdigit() also accepts "²" or "٣", which int() then
+# reads or refuses in ways no cursor of ours ever needs.
+CURSOR_RE = re.compile(r"([0-9]{1,15})_([0-9a-fA-F]{24})")
+
 
 class Cursor(NamedTuple):
     ts: datetime
     id: ObjectId
 
     def encode(self) -> str:
-        return f"{int(self.ts.timestamp() * 1000)}_{self.id}"
+        # Integer arithmetic: exact, whatever float rounding would make of it.
+        return f"{(aware(self.ts) - EPOCH) // ONE_MS}_{self.id}"
 
     @classmethod
     def decode(cls, value) -> "Cursor | None":
-        """A cursor from `?before=`, or None when it is malformed."""
-        if not isinstance(value, str) or len(value) > 50 or value.count("_") != 1:
+        """A cursor from `?before=`, or None when it is malformed or out of range."""
+        match = CURSOR_RE.fullmatch(value) if isinstance(value, str) else None
+        if match is None:
             return None
-        millis, oid = value.split("_")
-        post_id = parse_object_id(oid)
-        if not millis.isdigit() or post_id is None or len(millis) > 15:
+        millis = int(match.group(1))
+        post_id = parse_object_id(match.group(2))
+        if post_id is None or millis > MAX_MILLIS:
             return None
-        return cls(datetime.fromtimestamp(int(millis) / 1000, UTC), post_id)
+        return cls(EPOCH + millis * ONE_MS, post_id)
 
     @classmethod
     def of(cls, entry: dict) -> "Cursor":

@@ -34,3 +34,34 @@ document.addEventListener("DOMContentLoaded", () => {
     sync();
   });
 });
+
+// Check-ins: "Use my location" fills in the coordinates from the browser.
+// Without this script (or without a secure context) people type them, or
+// give the place name alone.
+document.addEventListener("DOMContentLoaded", () => {
+  if (!window.isSecureContext || !("geolocation" in navigator)) return;
+  document.querySelectorAll("form.composer [data-locate]").forEach((button) => {
+    const form = button.closest("form");
+    const status = form.querySelector("[data-locate-status]");
+    button.closest(".composer__locate").hidden = false;
+    button.addEventListener("click", () => {
+      button.disabled = true;
+      status.textContent = "Finding your location…";
+      navigator.geolocation.getCurrentPosition(
+        (position) => {
+          form.querySelector('input[name="lat"]').value = position.coords.latitude.toFixed(6);
+          form.querySelector('input[name="lng"]').value = position.coords.longitude.toFixed(6);
+          status.textContent = "Location filled in.";
+          button.disabled = false;
+        },
+        (error) => {
+          status.textContent = error.code === error.PERMISSION_DENIED
+            ? "Location access was not allowed. You can type the coordinates, or leave them out."
+            : "Your location could not be found. You can type the coordinates, or leave them out.";
+          button.disabled = false;
+        },
+        { timeout: 15000, maximumAge: 60000 },
+      );
+    });
+  });
+});

@@ -115,15 +115,21 @@ def test_posting_is_rate_limited(client, settings):
     assert Post.objects.count() == 3
 
 
-def test_text_is_escaped_and_linkified(client):
+def test_text_is_escaped_and_linkified(client, make_user):
+    make_user("bob")
     client.post(
         "/posts/",
-        {"type": "status", "text": "<script>x()</script> see https://example.org/p?a=1&b=2 @bob"},
+        {
+            "type": "status",
+            "text": "<script>x()</script> see https://example.org/p?a=1&b=2 @Bob and @nobody",
+        },
     )
     html = client.get("/feed/").content.decode()
     assert "<script>x()" not in html and "&lt;script&gt;x()&lt;/script&gt;" in html
     assert '<a href="https://example.org/p?a=1&amp;b=2" rel="nofollow noopener ugc"' in html
     assert '<a href="/u/bob/" class="mention">@bob</a>' in html
+    # Nobody has the handle: plain text, not a link to a 404.
+    assert " and @nobody" in html and "/u/nobody/" not in html
 
 
 def test_edit_and_delete_are_for_the_author_only(client, make_user, login):

@@ -9,7 +9,7 @@ import pytest
 from bson import ObjectId
 from django.core.files.uploadedfile import SimpleUploadedFile
 from mongoengine.connection import get_db
-from PIL import Image, PngImagePlugin
+from PIL import Image, ImageFile, PngImagePlugin
 
 from feeds import photos
 from feeds.photos import PhotoError, process_upload
@@ -157,6 +157,26 @@ def test_a_decompression_bomb_is_refused(size):
     assert bomb.size < 100
     with pytest.raises(PhotoError, match="too many pixels"):
         process_upload(bomb)
+
+
+@pytest.mark.parametrize(("fmt", "mode"), [("PNG", "1"), ("JPEG", "L")])
+def test_a_real_36_megapixel_image_is_refused_before_any_pixel_is_decoded(monkeypatch, fmt, mode):
+    # One colour: 6000 x 6000 pixels that compress to a few kilobytes, well
+    # under the byte limit; only the pixel limit (25 MP by default) stops it.
+    big = upload(Image.new(mode, (6000, 6000)), fmt)
+    assert big.size < 1024 * 1024
+    loaded = []
+    monkeypatch.setattr(ImageFile.ImageFile, "load", lambda image: loaded.append(image))
+    with pytest.raises(PhotoError, match="too many pixels: the limit is 25 megapixels"):
+        process_upload(big)
+    assert loaded == []
+
+
+def test_the_pixel_limit_is_a_setting(settings):
+    settings.PHOTO_MAX_PIXELS = 10_000
+    assert process_upload(upload(Image.new("RGB", (100, 100)), "PNG")).width == 100
+    with pytest.raises(PhotoError, match="too many pixels"):
+        process_upload(upload(Image.new("RGB", (101, 100)), "PNG"))
 
 
 def test_store_open_and_delete_round_trip():

@@ -1,14 +1,19 @@
 """The visibility matrix (DESIGN.md §4) across every read path: feed, wall,
-incoming, post page and photo URL, for each kind of viewer."""
+incoming, post page and photo URL, for each kind of viewer, under every
+timeline model, with entries that link to posts or embed them."""
 
 import io
+import re
 
 import pytest
 from django.test import Client
 from PIL import Image
 
 from feeds import photos, services
+from feeds import tasks as feeds_tasks
 from feeds.documents import ALL_CIRCLES, PUBLIC
+from moderation import services as moderation
+from moderation.targets import Target
 from profiles import services as graph
 from profiles.documents import User
 from tests.conftest import login_client
@@ -22,25 +27,32 @@ def _photo():
     return photos.process_upload(SimpleUploadedFile("p.png", buffer.getvalue(), "image/png"))
 
 
-@pytest.fixture(params=["cache", "read"])
+SECRET = "secret plans"  # the name of ada's circle that pal is in
+WORK = "night shift"  # and the one colleague is in
+# Every timeline model, linking and embedding (`read` always has the post).
+MODELS = [(m, embed) for m in ("cache", "month", "size") for embed in (False, True)]
+MODELS.append(("read", False))
+
+
+@pytest.fixture(params=MODELS, ids=[f"{m}-{'embed' if e else 'link'}" for m, e in MODELS])
 def world(request, settings, make_user):
-    """ada posts; fan follows ada (not circled); pal is in ada's "friends"
-    (and follows ada); colleague is only in "work"; stranger has no relation;
-    hater blocked ada."""
-    settings.FEED_MODEL = request.param
+    """ada posts; fan follows ada (not circled); pal is in ada's circle
+    "secret plans" (the "friends" posts go there; pal follows ada);
+    colleague is only in WORK; stranger has no relation; hater blocked ada."""
+    settings.FEED_MODEL, settings.FEED_EMBED = request.param
     ada = make_user("ada")
     users = {h: make_user(h) for h in ["fan", "pal", "colleague", "stranger", "hater"]}
-    graph.circle_create(owner=ada, name="friends")
-    graph.circle_create(owner=ada, name="work")
-    graph.follow_create(follower=ada, followee="pal", circles=["friends"])
-    graph.follow_create(follower=ada, followee="colleague", circles=["work"])
+    graph.circle_create(owner=ada, name=SECRET)
+    graph.circle_create(owner=ada, name=WORK)
+    graph.follow_create(follower=ada, followee="pal", circles=[SECRET])
+    graph.follow_create(follower=ada, followee="colleague", circles=[WORK])
     for h in ["fan", "pal", "hater"]:
         graph.follow_create(follower=users[h], followee="ada")
     graph.block_create(blocker=User.objects.get(handle="hater"), blocked="ada")
     ada = User.objects.get(handle="ada")
 
     def post(circles, kind="status"):
-        detail = {"text": f"{kind} to {circles[0]}"}
+        detail = {"text": f"a {kind} from ada"}
         return services.post_create(
             author=ada,
             type=kind,
@@ -52,9 +64,9 @@ def world(request, settings, make_user):
     posts = {
         "public": post([PUBLIC]),
         "circles": post([ALL_CIRCLES]),
-        "friends": post(["friends"]),
+        "friends": post([SECRET]),
         "public-photo": post([PUBLIC], "photo"),
-        "friends-photo": post(["friends"], "photo"),
+        "friends-photo": post([SECRET], "photo"),
     }
     clients = {h: login_client(User.objects.get(handle=h)) for h in [*users, "ada"]}
     clients["anonymous"] = Client()
@@ -151,3 +163,149 @@ def test_wall_posts_incoming_and_blocks(settings, make_user):
     assert response.status_code == 400
     assert b"You can&#x27;t post on @owner&#x27;s wall." in response.content
     assert User.objects.get(handle="stranger").posts_count == 1
+
+
+# --- read-time visibility: the graph changes, the timelines have not caught up
+
+
+@pytest.fixture
+def slow_worker(world, monkeypatch):
+    """After the world is built, graph changes no longer resync timelines:
+    their tasks stay queued, as behind a busy worker. Visibility must still
+    change at once, because it is decided when a page is read."""
+
+    class Queued:
+        def enqueue(self, *args, **kwargs):
+            return None
+
+    monkeypatch.setattr(feeds_tasks, "resync", Queued())
+    return world
+
+
+def _unfollowed():
+    graph.follow_delete(follower="ada", followee="pal")
+
+
+def _taken_out_of_the_circle():
+    graph.circle_remove_member(owner=User.objects.get(handle="ada"), name=SECRET, member="pal")
+
+
+def _circle_deleted():
+    graph.circle_delete(owner=User.objects.get(handle="ada"), name=SECRET)
+
+
+def _blocked_by_the_author():
+    graph.block_create(blocker=User.objects.get(handle="ada"), blocked="pal")
+
+
+def _blocks_the_author():
+    graph.block_create(blocker=User.objects.get(handle="pal"), blocked="ada")
+
+
+CIRCLE_POSTS = {"circles", "friends", "friends-photo"}
+PUBLIC_POSTS = {"public", "public-photo"}
+# What pal, a former member of ada's circle, may still see after each change.
+FORMER_MEMBER = {
+    _unfollowed: PUBLIC_POSTS,
+    _taken_out_of_the_circle: PUBLIC_POSTS,
+    _circle_deleted: PUBLIC_POSTS,
+    # ada's public posts stay public (anyone signed out sees them too), but
+    # none of her circle posts.
+    _blocked_by_the_author: PUBLIC_POSTS,
+    _blocks_the_author: set(),
+}
+
+
+@pytest.mark.parametrize("change", list(FORMER_MEMBER), ids=lambda f: f.__name__.strip("_"))
+def test_a_former_circle_member_loses_sight_at_once(slow_worker, change):
+    posts, clients = slow_worker
+    pal = clients["pal"]
+    assert shown(pal.get("/feed/").content.decode(), posts, posts) == NEWS["pal"]
+
+    change()
+
+    sees = FORMER_MEMBER[change]
+    news = shown(pal.get("/feed/").content.decode(), posts, posts)
+    assert news & CIRCLE_POSTS == set()
+    assert news <= sees
+    wall = shown(pal.get("/u/ada/").content.decode(), posts, posts)
+    assert wall == sees
+    for name, post in posts.items():
+        expected = 200 if name in sees else 404
+        assert pal.get(f"/posts/{post.id}/").status_code == expected, name
+        if "photo" in name:
+            assert pal.get(f"/posts/{post.id}/thumb/").status_code == expected, name
+            assert pal.get(f"/posts/{post.id}/photo/").status_code == expected, name
+
+
+# --- circle names are private to their owner
+
+BADGE = re.compile(r'data-post-id="([0-9a-f]{24})".*?class="vis[^"]*"[^>]*>([^<]*)<', re.S)
+
+
+def badges(html: str) -> dict:
+    """Post id -> the text of its audience badge."""
+    return {post_id: text.strip() for post_id, text in BADGE.findall(html)}
+
+
+@pytest.mark.parametrize("viewer", ["pal", "colleague"])
+def test_recipients_see_a_neutral_badge_and_no_circle_names(world, viewer):
+    posts, clients = world
+    client = clients[viewer]
+    circle_posts = {str(posts[n].id) for n in CIRCLE_POSTS if n in SEES[viewer]}
+    pages = [client.get("/feed/"), client.get("/u/ada/")]
+    pages += [client.get(f"/posts/{posts[n].id}/") for n in CIRCLE_POSTS if n in SEES[viewer]]
+    seen = {}
+    for response in pages:
+        html = response.content.decode()
+        assert SECRET not in html and WORK not in html
+        seen |= badges(html)
+    assert {seen[i] for i in circle_posts} == {"Circles"}
+    assert seen[str(posts["public"].id)] == "Public"
+
+
+def test_the_author_sees_the_names_of_her_circles(world):
+    posts, clients = world
+    ada = clients["ada"]
+    for page in ("/feed/", "/u/ada/", f"/posts/{posts['friends'].id}/"):
+        seen = badges(ada.get(page).content.decode())
+        assert seen[str(posts["friends"].id)] == SECRET, page
+    seen = badges(ada.get("/u/ada/").content.decode())
+    assert seen[str(posts["circles"].id)] == "All circles"
+
+
+# --- removed by a moderator: gone for everyone but moderators
+
+
+def test_a_removed_post_and_its_photo_are_404_to_all_but_moderators(world, make_user):
+    posts, clients = world
+    moderator = make_user("mod", role="moderator")
+    clients["mod"] = login_client(moderator)
+    removed = ["public-photo", "friends-photo", "public"]
+    for name in removed:
+        moderation.post_remove(moderator=moderator, target=Target("post", str(posts[name].id)))
+
+    for viewer, client in clients.items():
+        for name in removed:
+            post_id = posts[name].id
+            urls = [f"/posts/{post_id}/"]
+            if "photo" in name:
+                urls += [f"/posts/{post_id}/photo/", f"/posts/{post_id}/thumb/"]
+            for url in urls:
+                expected = 200 if viewer == "mod" else 404
+                assert client.get(url).status_code == expected, (viewer, url)
+        if viewer not in ("mod", "anonymous"):
+            feed = client.get("/feed/").content.decode()
+            assert shown(feed, posts, removed) == set(), viewer
+        wall = client.get("/u/ada/").content.decode()
+        assert shown(wall, posts, removed) == set(), viewer
+
+    page = clients["mod"].get(f"/posts/{posts['public'].id}/").content.decode()
+    assert "[removed by a moderator]" in page and "a status from ada" not in page
+
+    for name in removed:
+        moderation.post_restore(moderator=moderator, target=Target("post", str(posts[name].id)))
+    assert clients["fan"].get(f"/posts/{posts['public-photo'].id}/thumb/").status_code == 200
+    assert clients["pal"].get(f"/posts/{posts['friends-photo'].id}/photo/").status_code == 200
+    feed = clients["pal"].get("/feed/").content.decode()
+    assert shown(feed, posts, removed) == set(removed)

@@ -1,0 +1,102 @@
+"""@mentions in user text: finding them, and knowing which name a person.
+
+A mention is linked only when its handle belongs to an active user (a link to
+a 404 helps nobody), so rendering a text needs to know who exists. A page
+shows many texts (post cards, their latest comments, a thread), so the
+answers of one request share a cache: each part of a page announces its texts
+with `prefetch`, and the first `linkify` that needs an answer asks for every
+announced handle in ONE `$in` query. A text nobody announced is still right,
+at one query per text that mentions someone not known yet. A page without
+mentions costs nothing.
+
+Handles are ASCII (`[a-z0-9_]`): the pattern has no IGNORECASE, because with
+it Python's Unicode case folding lets the long s (U+017F) match "s" and the
+Kelvin sign (U+212A) match "k", so "@\u017fam" would link @sam.
+
+The cache lives for one request: it is emptied when a request starts and
+dropped when it ends, so nothing learnt in one request is trusted in the next.
+"""
+
+import re
+from collections.abc import Iterable
+from contextvars import ContextVar
+
+from django.core.signals import request_finished, request_started
+
+from profiles.documents import User
+
+# Combining marks (the Unicode blocks of them) continue the word they follow,
+# though `\w` does not count them: "@sam" + U+0301 is not a mention of sam.
+_MARKS = "\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f"
+# URLs and mentions, in one pass: a handle inside a URL is part of the URL.
+# `(?ai:...)`: case-insensitive for ASCII letters only (no long s in "https").
+TOKEN = re.compile(
+    r"(?P<url>\b(?ai:https?)://[^\s<>\"']+[^\s<>\"'.,;:!?)\]])"
+    rf"|(?P<mention>(?<![\w@{_MARKS}])@(?P<handle>[A-Za-z0-9_]{{3,30}})(?![\w@{_MARKS}]))"
+)
+
+
+class _Lookups:
+    """What one request learnt about handles, and what it will ask next."""
+
+    def __init__(self):
+        self.known: dict[str, bool] = {}  # handle -> an active user has it
+        self.pending: set[str] = set()  # announced by `prefetch`, not asked yet
+
+
+# None outside a request: no caching there.
+_lookups: ContextVar[_Lookups | None] = ContextVar("mention_lookups", default=None)
+
+
+def _start_request(**kwargs) -> None:
+    _lookups.set(_Lookups())
+
+
+def _end_request(**kwargs) -> None:
+    _lookups.set(None)
+
+
+request_started.connect(_start_request, dispatch_uid="feeds.mentions.start")
+request_finished.connect(_end_request, dispatch_uid="feeds.mentions.end")
+
+
+def handles_in(text) -> set[str]:
+    """The handles a text mentions, lower-cased, as `linkify` will see them."""
+    if not text:
+        return set()
+    return {m.group("handle").lower() for m in TOKEN.finditer(str(text)) if m.group("handle")}
+
+
+def _lookup(handles: set[str]) -> set[str]:
+    """Which of these handles are active users: one indexed `$in` on `_id`."""
+    rows = User._get_collection().find(
+        {"_id": {"$in": sorted(handles)}, "status": "active"}, {"_id": 1}
+    )
+    return {row["_id"] for row in rows}
+
+
+def existing(handles: Iterable[str]) -> set[str]:
+    """The handles (lower-cased) that belong to active users. The handles the
+    request has not asked about yet, these and every one `prefetch` announced,
+    reach the database together, in one query."""
+    handles = set(handles)
+    lookups = _lookups.get()
+    if lookups is None:
+        return _lookup(handles) if handles else set()
+    missing = (handles | lookups.pending) - lookups.known.keys()
+    lookups.pending.clear()
+    if missing:
+        found = _lookup(missing)
+        lookups.known.update({handle: handle in found for handle in missing})
+    return {handle for handle in handles if lookups.known[handle]}
+
+
+def prefetch(texts: Iterable) -> None:
+    """Announce texts the page will render: the first mention looked up asks
+    for all their handles at once. Costs no query itself, so every part of a
+    page (its cards, a comment thread) can announce its own texts and the
+    page still asks once. Outside a request there is nothing to batch."""
+    lookups = _lookups.get()
+    if lookups is not None:
+        for text in texts:
+            lookups.pending |= handles_in(text)
