@@ -130,3 +130,30 @@ def page(new_page):
 def artifacts_dir() -> Path:
     ARTIFACTS.mkdir(exist_ok=True)
     return ARTIFACTS
+
+
+@pytest.fixture
+def sign_in():
+    """`sign_in(page, handle)`: log in through the login form, landing on the feed."""
+    from playwright.sync_api import expect
+
+    from tests.conftest import PASSWORD
+
+    def log_in(page, handle: str) -> None:
+        page.goto("/accounts/login/")
+        page.locator("[name=username]").fill(handle)
+        page.locator("[name=password]").fill(PASSWORD)
+        page.get_by_role("button", name="Log in").click()
+        expect(page).to_have_url(re.compile(r"/feed/$"))
+
+    return log_in
+
+
+@pytest.fixture(scope="session")
+def axe():
+    """axe-core as vendored by axe-playwright-python: `axe.run(page).response`."""
+    try:
+        from axe_playwright_python.sync_playwright import Axe
+    except ImportError:
+        _unavailable("the axe-playwright-python package is not installed")
+    return Axe()

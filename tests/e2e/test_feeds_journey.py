@@ -103,7 +103,8 @@ def test_circle_post_photo_and_poll(people, new_page, artifacts_dir):
     seen = bob.locator("article.post", has_text=secret)
     expect(seen).to_have_count(1)
     expect(seen.locator(".post__author")).to_have_text("Ada Lovelace")
-    expect(seen.locator(".vis")).to_have_text("friends")
+    # Circle names are private to their owner: a recipient sees "Circles".
+    expect(seen.locator(".vis")).to_have_text("Circles")
     post_id = seen.get_attribute("data-post-id")
     assert post_id and re.fullmatch(r"[0-9a-f]{24}", post_id)
     assert seen.get_attribute("id") == f"post-{post_id}"
