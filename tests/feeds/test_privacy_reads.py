@@ -3,21 +3,10 @@ feed-card comment previews hide the people the viewer blocked, and deciding
 visibility at read time costs at most one query per page, only when the
 page holds circle posts by others."""
 
-import pytest
-
 from feeds import selectors, services
 from feeds.documents import ALL_CIRCLES, PUBLIC
 from profiles import services as graph
 from profiles.documents import User
-
-MODELS = [(m, embed) for m in ("cache", "month", "size") for embed in (False, True)]
-MODELS.append(("read", False))
-
-
-@pytest.fixture(params=MODELS, ids=[f"{m}-{'embed' if e else 'link'}" for m, e in MODELS])
-def model(request, settings):
-    settings.FEED_MODEL, settings.FEED_EMBED = request.param
-    return request.param
 
 
 def user(handle) -> User:

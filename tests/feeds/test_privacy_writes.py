@@ -11,15 +11,6 @@ from moderation.targets import Target
 from profiles import services as graph
 from profiles.documents import User
 
-MODELS = [(m, embed) for m in ("cache", "month", "size") for embed in (False, True)]
-MODELS.append(("read", False))
-
-
-@pytest.fixture(params=MODELS, ids=[f"{m}-{'embed' if e else 'link'}" for m, e in MODELS])
-def model(request, settings):
-    settings.FEED_MODEL, settings.FEED_EMBED = request.param
-    return request.param
-
 
 def user(handle) -> User:
     return User.objects.get(handle=handle)

@@ -17,6 +17,7 @@ from moderation.targets import Target
 from profiles import services as graph
 from profiles.documents import User
 from tests.conftest import login_client
+from tests.feeds.conftest import MODEL_IDS, MODEL_VARIANTS
 
 
 def _photo():
@@ -29,12 +30,9 @@ def _photo():
 
 SECRET = "secret plans"  # the name of ada's circle that pal is in
 WORK = "night shift"  # and the one colleague is in
-# Every timeline model, linking and embedding (`read` always has the post).
-MODELS = [(m, embed) for m in ("cache", "month", "size") for embed in (False, True)]
-MODELS.append(("read", False))
 
 
-@pytest.fixture(params=MODELS, ids=[f"{m}-{'embed' if e else 'link'}" for m, e in MODELS])
+@pytest.fixture(params=MODEL_VARIANTS, ids=MODEL_IDS)
 def world(request, settings, make_user):
     """ada posts; fan follows ada (not circled); pal is in ada's circle
     "secret plans" (the "friends" posts go there; pal follows ada);
