@@ -1,0 +1,256 @@
+"""What the hostile-input test knows about each route: its path parameters,
+the query parameters and form fields its view reads, and which valid values
+each takes.
+
+The names come from reading the views (`request.GET` / `request.POST`, the
+forms they bind) and DESIGN.md §5. Keys are the resolver's own pattern
+strings, so `test_every_route_is_known` fails when a route is added, renamed
+or removed until this table follows.
+"""
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from django.urls import URLPattern, URLResolver, get_resolver
+
+from moderation.documents import REASONS, STATUSES, TARGET_TYPES
+from moderation.services import BULK_ACTIONS
+from profiles.documents import ROLES
+from tests.conftest import PASSWORD
+
+# Valid values by kind. Kinds not listed here are filled from the world
+# (`World.values`): handle, post_id, slug, the cursors, target, circle.
+STATIC_VALUES: dict[str, list[str]] = {
+    "text": ["hello there", "a\nb"],
+    "short": ["Alice", "al", "x"],
+    "circle_name": ["pals", "Work mates"],
+    "next": ["/feed/", "/u/alice/", "/posts/"],
+    "order": ["oldest", "threaded", "newest"],
+    "mod_status": list(STATUSES),
+    "mod_type": list(TARGET_TYPES),
+    "mod_reason": list(REASONS),
+    "skip": ["0", "50", "100"],
+    "post_type": ["status", "link", "photo", "checkin", "poll"],
+    "url": ["https://example.org/a", "example.org"],
+    "number": ["0", "1", "48.5", "-2.25"],
+    "options": ["yes\nno", "a\nb\nc"],
+    "password": [PASSWORD, "alice", "Alice Liddell", "zq8!vLx#2pRt"],
+    "website": ["https://example.org/me", "http://example.org"],
+    "circle_action": ["create", "rename", "delete", "add", "remove"],
+    "mod_action": ["remove", "restore", "dismiss"],
+    "bulk_action": list(BULK_ACTIONS),
+    "log_action": ["report.dismiss", "post.remove"],
+    "role": list(ROLES),
+    "date": ["2999-01-01", "2000-01-01", "2030-02-30"],
+    "photo": ["<file>"],
+}
+
+
+@dataclass(frozen=True)
+class Route:
+    """`path`: converter name -> kind; `query` and `form`: name -> kind."""
+
+    path: dict[str, str] = field(default_factory=dict)
+    query: dict[str, str] = field(default_factory=dict)
+    form: dict[str, str] = field(default_factory=dict)
+    staff: bool = False  # a /mod/ page: probed mostly as a moderator or admin
+    # For the sweep: the values a field needs beside it to be read at all
+    # (a link's `url` only with type=link), the field that must repeat its
+    # value (the password confirmation), and who sends it when not the
+    # default (alice, or admin on /mod/).
+    together: dict[str, dict[str, str]] = field(default_factory=dict)
+    mirrors: dict[str, str] = field(default_factory=dict)
+    sweep_role: str = ""
+    method: str = ""  # the route's own method, when not POST-if-it-has-a-form
+
+
+NEXT = {"next": "next"}
+TIMELINE = {"before": "timeline_cursor"}
+POST = {"post_id": "post_id"}
+HANDLE = {"handle": "handle"}
+COMMENT = {"post_id": "thread_post_id", "slug": "slug"}
+THREAD = {"order": "order", "after": "comment_cursor", "before": "comment_cursor"}
+
+ROUTES: dict[str, Route] = {
+    "": Route(),
+    "healthz": Route(),
+    "accounts/signup/": Route(
+        query=NEXT,
+        form={
+            "username": "handle",
+            "name": "short",
+            "password1": "password",
+            "password2": "password",
+        },
+        mirrors={"password1": "password2"},
+        sweep_role="anon",
+    ),
+    "accounts/login/": Route(
+        query=NEXT, form={"username": "handle", "password": "password", **NEXT}, sweep_role="anon"
+    ),
+    "accounts/logout/": Route(query=NEXT, form=NEXT),
+    "settings/profile/": Route(
+        form={
+            "name": "short",
+            "bio": "text",
+            "location": "short",
+            "interests": "short",
+            "website": "website",
+        }
+    ),
+    "settings/password/": Route(
+        form={
+            "old_password": "password",
+            "new_password1": "password",
+            "new_password2": "password",
+        },
+        mirrors={"new_password1": "new_password2"},
+    ),
+    "circles/": Route(
+        form={
+            "action": "circle_action",
+            "name": "circle_name",
+            "circle": "circle",
+            "new": "circle_name",
+            "member": "handle",
+        },
+        together={
+            "name": {"action": "create"},
+            "new": {"action": "rename", "circle": "friends"},
+            "member": {"action": "add", "circle": "friends"},
+            "circle": {"action": "delete"},
+        },
+    ),
+    "search/": Route(query={"q": "short", "after": "handle"}),
+    "u/<str:handle>/": Route(path=HANDLE, query=TIMELINE),
+    "u/<str:handle>/followers/": Route(path=HANDLE, query={"after": "handle"}),
+    "u/<str:handle>/following/": Route(path=HANDLE, query={"after": "handle"}),
+    "u/<str:handle>/follow/": Route(path=HANDLE, query=NEXT, form={"circles": "circle", **NEXT}),
+    "u/<str:handle>/unfollow/": Route(path=HANDLE, query=NEXT, form=NEXT),
+    "u/<str:handle>/block/": Route(path=HANDLE, query=NEXT, form=NEXT),
+    "u/<str:handle>/unblock/": Route(path=HANDLE, query=NEXT, form=NEXT),
+    "u/<str:handle>/circles/": Route(path=HANDLE, query=NEXT, form={"circles": "circle", **NEXT}),
+    "feed/": Route(query=TIMELINE),
+    "incoming/": Route(query=TIMELINE),
+    "posts/": Route(
+        query=NEXT,
+        form={
+            "type": "post_type",
+            "text": "text",
+            "url": "url",
+            "title": "short",
+            "circles": "circle",
+            "to": "handle",
+            "photo": "photo",
+            "place": "short",
+            "lat": "number",
+            "lng": "number",
+            "options": "options",
+            **NEXT,
+        },
+        together={
+            "url": {"type": "link"},
+            "title": {"type": "link"},
+            "place": {"type": "checkin"},
+            "lat": {"type": "checkin"},
+            "lng": {"type": "checkin"},
+            "options": {"type": "poll"},
+            "photo": {"type": "photo"},
+        },
+    ),
+    "posts/<str:post_id>/": Route(path=POST, query=THREAD),
+    "posts/<str:post_id>/edit/": Route(
+        path={"post_id": "own_post_id"}, form={"text": "text", "title": "short"}
+    ),
+    "posts/<str:post_id>/delete/": Route(path=POST, query=NEXT, form=NEXT),
+    # On a rate limit the vote re-renders the post page, thread parameters included.
+    "posts/<str:post_id>/vote/": Route(
+        path={"post_id": "poll_post_id"},
+        query={**THREAD, **NEXT},
+        form={"option": "number", **NEXT},
+    ),
+    "posts/<str:post_id>/photo/": Route(path={"post_id": "photo_post_id"}),
+    "posts/<str:post_id>/thumb/": Route(path={"post_id": "photo_post_id"}),
+    "posts/<str:post_id>/comments/": Route(
+        path=POST, query=NEXT, form={"text": "text", "parent": "slug", **NEXT}
+    ),
+    "posts/<str:post_id>/c/<path:slug>/": Route(
+        path=COMMENT, query={"after": "comment_cursor", "before": "comment_cursor"}
+    ),
+    "posts/<str:post_id>/comments/<path:slug>/edit/": Route(
+        path=COMMENT, query=NEXT, form={"text": "text", **NEXT}
+    ),
+    "posts/<str:post_id>/comments/<path:slug>/delete/": Route(path=COMMENT, query=NEXT, form=NEXT),
+    "report/": Route(
+        query=NEXT, form={"target": "target", "reason": "mod_reason", "note": "text", **NEXT}
+    ),
+    "mod/": Route(staff=True),
+    "mod/reports/": Route(
+        staff=True,
+        method="GET",  # filters read from the query, or from a form if posted
+        query={"status": "mod_status", "type": "mod_type", "reason": "mod_reason", "skip": "skip"},
+        form={"status": "mod_status", "type": "mod_type", "reason": "mod_reason"},
+    ),
+    "mod/act/": Route(
+        staff=True,
+        query=NEXT,
+        form={"key": "target", "action": "mod_action", "reason": "text", **NEXT},
+    ),
+    "mod/bulk/": Route(
+        staff=True,
+        query=NEXT,
+        form={"keys": "target", "action": "bulk_action", "reason": "text", **NEXT},
+    ),
+    "mod/users/": Route(staff=True, query={"q": "short", "skip": "skip"}),
+    "mod/users/<str:handle>/": Route(staff=True, path=HANDLE),
+    "mod/users/<str:handle>/suspend/": Route(
+        staff=True, path=HANDLE, form={"until": "date", "reason": "text"}
+    ),
+    "mod/users/<str:handle>/unsuspend/": Route(staff=True, path=HANDLE, form={"reason": "text"}),
+    "mod/users/<str:handle>/role/": Route(staff=True, path=HANDLE, form={"role": "role"}),
+    "mod/log/": Route(
+        staff=True,
+        query={
+            "moderator": "handle",
+            "action": "log_action",
+            "target": "target",
+            "skip": "skip",
+        },
+    ),
+}
+
+
+def resolver_routes() -> dict[str, list[str]]:
+    """Every route the resolver serves: pattern string -> its converters' names."""
+    found: dict[str, list[str]] = {}
+
+    def walk(patterns, prefix: str, names: list[str]) -> None:
+        for entry in patterns:
+            own = list(entry.pattern.converters) if hasattr(entry.pattern, "converters") else []
+            text = prefix + str(entry.pattern)
+            if isinstance(entry, URLResolver):
+                walk(entry.url_patterns, text, names + own)
+            elif isinstance(entry, URLPattern):
+                found[text] = names + own
+
+    walk(get_resolver().url_patterns, "", [])
+    return found
+
+
+ROOT = Path(__file__).resolve().parents[2]
+# `request.GET.get("q")`, `request.POST.getlist("keys")` and the moderation
+# and circle views' helpers around them (`_choice(request, "status")`).
+READS = re.compile(
+    r'(?:request\.(?:GET|POST)\.get(?:list)?|_choice|_circle_param)\((?:request, )?"([^"]+)"'
+)
+
+
+def view_parameters() -> dict[str, set[str]]:
+    """Every parameter name the views read by name: name -> the files."""
+    found: dict[str, set[str]] = {}
+    for app in ("socialsite", "profiles", "feeds", "comments", "moderation"):
+        for path in [*(ROOT / app).glob("views.py"), *(ROOT / app).glob("views/*.py")]:
+            for name in READS.findall(path.read_text()):
+                found.setdefault(name, set()).add(str(path.relative_to(ROOT)))
+    return found
