@@ -43,7 +43,8 @@ def post_restore(*, moderator: User, target: Target, reason: str = "") -> None:
     # suspended: then unsuspending delivers it.
     queued = posts.update_one(
         {"_id": post_id, "author_suspended": {"$ne": True}},
-        {"$set": {"delivery.state": "pending", "delivery.queued": now()}},
+        # A new delivery: it gets its own FEED_DELIVERY_MAX_ATTEMPTS tries.
+        {"$set": {"delivery.state": "pending", "delivery.queued": now(), "delivery.attempts": 0}},
     )
     if queued.matched_count:
         tasks.deliver_post.enqueue(str(post_id))

@@ -113,7 +113,14 @@ def _redeliver_recent(handle: str, limit: int = 100) -> None:
     if ids:
         Post._get_collection().update_many(
             {"_id": {"$in": ids}},
-            {"$set": {"delivery.state": "pending", "delivery.queued": now()}},
+            # New deliveries, each with its own FEED_DELIVERY_MAX_ATTEMPTS tries.
+            {
+                "$set": {
+                    "delivery.state": "pending",
+                    "delivery.queued": now(),
+                    "delivery.attempts": 0,
+                }
+            },
         )
     for post_id in ids:
         tasks.deliver_post.enqueue(str(post_id))

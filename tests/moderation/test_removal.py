@@ -202,3 +202,24 @@ def test_a_comment_its_author_deleted_cannot_be_restored_by_a_moderator(cast, lo
     assert response.status_code == 302
     assert "[deleted]" in mod.get(f"/posts/{post.id}/").content.decode()
     assert AuditEntry.objects.count() == 0
+
+
+def test_a_restore_is_a_new_delivery_with_its_own_attempts(cast, settings):
+    """A post that used up its delivery attempts before the removal is
+    delivered again after the restore, not given up after one more try."""
+    from feeds.documents import Post
+    from moderation import services as moderation
+    from moderation.targets import Target
+
+    post = new_post(cast.ada, "delivered late")
+    posts = Post._get_collection()
+    attempts = settings.FEED_DELIVERY_MAX_ATTEMPTS
+    posts.update_one({"_id": post.id}, {"$set": {"delivery.attempts": attempts}})
+    target = Target("post", str(post.id))
+    moderation.post_remove(moderator=cast.mod, target=target, reason="spam?")
+    moderation.post_restore(moderator=cast.mod, target=target)
+
+    delivery = posts.find_one({"_id": post.id})["delivery"]
+    assert delivery["state"] == "done"
+    assert delivery["attempts"] == 1
+    assert post.id in news("bob")
