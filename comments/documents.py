@@ -7,6 +7,9 @@
   about COMMENTS_BUCKET_SIZE comments per document.
 - The `embedded` store keeps the discussion inside the `post` document
   (`feeds.documents.Post`), so it declares no collection of its own.
+- `comment_log`: a line per comment of the two array stores, indexed by
+  time and by author for the moderation pages (`CommentLogEntry`).
+- `comment_budget`: the `embedded` store's running byte count per post.
 
 `auto_create_index` is off as everywhere in the project: `manage.py
 ensure_indexes` (and the test session) create the indexes.
@@ -43,7 +46,10 @@ class CommentDocument(me.Document):
             # (posted, _id) is then read in index order, and every query of
             # the seed's index is still served by its prefix.
             {"fields": ["discussion_id", "posted", "_id"], "name": "discussion_posted"},
-            # Seed 004: threaded pages and sub-discussions (prefix regex).
+            # Seed 004: threaded pages and sub-discussions (a full_slug range,
+            # see slugs.subtree_range). Seed 004 warns of the 1024-byte index
+            # key limit; MongoDB 4.2 lifted it, and a full slug at the deepest
+            # stored reply (COMMENTS_MAX_STORED_DEPTH 40) is about 1.3 kB.
             {"fields": ["discussion_id", "full_slug"], "name": "discussion_full_slug"},
             # Seed 004: direct links by slug. Unique, so two siblings never
             # share a slug (a collision retries with a new random part).
@@ -84,5 +90,58 @@ class CommentBucket(me.Document):
         ],
         # Seed 004: a popular discussion splits between buckets.
         "shard_key": ("discussion_id", "bucket"),
+        "auto_create_index": False,
+    }
+
+
+class CommentLogEntry(me.Document):
+    """One small line per comment stored by the `embedded` and `buckets`
+    stores, so the moderation pages find comments by time and by author with
+    an index, as `comments` does for the `documents` store.
+
+    Those stores keep comments inside arrays (of `post`, of `comment_buckets`):
+    "comments since" and "a user's latest comments" would unwind every array
+    in the collection. The line points at the comment (discussion, slug); the
+    comment itself, edits and deletions included, is read from its store. It
+    is written right after the comment, so a crash in between leaves a
+    comment uncounted, never a count without a comment.
+    """
+
+    id = me.ObjectIdField(primary_key=True)  # the comment's own `_id`
+    discussion_id = me.ObjectIdField(required=True)
+    slug = me.StringField(required=True)
+    posted = me.DateTimeField(required=True)
+    author = me.StringField(required=True)  # the handle
+
+    meta = {
+        "collection": "comment_log",
+        "indexes": [
+            # The shard key's index; also drops a deleted post's lines.
+            {"fields": ["discussion_id", "slug"], "name": "discussion_slug"},
+            # The dashboard's "comments since" (a count on the index alone).
+            {"fields": ["posted"], "name": "posted"},
+            # A user's latest comments (moderation), newest first.
+            {"fields": ["author", "-posted"], "name": "author_posted"},
+        ],
+        # As `comments`: the discussion plus the slug.
+        "shard_key": ("discussion_id", "slug"),
+        "auto_create_index": False,
+    }
+
+
+class CommentBudget(me.Document):
+    """How many bytes of comments one post holds under the `embedded` store
+    (an upper bound), so a comment that would take the post past
+    COMMENTS_EMBEDDED_MAX_BYTES is refused before the 16 MB limit fails it.
+    See `comments.stores.budget`."""
+
+    id = me.ObjectIdField(primary_key=True)  # the post's `_id`
+    bytes = me.IntField(default=0)
+
+    meta = {
+        "collection": "comment_budget",
+        # Read and written by `_id` alone, like `post`; hashed, as ObjectIds grow.
+        "shard_key": ("id",),
+        "shard_hashed": "id",
         "auto_create_index": False,
     }

@@ -5,9 +5,8 @@ from datetime import datetime
 
 from django.conf import settings
 
-from comments.documents import CommentBucket, CommentDocument
-from comments.stores import Comment, CommentPage, ThreadingUnsupported, get_store
-from feeds.documents import Post
+from comments.documents import CommentDocument
+from comments.stores import Comment, CommentPage, ThreadingUnsupported, get_store, ledger
 from profiles.documents import User
 
 
@@ -132,27 +131,20 @@ def permalink(post_id, slug: str, *, after=None, before=None, viewer=None) -> Pe
 
 
 def comments_since(ts: datetime) -> int:
-    """Comments posted since `ts` (the moderation dashboard)."""
-    name = settings.COMMENTS_STORE
-    if name == "documents":
+    """Comments posted since `ts` (the moderation dashboard): a count on a
+    `posted` index, of `comments` or of the array stores' `comment_log`."""
+    if settings.COMMENTS_STORE == "documents":
         return CommentDocument._get_collection().count_documents({"posted": {"$gte": ts}})
-    collection = Post if name == "embedded" else CommentBucket
-    rows = collection._get_collection().aggregate(
-        [
-            {"$match": {"comments.posted": {"$gte": ts}}},
-            {"$unwind": "$comments"},
-            {"$match": {"comments.posted": {"$gte": ts}}},
-            {"$count": "n"},
-        ]
-    )
-    return next(iter(rows), {"n": 0})["n"]
+    return ledger.since(ts)
 
 
 def recent_by_author(handle: str, n: int) -> list[Comment]:
-    """A user's latest comments (moderation). One indexed query under
-    `documents`; the array stores scan, which this rare page can afford."""
-    name = settings.COMMENTS_STORE
-    if name == "documents":
+    """A user's latest comments, newest first (moderation). Under `documents`
+    one query on the (author.id, -posted) index; under the array stores the
+    `comment_log` names them (same index shape) and one aggregation reads
+    just those comments from their arrays."""
+    store = get_store()
+    if store.name == "documents":
         rows = (
             CommentDocument._get_collection()
             .find({"author.id": handle})
@@ -160,16 +152,6 @@ def recent_by_author(handle: str, n: int) -> list[Comment]:
             .limit(n)
         )
         return [Comment.from_dict(r, r["discussion_id"]) for r in rows]
-    collection = Post if name == "embedded" else CommentBucket
-    key = "$_id" if name == "embedded" else "$discussion_id"
-    rows = collection._get_collection().aggregate(
-        [
-            {"$match": {"comments.author.id": handle}},
-            {"$unwind": "$comments"},
-            {"$match": {"comments.author.id": handle}},
-            {"$sort": {"comments.posted": -1}},
-            {"$limit": n},
-            {"$project": {"comment": "$comments", "discussion": key}},
-        ]
-    )
-    return [Comment.from_dict(r["comment"], r["discussion"]) for r in rows]
+    keys = ledger.recent(handle, n)
+    found = store.many(keys)
+    return [found[key] for key in keys if key in found]

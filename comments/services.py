@@ -9,7 +9,7 @@ from bson import ObjectId
 from django.conf import settings
 
 from comments import tasks
-from comments.stores import Comment, UnknownParent, get_store
+from comments.stores import Comment, DiscussionFull, ReplyTooDeep, UnknownParent, get_store
 from comments.stores.base import HIDDEN_TEXT
 from feeds import fanout
 from feeds.documents import CacheTimeline, MonthTimeline, Post, SizeTimeline
@@ -26,6 +26,15 @@ class CommentRefused(Exception):
     """A comment action that is not allowed, with a message for the user."""
 
 
+class CommentLimitReached(CommentRefused):
+    """The store's limits refuse it (a full discussion, a reply too deep)."""
+
+
+FULL = "This discussion is full: it can't take any more comments."
+FULL_EDIT = "This discussion is full: there is no room to make this comment longer."
+TOO_DEEP = "This thread is as deep as it can go: reply to an earlier comment in it."
+
+
 #: The audit log action when a post's author deletes someone's comment on it.
 POST_AUTHOR_DELETE = "comment.delete_by_post_author"
 
@@ -37,7 +46,8 @@ def comment_create(
 
     Refused on a removed post, on the post of someone who blocked the author
     (or whom the author blocked), and as a reply to a comment by either.
-    Raises UnknownParent for a parent the discussion does not hold."""
+    Raises UnknownParent for a parent the discussion does not hold, and
+    CommentLimitReached when the store has no room for it."""
     _refuse_if_frozen(post)
     replying_to = None
     if parent_slug is not None:
@@ -46,12 +56,17 @@ def comment_create(
             raise UnknownParent(post["_id"], parent_slug)
         replying_to = parent.author["id"]
     _refuse_across_blocks(author, owner=post["by"]["id"], replying_to=replying_to)
-    comment = get_store().post(
-        post["_id"],
-        author={"id": author.handle, "name": author.name},
-        text=text,
-        parent_slug=parent_slug,
-    )
+    try:
+        comment = get_store().post(
+            post["_id"],
+            author={"id": author.handle, "name": author.name},
+            text=text,
+            parent_slug=parent_slug,
+        )
+    except ReplyTooDeep as exc:
+        raise CommentLimitReached(TOO_DEEP) from exc
+    except DiscussionFull as exc:
+        raise CommentLimitReached(FULL) from exc
     tasks.refresh_summary.enqueue(str(post["_id"]))
     return comment
 
@@ -109,7 +124,11 @@ def comment_edit(*, post_id: ObjectId, slug: str, actor: User, text: str) -> Non
     if comment.author["id"] != actor.handle:
         raise CommentRefused("Only its author can change a comment.")
     _refuse_across_blocks(actor, owner=post["by"]["id"])
-    if not get_store().edit(post_id, slug, text=text):
+    try:
+        edited = get_store().edit(post_id, slug, text=text)
+    except DiscussionFull as exc:
+        raise CommentLimitReached(FULL_EDIT) from exc
+    if not edited:
         raise CommentRefused("That comment is gone.")  # deleted meanwhile
     tasks.refresh_summary.enqueue(str(post_id))
 

@@ -84,6 +84,10 @@ def comment_create(request, post_id):
     except UnknownParent:
         form.add_error("parent", "That comment does not exist.")
         return _form_page(request, post, form, status=400)
+    except services.CommentLimitReached as exc:
+        # Not forbidden: the thread's state leaves no room for it (409).
+        form.add_error(None, str(exc))
+        return _form_page(request, post, form, status=409)
     except services.CommentRefused as exc:
         form.add_error(None, str(exc))
         return _form_page(request, post, form, status=403)

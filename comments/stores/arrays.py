@@ -1,25 +1,41 @@
-"""Edits, soft deletes and restores for the stores that keep comments as
-array elements (embedded in the post, or in buckets): one positional `$set`
-on the document that holds the comment."""
+"""What the stores that keep comments as array elements (embedded in the
+post, or in buckets) share: edits, soft deletes and restores as one
+positional `$set` on the document that holds the comment, and a batch read of
+comments by (discussion, slug).
+
+On a sharded cluster an update of one document must carry the collection's
+whole shard key (DESIGN.md §6), so `_holder` names the exact document: the
+post by `_id` (embedded), the bucket by (discussion_id, bucket).
+"""
 
 from abc import ABC, abstractmethod
 
+from bson import ObjectId
+
 from comments.stores import slugs
-from comments.stores.base import check_deleted_by
+from comments.stores.base import Comment, check_deleted_by
 from socialsite.clock import now
 
 
 class ArrayCommentUpdates(ABC):
     @abstractmethod
-    def _holder(self, discussion_id) -> tuple:
-        """(collection, filter) of the documents that hold this discussion's comments."""
+    def _holder(self, discussion_id, slug: str) -> tuple | None:
+        """(collection, filter with the full shard key) of the document that
+        holds the comment `slug`, or None when no document holds it."""
+
+    @abstractmethod
+    def _holders(self) -> tuple:
+        """(collection, field naming the discussion) of the holding documents."""
 
     def _set(self, discussion_id, slug, fields: dict, *, deleted_by: str | None = None) -> bool:
         """One positional `$set` on the comment `slug`, if its `deleted_by`
         is `deleted_by` (None: not deleted), checked in the same write."""
         if not slugs.is_slug(slug):  # request data never becomes an operator
             return False
-        collection, holder = self._holder(discussion_id)
+        found = self._holder(discussion_id, slug)
+        if found is None:
+            return False
+        collection, holder = found
         match = {"slug": slug, "deleted_by": deleted_by}
         result = collection.update_one(
             {**holder, "comments": {"$elemMatch": match}},
@@ -37,3 +53,34 @@ class ArrayCommentUpdates(ABC):
         return self._set(
             discussion_id, slug, {"text": text, "deleted_by": None}, deleted_by="moderator"
         )
+
+    def many(self, keys: list[tuple[ObjectId, str]]) -> dict[tuple[ObjectId, str], Comment]:
+        """The comments named by (discussion_id, slug) pairs, in one aggregation
+        that returns only them (`$filter`), never the whole arrays."""
+        if not keys:
+            return {}
+        collection, field = self._holders()
+        discussions = sorted({d for d, _ in keys})
+        wanted = sorted({s for _, s in keys})
+        rows = collection.aggregate(
+            [
+                {"$match": {field: {"$in": discussions}, "comments.slug": {"$in": wanted}}},
+                {
+                    "$project": {
+                        field: 1,
+                        "comments": {
+                            "$filter": {
+                                "input": "$comments",
+                                "cond": {"$in": ["$$this.slug", wanted]},
+                            }
+                        },
+                    }
+                },
+            ]
+        )
+        asked, found = set(keys), {}
+        for row in rows:
+            for c in row["comments"]:
+                if (row[field], c["slug"]) in asked:
+                    found[(row[field], c["slug"])] = Comment.from_dict(c, row[field])
+        return found

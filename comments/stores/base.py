@@ -65,6 +65,20 @@ class ThreadingUnsupported(CommentError):
     a notice and offers the chronological orders instead."""
 
 
+class DiscussionFull(CommentError):
+    """The discussion cannot take this comment (or edit) without passing the
+    store's size budget (`embedded`: COMMENTS_EMBEDDED_MAX_BYTES)."""
+
+
+class ReplyTooDeep(CommentError):
+    """A reply below the deepest level the store keeps (`max_stored_depth`)."""
+
+    def __init__(self, depth: int, limit: int):
+        super().__init__(f"a reply at depth {depth} is deeper than the {limit} this store keeps")
+        self.depth = depth
+        self.limit = limit
+
+
 class InvalidCursor(CommentError, ValueError):
     """A cursor that this store and order did not produce (or a forged one)."""
 
@@ -141,6 +155,18 @@ class CommentStore(ABC):
     #: False for `buckets`: page(order="threaded") raises ThreadingUnsupported.
     threaded: bool = True
 
+    @property
+    def max_stored_depth(self) -> int:
+        """The deepest reply `post` stores (top level is 0); deeper raises ReplyTooDeep."""
+        return settings.COMMENTS_MAX_STORED_DEPTH
+
+    def check_reply_depth(self, parent_slug: str) -> None:
+        """Refuse a reply to `parent_slug` (a well-formed slug path) before
+        any read: its depth is the parent's number of parts."""
+        depth = parent_slug.count("/") + 1
+        if depth > self.max_stored_depth:
+            raise ReplyTooDeep(depth, self.max_stored_depth)
+
     @abstractmethod
     def post(
         self,
@@ -153,7 +179,9 @@ class CommentStore(ABC):
     ) -> Comment:
         """Store a comment (a reply when `parent_slug` is given).
 
-        Raises UnknownParent for a parent the discussion does not hold.
+        Raises UnknownParent for a parent the discussion does not hold,
+        ReplyTooDeep past `max_stored_depth`, DiscussionFull past the store's
+        size budget.
         """
 
     @abstractmethod

@@ -20,8 +20,17 @@ It is chronological only, as the seed says of it ("storing threaded comments
 but `page(order="threaded")` raises ThreadingUnsupported. Pages use the
 seed's skip/limit across buckets: one query for the bucket counts, then a
 `$slice` on each bucket the page overlaps. A sub-discussion is found with
-the (discussion_id, comments.slug) index by slug prefix, then filtered and
-sorted in the application: it scans the buckets that hold any of it.
+the (discussion_id, comments.slug) index by a slug range (`$elemMatch`, so
+the bounds hold on the multikey index), then filtered and sorted in the
+application: it reads the buckets that hold any of it.
+
+Every write of one bucket carries the collection's whole shard key,
+(discussion_id, bucket): an edit, a soft delete or a restore first looks up
+which bucket holds the comment (by slug, with the index above; a comment
+never moves, so the answer stays true) and then updates that bucket.
+
+Each stored comment also gets a line in `comment_log` (`ledger`), which the
+moderation pages read by time and by author with an index.
 """
 
 from django.conf import settings
@@ -29,7 +38,7 @@ from pymongo import ASCENDING, DESCENDING, ReturnDocument
 from pymongo.errors import DuplicateKeyError
 
 from comments.documents import CommentBucket
-from comments.stores import slugs
+from comments.stores import ledger, slugs
 from comments.stores.arrays import ArrayCommentUpdates
 from comments.stores.base import (
     Comment,
@@ -78,6 +87,7 @@ class BucketsStore(ArrayCommentUpdates, CommentStore):
         if parent_slug is not None:
             if not slugs.is_slug(parent_slug):
                 raise UnknownParent(discussion_id, parent_slug)
+            self.check_reply_depth(parent_slug)
             parent = self._find(discussion_id, parent_slug)
             if parent is None:
                 raise UnknownParent(discussion_id, parent_slug)
@@ -111,6 +121,7 @@ class BucketsStore(ArrayCommentUpdates, CommentStore):
                 _posts().update_one(
                     {"_id": discussion_id, **_counter_is(number)}, {"$inc": {COUNTER: 1}}
                 )
+            ledger.record(discussion_id, comment)
             return Comment.from_dict(comment, discussion_id)
         raise CommentError("could not store the comment")
 
@@ -122,12 +133,21 @@ class BucketsStore(ArrayCommentUpdates, CommentStore):
                 return comment
         raise CommentError("could not find a free slug")
 
-    def _holder(self, discussion_id) -> tuple:
-        return _buckets(), {"discussion_id": discussion_id}
+    def _holder(self, discussion_id, slug) -> tuple | None:
+        row = _buckets().find_one(
+            {"discussion_id": discussion_id, "comments.slug": slug}, {"bucket": 1}
+        )
+        if row is None:
+            return None
+        return _buckets(), {"discussion_id": discussion_id, "bucket": row["bucket"]}
+
+    def _holders(self) -> tuple:
+        return _buckets(), "discussion_id"
 
     def delete_discussion(self, discussion_id) -> None:
         _buckets().delete_many({"discussion_id": discussion_id})
         _posts().update_one({"_id": discussion_id}, {"$unset": {COUNTER: ""}})
+        ledger.forget(discussion_id)
 
     # --- reading ----------------------------------------------------------
 
@@ -216,7 +236,10 @@ class BucketsStore(ArrayCommentUpdates, CommentStore):
         if not slugs.is_slug(slug):
             return None
         rows = _buckets().find(
-            {"discussion_id": discussion_id, "comments.slug": slugs.subtree_pattern(slug)},
+            {
+                "discussion_id": discussion_id,
+                "comments": {"$elemMatch": {"slug": slugs.subtree_range(slug)}},
+            },
             {"comments": 1},
         )
         found = [c for r in rows for c in r["comments"] if slugs.in_subtree(c["slug"], slug)]

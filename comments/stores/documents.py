@@ -4,7 +4,11 @@ Each comment is a document in `comments` with its `slug` path and `full_slug`.
 Threaded pages sort on `full_slug`, chronological pages on (`posted`, `_id`);
 both page by keyset (`full_slug > cursor`, not a growing `skip`), so page 40
 reads what page 1 reads: one indexed range scan, one round trip. A
-sub-discussion is seed 004's anchored prefix regex on `full_slug`.
+sub-discussion is seed 004's prefix query on `full_slug`, as a string range
+(`slugs.subtree_range`) so that the index bounds it.
+
+Every write of one comment filters on (discussion_id, slug), the collection's
+shard key, so a sharded cluster routes it to one shard.
 """
 
 from pymongo import ASCENDING, DESCENDING
@@ -53,6 +57,7 @@ class DocumentsStore(CommentStore):
         if parent_slug is not None:
             if not slugs.is_slug(parent_slug):
                 raise UnknownParent(discussion_id, parent_slug)
+            self.check_reply_depth(parent_slug)
             # Seed 004: load the parent by slug to extend its paths.
             parent = _collection().find_one(
                 {"discussion_id": discussion_id, "slug": parent_slug},
@@ -110,8 +115,13 @@ class DocumentsStore(CommentStore):
         if after is not None or before is not None:
             query = dict(query)
             for key, cond in _beyond(fields, after if forward else before, direction).items():
-                # merge with a condition on the same field (the subtree's regex)
-                query[key] = {**query[key], **cond} if key in query else cond
+                if key in query:
+                    # The subtree's own range on the same field: both must
+                    # hold (the server intersects the bounds), so a forged
+                    # cursor cannot widen the subtree.
+                    query.setdefault("$and", []).append({key: cond})
+                else:
+                    query[key] = cond
         sort = [(f, ASCENDING if direction else DESCENDING) for f in fields]
         rows = list(_collection().find(query).sort(sort).limit(limit + 1))
         more = len(rows) > limit
@@ -141,10 +151,8 @@ class DocumentsStore(CommentStore):
         if root is None:
             return None
         after_key, before_key = cursors.decode_optional(cursors.decode_threaded, after, before)
-        query = {
-            "discussion_id": discussion_id,
-            "full_slug": {"$regex": slugs.subtree_pattern(root.full_slug)},
-        }
+        # A range, not seed 004's regex: index bounds (see slugs.subtree_range).
+        query = {"discussion_id": discussion_id, "full_slug": slugs.subtree_range(root.full_slug)}
         return self._keyset(
             query,
             fields=("full_slug",),

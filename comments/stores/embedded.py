@@ -17,11 +17,26 @@ changes, and reading the positions before the `$push` is race-free.
 Threaded pages follow seed 004 too: read the whole document and paginate in
 the application (siblings sorted by full slug, so the order equals `documents`'
 even when two replies arrive out of time order). The price is the seed's: the
-post holds the discussion, up to the 16 MB document limit, and every read of
-the post that does not project these fields away carries it.
+post holds the discussion, and every read of the post that does not project
+these fields away carries it.
+
+A MongoDB document is at most 16 MB and 100 levels deep, and a write past
+either fails. So the store refuses, with DiscussionFull or ReplyTooDeep, what
+would pass its own smaller limits:
+
+- bytes: every write that grows the discussion first reserves its growth in
+  the post's byte budget (`comments.stores.budget`, one atomic guarded `$inc`).
+- depth: each level of replies costs the post two levels of nesting (the
+  node and its `replies` array, see `nesting`), so the deepest reply kept is
+  COMMENTS_MAX_STORED_DEPTH or DEPTH_CEILING, whichever is lower.
+
+Each stored comment also gets a line in `comment_log` (`ledger`), which the
+moderation pages read by time and by author with an index.
 """
 
-from comments.stores import slugs
+from django.conf import settings
+
+from comments.stores import budget, ledger, slugs
 from comments.stores.arrays import ArrayCommentUpdates
 from comments.stores.base import (
     Comment,
@@ -35,12 +50,27 @@ from comments.stores.base import (
 )
 from comments.stores.paging import keyset_in_memory, offset_page
 from feeds.documents import Post
+from socialsite.clock import now
 
 ATTEMPTS = 8
 TREE = "comment_tree"
 # `$slice` alone would be an exclusion projection (every other field comes
 # back); naming one small field makes it an inclusion projection.
 SMALL = {"ts": 1}
+#: MongoDB's documented limit on nested documents and arrays, and the levels
+#: kept free of it (the rest of the post, and room for error).
+MAX_NESTING = 100
+NESTING_MARGIN = 10
+
+
+def nesting(depth: int) -> int:
+    """Levels of nesting of a post holding a reply at `depth` (top level 0):
+    the post 1, `comment_tree` 2, then per level the node and its `replies`."""
+    return 4 + 2 * depth
+
+
+#: The deepest reply whose nesting stays within MAX_NESTING - NESTING_MARGIN.
+DEPTH_CEILING = (MAX_NESTING - NESTING_MARGIN - nesting(0)) // 2
 
 
 def _posts():
@@ -85,12 +115,17 @@ def _walk(nodes: list[dict], by_slug: dict[str, dict]):
 class EmbeddedStore(ArrayCommentUpdates, CommentStore):
     name = "embedded"
 
+    @property
+    def max_stored_depth(self) -> int:
+        return min(settings.COMMENTS_MAX_STORED_DEPTH, DEPTH_CEILING)
+
     def post(self, discussion_id, *, author, text, parent_slug=None, posted=None) -> Comment:
         posted = slugs.posted_time(posted)
         parent, path = None, TREE
         if parent_slug is not None:
             if not slugs.is_slug(parent_slug):
                 raise UnknownParent(discussion_id, parent_slug)
+            self.check_reply_depth(parent_slug)
             doc = _posts().find_one(
                 {"_id": discussion_id},
                 {TREE: 1, "comments": {"$elemMatch": {"slug": parent_slug}}},
@@ -101,18 +136,45 @@ class EmbeddedStore(ArrayCommentUpdates, CommentStore):
             if not doc.get("comments") or positions is None:
                 raise UnknownParent(discussion_id, parent_slug)
             parent, path = doc["comments"][0], _replies_path(positions)
+        comment = slugs.new_comment(posted=posted, parent=parent, author=author, text=text)
+        # Every candidate slug has the same length, so the same cost.
+        size = budget.cost(comment, {"slug": comment["slug"], "replies": []})
+        budget.reserve(discussion_id, size)
+        try:
+            stored = self._push(discussion_id, path, comment, parent, author, text)
+        except CommentError:  # surely not written (any other error: maybe written)
+            budget.release(discussion_id, size)
+            raise
+        ledger.record(discussion_id, stored)
+        return Comment.from_dict(stored, discussion_id)
+
+    def _push(self, discussion_id, path, comment, parent, author, text) -> dict:
         for _ in range(ATTEMPTS):
-            comment = slugs.new_comment(posted=posted, parent=parent, author=author, text=text)
             result = _posts().update_one(
                 # The guard keeps slugs unique within the discussion, atomically.
                 {"_id": discussion_id, "comments.slug": {"$ne": comment["slug"]}},
                 {"$push": {"comments": comment, path: {"slug": comment["slug"], "replies": []}}},
             )
             if result.matched_count:
-                return Comment.from_dict(comment, discussion_id)
+                return comment
             if _posts().find_one({"_id": discussion_id}, {"_id": 1}) is None:
                 raise DiscussionNotFound(f"no post {discussion_id}")
+            comment = slugs.new_comment(
+                posted=comment["posted"], parent=parent, author=author, text=text
+            )
         raise CommentError("could not find a free slug")
+
+    def edit(self, discussion_id, slug, *, text) -> bool:
+        """Reserve the text's growth in the byte budget first."""
+        current = self.get(discussion_id, slug)
+        if current is None or current.deleted:
+            return False
+        growth = budget.edit_growth(current.text, text, edited_before=current.edited is not None)
+        budget.reserve(discussion_id, growth)
+        done = self._set(discussion_id, slug, {"text": text, "edited": now()})
+        if not done:  # deleted meanwhile
+            budget.release(discussion_id, growth)
+        return done
 
     def _whole(self, discussion_id) -> tuple[list[dict], dict[str, dict]]:
         doc = _posts().find_one({"_id": discussion_id}, {"comments": 1, TREE: 1}) or {}
@@ -187,8 +249,13 @@ class EmbeddedStore(ArrayCommentUpdates, CommentStore):
         rows = list(_posts().aggregate(pipeline))
         return rows[0]["n"] if rows else 0
 
-    def _holder(self, discussion_id) -> tuple:
+    def _holder(self, discussion_id, slug) -> tuple:
+        # The post's shard key is its `_id`; the `$elemMatch` of the write
+        # checks that it holds the comment.
         return _posts(), {"_id": discussion_id}
+
+    def _holders(self) -> tuple:
+        return _posts(), "_id"
 
     def last(self, discussion_id, n) -> list[Comment]:
         if n <= 0:
@@ -198,3 +265,5 @@ class EmbeddedStore(ArrayCommentUpdates, CommentStore):
 
     def delete_discussion(self, discussion_id) -> None:
         _posts().update_one({"_id": discussion_id}, {"$unset": {"comments": "", TREE: ""}})
+        ledger.forget(discussion_id)
+        budget.forget(discussion_id)

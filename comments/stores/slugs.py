@@ -53,10 +53,25 @@ def is_slug(value) -> bool:
     return isinstance(value, str) and len(value) < 1000 and bool(SLUG_RE.match(value))
 
 
-def subtree_pattern(prefix: str) -> re.Pattern:
-    """Anchored prefix regex (seed 004's sub-discussion query): the path itself
-    or anything under it, never a sibling that merely starts the same way."""
-    return re.compile("^" + re.escape(prefix) + "(/|$)")
+#: The character right after "/": [path, path + AFTER_SLASH) holds the path
+#: and every path under it.
+AFTER_SLASH = chr(ord("/") + 1)  # "0"
+
+
+def subtree_range(path: str) -> dict:
+    """The sub-discussion of `path` (a slug or a full slug) as a string range.
+
+    Seed 004 finds it with the regex `^path`; anchored `(/|$)` so a sibling
+    that merely starts the same way stays out. But a regex sent from Python
+    carries the `u` flag, and MongoDB bounds an index scan only for a plain
+    case-sensitive prefix: the regex scanned the whole discussion. A range
+    has bounds, and it is exact here: every part has a fixed width (4
+    characters, after a fixed-width time in a full slug), so after a whole
+    part comes either the end or "/". The strings in [path, path + "0") are
+    then `path` and the paths under it: a sibling "…:abce" sorts after
+    "…:abcd0", a sibling "…:abcc/…" before "…:abcd".
+    """
+    return {"$gte": path, "$lt": path + AFTER_SLASH}
 
 
 def in_subtree(path: str, root: str) -> bool:

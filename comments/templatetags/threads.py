@@ -1,6 +1,7 @@
 from django import template
 from django.conf import settings
 
+from comments.stores import get_store
 from comments.stores.base import BLOCKED_TEXT
 
 register = template.Library()
@@ -22,3 +23,10 @@ def indent(comment, base=0) -> int:
 def blocked_text() -> str:
     """The placeholder for a comment by someone the viewer blocked."""
     return BLOCKED_TEXT
+
+
+@register.filter
+def can_reply(comment) -> bool:
+    """Whether the store keeps a reply to `comment`: no Reply form is offered
+    at the deepest level stored (the store would refuse the reply)."""
+    return comment.depth < get_store().max_stored_depth
