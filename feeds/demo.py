@@ -12,7 +12,7 @@ from feeds import photos, polls, services, tasks
 from feeds.documents import ALL_CIRCLES, PUBLIC, Post
 from feeds.timelines import get_store
 from profiles.documents import User
-from socialsite.clock import now
+from socialsite.clock import now, to_millis
 
 STATUSES = [
     "Shipped the new release today. Thanks everyone who tested it!",
@@ -83,7 +83,10 @@ def seed_more(*, handles: list[str], seed: int, stdout=None, posts_per_user: flo
     start = now() - timedelta(days=21)
     # Posts arrive in time order, as they would on a live site; the early,
     # popular users post more.
-    times = sorted(start + timedelta(seconds=rng.uniform(0, 21 * 86400)) for _ in range(count))
+    # To the millisecond, as MongoDB stores them (DESIGN.md §6).
+    times = sorted(
+        to_millis(start + timedelta(seconds=rng.uniform(0, 21 * 86400))) for _ in range(count)
+    )
     weights = [1 / (i + 1) ** 0.6 for i in range(len(handles))]
     authors = rng.choices(handles, weights=weights, k=count)
     made = []

@@ -13,7 +13,8 @@ from socialsite.clock import now
 PUBLIC = "*public*"
 ALL_CIRCLES = "*circles*"
 POST_TYPES = ("status", "link", "photo", "checkin", "poll")
-DELIVERY_STATES = ("pending", "delivering", "done")
+# "failed": given up after FEED_DELIVERY_MAX_ATTEMPTS (the moderation dashboard lists them).
+DELIVERY_STATES = ("pending", "delivering", "done", "failed")
 # The posts that readers can get at all: not removed by a moderator, and not
 # by a suspended author. Every read of `post` for a page includes it.
 LIVE = {"removed": None, "author_suspended": {"$ne": True}}
@@ -37,7 +38,8 @@ class Removal(me.EmbeddedDocument):
 
 
 class Delivery(me.EmbeddedDocument):
-    """Fan-out bookkeeping: `redeliver_pending` re-enqueues stuck posts."""
+    """Fan-out bookkeeping: `redeliver_pending` re-enqueues stuck posts, until
+    `attempts` reaches FEED_DELIVERY_MAX_ATTEMPTS; then `failed` and `error`."""
 
     state = me.StringField(choices=DELIVERY_STATES, default="pending")
     queued = me.DateTimeField(default=now)
@@ -45,6 +47,8 @@ class Delivery(me.EmbeddedDocument):
     finished = me.DateTimeField()
     attempts = me.IntField(default=0)
     readers = me.IntField(default=0)
+    failed = me.DateTimeField()
+    error = me.StringField()
 
 
 class Post(me.Document):
@@ -76,9 +80,14 @@ class Post(me.Document):
             # The sweeper: posts stuck in a delivery state.
             {"fields": ["delivery.state", "delivery.queued"], "name": "delivery_state"},
             {"fields": ["delivery.state", "delivery.started"], "name": "delivery_started"},
+            # The moderation dashboard's "posts today / this week" counts.
+            {"fields": ["-ts"], "name": "ts"},
         ],
-        # Seed 000: queries and updates use _id, so post is sharded on _id.
+        # Seed 000: queries and updates use _id, so post is sharded on _id,
+        # hashed: ObjectIds grow, and a ranged key would send every insert to
+        # the last chunk. Walls and incoming pages (`by.id`, `to`) scatter.
         "shard_key": ("id",),
+        "shard_hashed": "id",
         "auto_create_index": False,
     }
 
@@ -94,7 +103,9 @@ class PollVote(me.Document):
     meta = {
         "collection": "poll_vote",
         "indexes": [{"fields": ["post", "voter"], "unique": True, "name": "post_voter"}],
-        "shard_key": ("post",),
+        # The whole unique key, so "one vote each" holds across shards, and a
+        # popular poll's votes split by voter instead of one jumbo chunk.
+        "shard_key": ("post", "voter"),
         "auto_create_index": False,
     }
 
@@ -125,17 +136,23 @@ class CacheTimeline(me.Document):
 
 
 class MonthTimeline(me.Document):
-    """`month`: one document per user, kind and month, as seed 000 has it."""
+    """`month`: one document per user, kind and month, as seed 000 has it, in
+    parts of at most FEED_MONTH_CAP entries (`part` 0, 1, ...; the 16 MB limit)."""
 
     owner = me.StringField(required=True)
     kind = me.StringField(choices=("wall", "news"), required=True)
     month = me.StringField(required=True)  # "YYYYMM"
+    part = me.IntField(default=0)
     entries = me.ListField(me.DictField(), default=list)
 
     meta = {
         "collection": "timeline_month",
         "indexes": [
-            {"fields": ["owner", "kind", "-month"], "unique": True, "name": "owner_kind_month"},
+            {
+                "fields": ["owner", "kind", "-month", "-part"],
+                "unique": True,
+                "name": "owner_kind_month_part",
+            },
             {"fields": ["entries.id"], "name": "entries_id"},
         ],
         "shard_key": ("owner",),

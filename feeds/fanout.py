@@ -2,23 +2,28 @@
 when the graph changes.
 
 The post is written first and is the system of record; delivery runs after,
-in a task, and is idempotent (DESIGN.md §7). Followers are read once from the
-`followers` edge collection (a covered index read), filtered to active
-readers in one query per FEED_ACTIVE_LOOKUP readers, and written in batches
-of FEED_FANOUT_BATCH: one `update_many`/bulk write with `$in` per batch, never
-one write per follower. Readers not seen for FEED_ACTIVE_DAYS get nothing
-(as Mastodon and Twitter do); their timelines are rebuilt when they return.
+in a task, and is idempotent (DESIGN.md §7). Followers are read from the
+`followers` edge collection FEED_FANOUT_BATCH at a time (covered keyset reads
+of its index, one round trip each); each batch is filtered to active readers
+in one query (per FEED_ACTIVE_LOOKUP readers) and written with one
+`update_many`/bulk write with `$in`, never one write per follower. Readers
+not seen for FEED_ACTIVE_DAYS get nothing (as Mastodon and Twitter do);
+their timelines are rebuilt when they return.
 """
 
 import logging
+from collections.abc import Iterator
 from datetime import timedelta
 
+from bson.errors import InvalidDocument
 from django.conf import settings
 from pymongo import ReturnDocument
+from pymongo.errors import PyMongoError
 
 from feeds.documents import ALL_CIRCLES, CARD_FIELDS, LIVE, PUBLIC, Post
-from feeds.entries import entry_for
+from feeds.entries import SNAPSHOT_FIELDS, bounded_snapshot, entry_for
 from feeds.timelines import get_store
+from feeds.timelines.month import PlacementFailed
 from feeds.timelines.read import read_entries
 from feeds.visibility import can_see, circles_placed_in
 from profiles.documents import FollowerEdge, FollowingEdge, User
@@ -32,20 +37,36 @@ def _chunks(items: list, size: int):
         yield items[i : i + size]
 
 
-def audience(post: dict) -> list[str]:
-    """Who gets the post in their news (seed 000's `post()`), before filtering."""
+def audience(post: dict) -> Iterator[list[str]]:
+    """Who gets the post in their news (seed 000's `post()`), before filtering:
+    batches of at most FEED_FANOUT_BATCH handles (the author joins the first),
+    each read as it is delivered, so a celebrity's audience is never held whole.
+
+    One `find` over every follower would come back in batches the server
+    picks (101 documents, then up to 16 MiB each, one `getMore` apiece).
+    Instead each batch is a keyset page of the `(_f, _t)` index whose limit
+    and batch size match (one more document than the page, which says
+    whether another page follows): exactly one round trip per batch,
+    targeted at the author's chunks on a cluster sharded on `{_f, _t}`.
+    """
     author, circles = post["by"]["id"], post["circles"]
     if PUBLIC in circles:
-        rows = FollowerEdge._get_collection().find({"_f": author}, {"_id": 0, "_t": 1})
+        edges, query = FollowerEdge._get_collection(), {"_f": author}
     elif ALL_CIRCLES in circles:
-        rows = FollowingEdge._get_collection().find(
-            {"_f": author, "_g.0": {"$exists": True}}, {"_id": 0, "_t": 1}
-        )
+        edges, query = FollowingEdge._get_collection(), {"_f": author, "_g.0": {"$exists": True}}
     else:
-        rows = FollowingEdge._get_collection().find(
-            {"_f": author, "_g": {"$in": circles}}, {"_id": 0, "_t": 1}
-        )
-    return sorted({row["_t"] for row in rows} | {author})
+        edges, query = FollowingEdge._get_collection(), {"_f": author, "_g": {"$in": circles}}
+    size = settings.FEED_FANOUT_BATCH
+    page, extra = query, [author]
+    while True:
+        rows = edges.find(page, {"_id": 0, "_t": 1}).sort([("_f", 1), ("_t", 1)])
+        handles = [row["_t"] for row in rows.limit(size + 1).batch_size(size + 1)]
+        batch = sorted(set(handles[:size]) | set(extra))
+        if batch:
+            yield batch
+        if len(handles) <= size:
+            return
+        page, extra = {**query, "_t": {"$gt": handles[size - 1]}}, []
 
 
 def active_readers(readers: list[str], author: str) -> list[str]:
@@ -62,11 +83,54 @@ def active_readers(readers: list[str], author: str) -> list[str]:
             },
             {"_id": 1},
         )
+        # Room for every match in the first batch: one round trip, no getMore.
+        rows = rows.batch_size(len(chunk) + 1)
         active += [row["_id"] for row in rows]
     return sorted(set(active) | ({author} & set(readers)))
 
 
 def deliver_post(post_id) -> int:
+    """Deliver one post (see `_deliver`), counting attempts: a write that
+    fails on the last of FEED_DELIVERY_MAX_ATTEMPTS gives up (`give_up`); an
+    earlier one is left `delivering` for `redeliver_pending` to retry."""
+    try:
+        return _deliver(post_id)
+    except (PyMongoError, InvalidDocument, PlacementFailed) as exc:
+        # E.g. a document past 16 MB (server errors 17419, 10334, or the
+        # driver's DocumentTooLarge): retrying as is fails the same way forever.
+        row = Post._get_collection().find_one({"_id": post_id}, {"delivery.attempts": 1})
+        attempts = ((row or {}).get("delivery") or {}).get("attempts") or 0
+        if attempts < settings.FEED_DELIVERY_MAX_ATTEMPTS:
+            raise
+        give_up(post_id, attempts, f"{type(exc).__name__}: {exc}")
+        return 0
+
+
+def give_up(post_id, attempts: int, error: str) -> bool:
+    """Stop retrying a delivery, loudly: state "failed", the error kept on the
+    post for the moderation dashboard, an ERROR log line. Returns whether
+    this call marked it (a delivery that finished meanwhile is left alone)."""
+    marked = Post._get_collection().update_one(
+        {"_id": post_id, "delivery.state": {"$in": ["pending", "delivering"]}},
+        {
+            "$set": {
+                "delivery.state": "failed",
+                "delivery.failed": now(),
+                "delivery.error": error[:500],
+            }
+        },
+    )
+    if marked.modified_count:
+        log.error(
+            "feed delivery failed: post %s given up after %d attempt(s): %s",
+            post_id,
+            attempts,
+            error[:500],
+        )
+    return bool(marked.modified_count)
+
+
+def _deliver(post_id) -> int:
     """Deliver one post to its walls and news feeds; returns the readers reached.
 
     Safe to run again at any point: every write is idempotent, and a post that
@@ -85,13 +149,15 @@ def deliver_post(post_id) -> int:
     if post is None:
         return 0
     store = get_store()
-    readers = []
+    readers = 0
     if store.stores_entries:
         entry = entry_for(post)
         store.deliver("wall", sorted({post["by"]["id"], post.get("to")} - {None}), entry)
-        readers = active_readers(audience(post), post["by"]["id"])
-        for batch in _chunks(readers, settings.FEED_FANOUT_BATCH):
-            store.deliver("news", batch, entry)
+        for followers in audience(post):
+            batch = active_readers(followers, post["by"]["id"])
+            if batch:
+                store.deliver("news", batch, entry)
+            readers += len(batch)
         # A delete or a moderator's removal that ran while we were writing
         # removed the entries before ours landed: look once more, after them.
         if posts.count_documents({"_id": post_id, **LIVE}, limit=1) == 0:
@@ -102,11 +168,11 @@ def deliver_post(post_id) -> int:
             "$set": {
                 "delivery.state": "done",
                 "delivery.finished": now(),
-                "delivery.readers": len(readers),
+                "delivery.readers": readers,
             }
         },
     )
-    return len(readers)
+    return readers
 
 
 def resync(reader: str, author: str) -> None:
@@ -164,12 +230,20 @@ def remove_author_everywhere(author: str) -> None:
 
 
 def refresh_copies(post_id, fields: list[str]) -> None:
-    """Copy the live values of `fields` into every embedded copy of the post."""
-    if not settings.FEED_EMBED:
+    """Copy the live values of `fields` into every embedded copy of the post.
+
+    The whole post is read, because a change may take the copy past
+    FEED_EMBED_MAX_BYTES: then every copy becomes a link entry instead."""
+    if not settings.FEED_EMBED or not set(fields) & set(SNAPSHOT_FIELDS):
         return
-    post = Post._get_collection().find_one({"_id": post_id}, {name: 1 for name in fields})
-    if post is not None:
-        get_store().update_embedded(post_id, {name: post.get(name) for name in fields})
+    post = Post._get_collection().find_one({"_id": post_id}, CARD_FIELDS)
+    if post is None:
+        return
+    copy = bounded_snapshot(post)
+    if copy is None:
+        get_store().unembed(post_id)
+    else:
+        get_store().update_embedded(post_id, {name: copy.get(name) for name in fields})
 
 
 def refresh_circle_copies(owner: str, circle: str) -> int:

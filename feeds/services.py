@@ -8,7 +8,7 @@ from django.conf import settings
 from feeds import fanout, photos, polls, tasks
 from feeds.documents import ALL_CIRCLES, CARD_FIELDS, PUBLIC, Author, Delivery, PollVote, Post
 from profiles.documents import User
-from socialsite.clock import now
+from socialsite.clock import aware, now, to_millis
 
 
 class PostError(Exception):
@@ -40,7 +40,8 @@ def post_create(
 ) -> Post:
     """Write the post (the system of record), then enqueue its delivery.
 
-    `ts` backdates a post (demo data, tests); it defaults to now.
+    `ts` backdates a post (demo data, tests); it defaults to now. Either way
+    it is kept to the millisecond, as MongoDB stores it (DESIGN.md §6).
     """
     circles = list(circles) or [PUBLIC]
     named = [c for c in circles if c not in (PUBLIC, ALL_CIRCLES)]
@@ -68,7 +69,7 @@ def post_create(
         circles=circles,
         type=type,
         detail=detail,
-        ts=ts or now(),
+        ts=to_millis(aware(ts)) if ts else now(),
         delivery=Delivery(state="pending", queued=now()),
     )
     post.save(force_insert=True)
@@ -130,7 +131,11 @@ def poll_vote(*, post_id: ObjectId, voter: User, option: int) -> None:
 
 
 def redeliver_pending(*, older_than_seconds: int | None = None) -> int:
-    """Re-enqueue posts whose delivery has been pending or running too long."""
+    """Re-enqueue posts whose delivery has been pending or running too long.
+
+    A post tried FEED_DELIVERY_MAX_ATTEMPTS times already (its worker kept
+    dying, or its writes kept failing) is given up instead: never retried
+    forever (fanout.give_up). Returns the posts re-enqueued."""
     seconds = settings.FEED_PENDING_SECONDS if older_than_seconds is None else older_than_seconds
     cutoff = now() - timedelta(seconds=seconds)
     # Pending: queued long ago and never picked up. Delivering: a worker
@@ -143,14 +148,21 @@ def redeliver_pending(*, older_than_seconds: int | None = None) -> int:
                 {"delivery.state": "delivering", "delivery.started": {"$lt": cutoff}},
             ]
         },
-        {"_id": 1},
+        {"_id": 1, "delivery.attempts": 1},
     )
-    count = 0
+    retry = []
     for row in stuck:
-        Post._get_collection().update_one(
-            {"_id": row["_id"]},
+        attempts = (row.get("delivery") or {}).get("attempts") or 0
+        if attempts >= settings.FEED_DELIVERY_MAX_ATTEMPTS:
+            fanout.give_up(row["_id"], attempts, "still not delivered after its last attempt")
+        else:
+            retry.append(row["_id"])
+    if retry:
+        Post._get_collection().update_many(
+            # Not one finished meanwhile: it stays done.
+            {"_id": {"$in": retry}, "delivery.state": {"$in": ["pending", "delivering"]}},
             {"$set": {"delivery.queued": now(), "delivery.state": "pending"}},
         )
-        tasks.deliver_post.enqueue(str(row["_id"]))
-        count += 1
-    return count
+    for post_id in retry:
+        tasks.deliver_post.enqueue(str(post_id))
+    return len(retry)

@@ -1,4 +1,9 @@
-"""Reports, the moderation queue and the audit log."""
+"""Reports, the moderation queue and the audit log.
+
+None of them declares a shard key: they stay small next to posts and
+timelines, and the queue and audit log are read in one global order, which a
+sharded collection could only answer by asking every shard.
+"""
 
 import mongoengine as me
 
@@ -61,9 +66,17 @@ class ReportedItem(me.Document):
     meta = {
         "collection": "report_item",
         "indexes": [
-            {"fields": ["status", "-reporters", "-last_reported"], "name": "queue"},
-            {"fields": ["status", "target_type", "-reporters"], "name": "queue_type"},
-            {"fields": ["status", "reasons", "-reporters"], "name": "queue_reason"},
+            # The queue's order, `_id` last as the keyset's tie-break, after each
+            # filter's equality (renamed from queue*: the keys changed).
+            {"fields": ["status", "-reporters", "-last_reported", "-_id"], "name": "queue_page"},
+            {
+                "fields": ["status", "target_type", "-reporters", "-last_reported", "-_id"],
+                "name": "queue_type_page",
+            },
+            {
+                "fields": ["status", "reasons", "-reporters", "-last_reported", "-_id"],
+                "name": "queue_reason_page",
+            },
             {"fields": ["author", "-last_reported"], "name": "author"},
         ],
         "auto_create_index": False,
@@ -86,9 +99,12 @@ class AuditEntry(me.Document):
         "collection": "audit_log",
         "indexes": [
             {"fields": ["-ts", "-_id"], "name": "ts"},
-            {"fields": ["moderator", "-ts"], "name": "moderator_ts"},
-            {"fields": ["action", "-ts"], "name": "action_ts"},
-            {"fields": ["target_type", "target_id", "-ts"], "name": "target_ts"},
+            # Each filter of the log, then its (ts, _id) keyset order (renamed
+            # from *_ts: the keys changed).
+            {"fields": ["moderator", "-ts", "-_id"], "name": "moderator_ts_id"},
+            {"fields": ["action", "-ts", "-_id"], "name": "action_ts_id"},
+            {"fields": ["target_type", "target_id", "-ts", "-_id"], "name": "target_ts_id"},
+            {"fields": ["target_type", "-ts", "-_id"], "name": "target_type_ts_id"},
         ],
         "auto_create_index": False,
     }

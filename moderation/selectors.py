@@ -1,17 +1,19 @@
 """Reads for the moderation pages."""
 
-import re
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from django.conf import settings
 
 from feeds.documents import CARD_FIELDS, Post
+from feeds.timelines.base import EPOCH, MAX_MILLIS, ONE_MS
 from moderation.documents import AuditEntry, ReportedItem
 from moderation.targets import post_excerpt
+from profiles.documents import STATUSES as USER_STATUSES
 from profiles.documents import User
-from profiles.services import name_terms
+from profiles.selectors import matching_people
 from socialsite.clock import aware, now
+from socialsite.ids import parse_object_id
 
 PAGE = 50
 
@@ -27,6 +29,9 @@ def dashboard() -> dict:
     day, week = t - timedelta(days=1), t - timedelta(days=7)
     users, posts = User._get_collection(), Post._get_collection()
     pending = {"delivery.state": {"$in": ["pending", "delivering"]}}
+    # Every user has one of these: naming them all lets `(status, -created)`
+    # bound the count as two index ranges instead of a scan of every user.
+    every_status = {"status": {"$in": list(USER_STATUSES)}}
     oldest = posts.find(pending, {"delivery.queued": 1}).sort("delivery.queued", 1).limit(1)
     oldest = next(iter(oldest), None)
     oldest_ts = aware(oldest["delivery"]["queued"]) if oldest else None
@@ -34,8 +39,8 @@ def dashboard() -> dict:
 
     return {
         "users": {
-            "day": users.count_documents({"created": {"$gte": day}}),
-            "week": users.count_documents({"created": {"$gte": week}}),
+            "day": users.count_documents({**every_status, "created": {"$gte": day}}),
+            "week": users.count_documents({**every_status, "created": {"$gte": week}}),
             "all": users.estimated_document_count(),
         },
         "posts": {
@@ -47,6 +52,7 @@ def dashboard() -> dict:
         "open_reports": ReportedItem._get_collection().count_documents({"status": "open"}),
         "suspended": users.count_documents({"status": "suspended"}),
         "backlog": posts.count_documents(pending),
+        "failed": failed_deliveries(),
         "oldest_pending": oldest_ts,
         "oldest_pending_seconds": int((t - oldest_ts).total_seconds()) if oldest_ts else None,
         "latest": list(AuditEntry.objects.order_by("-ts").limit(10)),
@@ -54,36 +60,64 @@ def dashboard() -> dict:
     }
 
 
-def queue(*, status: str, target_type: str | None, reason: str | None, skip: int) -> tuple:
-    """Reported items, most reporters first. Offset paging: the queue is
-    short-lived and reordered by new reports, so a keyset would drift anyway."""
+#: How many failed deliveries the dashboard lists (the count covers them all).
+FAILED_SHOWN = 10
+
+
+def failed_deliveries() -> dict:
+    """Posts whose fan-out was given up (feeds/fanout.py `give_up`): how many,
+    and the latest few. Both are bounded by the `delivery_state` index."""
+    posts = Post._get_collection()
+    failed = {"delivery.state": "failed"}
+    rows = posts.find(failed, {"by.id": 1, "delivery": 1}).sort("delivery.queued", -1)
+    return {
+        "count": posts.count_documents(failed),
+        "latest": [
+            {
+                "id": str(row["_id"]),
+                "author": row["by"]["id"],
+                "attempts": row["delivery"].get("attempts") or 0,
+                "error": row["delivery"].get("error") or "",
+                "at": aware(row["delivery"].get("failed")),
+            }
+            for row in rows.limit(FAILED_SHOWN)
+        ],
+    }
+
+
+def queue(*, status: str, target_type: str | None, reason: str | None, before=None, after=None):
+    """Reported items, most reporters first, a keyset page of the `queue_*page`
+    index of the filter. A new report moves an item up; the keyset then shows
+    it once or not at all on this walk, where an offset would shift every row."""
     query: dict = {"status": status}
     if target_type:
         query["target_type"] = target_type
     if reason:
         query["reasons"] = reason
-    rows = list(
-        ReportedItem.objects(__raw__=query)
-        .order_by("-reporters", "-last_reported")
-        .skip(skip)
-        .limit(PAGE + 1)
-    )
-    return rows[:PAGE], len(rows) > PAGE
+    return _keyset(ReportedItem, query, QUEUE_ORDER, before=before, after=after)
 
 
-def find_users(q: str, skip: int = 0) -> tuple[list[User], bool]:
-    """Handle or name prefix, any status (moderators see suspended users too)."""
-    query: dict = {}
-    terms = name_terms(q)
-    if terms:
-        prefix = "^" + re.escape(max(terms, key=len))
-        handle_prefix = "^" + re.escape(re.sub(r"[^a-z0-9_]", "", q.lower()))
-        clauses = [{"name_terms": {"$regex": prefix}}]
-        if handle_prefix != "^":
-            clauses.append({"_id": {"$regex": handle_prefix}})
-        query = {"$or": clauses}
-    rows = list(User.objects(__raw__=query).order_by("handle").skip(skip).limit(PAGE + 1))
-    return rows[:PAGE], len(rows) > PAGE
+USER_FIELDS = (
+    "handle",
+    "name",
+    "role",
+    "status",
+    "followers_count",
+    "posts_count",
+    "created",
+)
+
+
+def find_users(q: str, after: str | None = None) -> Page:
+    """Handle or name prefix, any status (moderators see suspended users too),
+    keyset-paginated by handle like people search."""
+    if q:
+        users = matching_people(q, after=after, limit=PAGE + 1, status=None, fields=USER_FIELDS)
+    else:  # everyone, a walk of the `_id` index
+        query = {"_id": {"$gt": after}} if after else {}
+        everyone = User.objects(__raw__=query).only(*USER_FIELDS).order_by("handle")
+        users = list(everyone.limit(PAGE + 1))
+    return Page(users[:PAGE], users[PAGE - 1].handle if len(users) > PAGE else None)
 
 
 def user_overview(handle: str) -> dict | None:
@@ -109,7 +143,9 @@ def user_overview(handle: str) -> dict | None:
     }
 
 
-def log(*, moderator: str | None, action: str | None, target: str | None, skip: int) -> tuple:
+def log(*, moderator: str | None, action: str | None, target: str | None, before=None, after=None):
+    """The audit log newest first, a keyset page on (ts, _id) of the index its
+    filter names (`ts`, `moderator_ts_id`, `action_ts_id`, `target_*ts_id`)."""
     query: dict = {}
     if moderator:
         query["moderator"] = moderator
@@ -120,11 +156,105 @@ def log(*, moderator: str | None, action: str | None, target: str | None, skip: 
         query["target_type"] = kind
         if target_id:
             query["target_id"] = target_id
-    rows = list(
-        AuditEntry.objects(__raw__=query).order_by("-ts", "-id").skip(skip).limit(PAGE + 1)
-    )
-    return rows[:PAGE], len(rows) > PAGE
+    return _keyset(AuditEntry, query, LOG_ORDER, before=before, after=after)
 
 
 def actions() -> list[str]:
     return sorted(AuditEntry._get_collection().distinct("action"))
+
+
+# --- keyset pages -------------------------------------------------------------
+
+# The sort keys of each page, all descending, `_id` last so no two rows tie.
+QUEUE_ORDER = ("reporters", "last_reported", "_id")
+LOG_ORDER = ("ts", "_id")
+
+
+@dataclass
+class KeysetPage:
+    """Rows newest (or most reported) first, with the cursors of the pages
+    beside it: `older` for rel="next", `newer` for rel="prev"."""
+
+    items: list
+    older: str | None
+    newer: str | None
+
+
+def _keyset(document, query: dict, order: tuple, *, before: str | None, after: str | None):
+    """One page of `document` in descending `order`, after `before` or before `after`.
+
+    The cursor condition is a plain range on the first key, which the index
+    bounds, and a tie-break `$or` on the rest (`_id` last, so no two rows tie).
+    """
+    start = _decode(before, order) if before else None
+    end = _decode(after, order) if after and start is None else None
+    descending = end is None
+    if start or end:
+        query = {"$and": [query, _beyond(order, start or end, "$lt" if descending else "$gt")]}
+    direction = -1 if descending else 1
+    rows = list(
+        document._get_collection()
+        .find(query)
+        .sort([(field, direction) for field in order])
+        .limit(PAGE + 1)
+    )
+    more, rows = len(rows) > PAGE, rows[:PAGE]
+    if not descending:
+        rows.reverse()
+    items = [document._from_son(row) for row in rows]
+    edge_older = more if descending else bool(rows)
+    edge_newer = bool(rows) and ((not descending and more) or start is not None)
+    return KeysetPage(
+        items,
+        _encode(rows[-1], order) if edge_older else None,
+        _encode(rows[0], order) if edge_newer else None,
+    )
+
+
+def _beyond(order: tuple, values: tuple, op: str) -> dict:
+    """`(order) op values` in lexicographic order."""
+    clauses = []
+    for position, field in enumerate(order):
+        clause = dict(zip(order[:position], values[:position], strict=True))
+        clause[field] = {op: values[position]}
+        clauses.append(clause)
+    bound = "$lte" if op == "$lt" else "$gte"
+    return {"$and": [{order[0]: {bound: values[0]}}, {"$or": clauses}]}
+
+
+def _encode(row: dict, order: tuple) -> str:
+    values = []
+    for field in order:
+        value = row[field]
+        if isinstance(value, datetime):
+            value = (aware(value) - EPOCH) // ONE_MS
+        values.append(str(value))
+    return "_".join(values)
+
+
+def _decode(raw, order: tuple) -> tuple | None:
+    """A cursor's values, typed by `order`, or None for anything malformed
+    (the first page then): never a dict or operator into the query."""
+    if not isinstance(raw, str) or len(raw) > 400:
+        return None
+    parts = raw.split("_", len(order) - 1)
+    if len(parts) != len(order) or not all(p.isascii() and p for p in parts):
+        return None
+    typed: list = []
+    for field, part in zip(order, parts, strict=True):
+        if field in ("ts", "last_reported"):
+            if not part.isdigit() or len(part) > 15 or int(part) > MAX_MILLIS:
+                return None
+            typed.append(EPOCH + int(part) * ONE_MS)
+        elif field == "reporters":
+            if not part.isdigit() or len(part) > 9:
+                return None
+            typed.append(int(part))
+        elif order == LOG_ORDER:  # the audit log's `_id` is an ObjectId
+            object_id = parse_object_id(part)
+            if object_id is None:
+                return None
+            typed.append(object_id)
+        else:  # the queue's `_id` is its "<type>:<target id>" key
+            typed.append(part)
+    return tuple(typed)

@@ -19,7 +19,7 @@ from moderation.targets import Target, resolve_target
 from profiles.documents import ROLES
 from socialsite import ratelimit
 from socialsite.http import login_redirect, login_required, redirect_back
-from socialsite.ids import handle_or_404
+from socialsite.ids import handle_or_404, parse_handle
 
 
 def moderator_required(view):
@@ -41,22 +41,10 @@ def _choice(request, name, allowed):
     return value if value in allowed else None
 
 
-# An offset makes the server walk past every skipped document, so it is bounded;
-# anything deeper is reached by narrowing the filters.
-MAX_SKIP = 100 * selectors.PAGE
-
-
-def _skip(request) -> int:
-    """The page offset: a plain ASCII number up to MAX_SKIP, else the first page.
-
-    `str.isdigit` alone also accepts "²" and other digits `int` refuses, and
-    `int` refuses strings of over 4,300 digits, hence the ASCII and length tests.
-    """
-    raw = request.GET.get("skip", "")
-    if len(raw) > len(str(MAX_SKIP)) or not (raw.isascii() and raw.isdigit()):
-        return 0
-    skip = int(raw)
-    return skip if skip <= MAX_SKIP else 0
+def _cursors(request) -> dict:
+    """`?before=` (older rows) or `?after=` (newer rows): keyset cursors, as
+    strings; the selectors parse them and take anything malformed as the start."""
+    return {name: str(request.GET.get(name, ""))[:400] or None for name in ("before", "after")}
 
 
 def _reason(request) -> str:
@@ -105,14 +93,12 @@ def reports(request):
     status = _choice(request, "status", STATUSES) or "open"
     target_type = _choice(request, "type", TARGET_TYPES)
     reason = _choice(request, "reason", REASONS)
-    skip = _skip(request)
-    items, more = selectors.queue(status=status, target_type=target_type, reason=reason, skip=skip)
+    page = selectors.queue(
+        status=status, target_type=target_type, reason=reason, **_cursors(request)
+    )
     context = {
-        "items": items,
-        "more": more,
-        "skip": skip,
-        "next_skip": skip + selectors.PAGE,
-        "prev_skip": max(0, skip - selectors.PAGE),
+        "items": page.items,
+        "page": page,
         "filters": {"status": status, "type": target_type or "", "reason": reason or ""},
         "statuses": STATUSES,
         "types": TARGET_TYPES,
@@ -163,13 +149,9 @@ def bulk(request):
 @moderator_required
 def users(request):
     q = str(request.GET.get("q", ""))[:80].strip()
-    skip = _skip(request)
-    found, more = selectors.find_users(q, skip)
-    return render(
-        request,
-        "moderation/users.html",
-        {"q": q, "found": found, "more": more, "next_skip": skip + selectors.PAGE},
-    )
+    after = str(request.GET.get("after", ""))[:30] or None
+    page = selectors.find_users(q, parse_handle(after) if after else None)
+    return render(request, "moderation/users.html", {"q": q, "found": page.items, "page": page})
 
 
 @moderator_required
@@ -231,12 +213,10 @@ def log(request):
     moderator = str(request.GET.get("moderator", ""))[:30].strip().lower() or None
     action = str(request.GET.get("action", ""))[:40].strip() or None
     target = str(request.GET.get("target", ""))[:240].strip() or None
-    skip = _skip(request)
-    entries, more = selectors.log(moderator=moderator, action=action, target=target, skip=skip)
+    page = selectors.log(moderator=moderator, action=action, target=target, **_cursors(request))
     context = {
-        "entries": entries,
-        "more": more,
-        "next_skip": skip + selectors.PAGE,
+        "entries": page.items,
+        "page": page,
         "filters": {"moderator": moderator or "", "action": action or "", "target": target or ""},
         "actions": selectors.actions(),
     }

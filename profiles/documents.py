@@ -118,7 +118,10 @@ class FollowingEdge(me.Document):
             {"fields": ["followee", "follower"], "name": "_t_1__f_1"},
             {"fields": ["state", "changed"], "name": "state_changed"},
         ],
-        "shard_key": ("follower",),
+        # `{_f, _t}`, not `{_f}`: one account's edges can then split into
+        # many chunks (a `{_f}` chunk of a big account is jumbo and cannot
+        # split), while `{_f: x}` reads still go to the shards of x's range.
+        "shard_key": ("follower", "followee"),
         "auto_create_index": False,
     }
 
@@ -126,8 +129,9 @@ class FollowingEdge(me.Document):
 class FollowerEdge(me.Document):
     """`followers`: the same edge flipped, `_f` = followee, `_t` = follower.
 
-    Seed 003's "separate following collection" option: each direction can be
-    sharded on its own `_f`, so both list queries target one shard, and the
+    Seed 003's "separate following collection" option: each direction is
+    sharded on its own `{_f, _t}`, so both list queries target the owner's
+    range of chunks (one shard unless the list is huge), and the
     fan-out of a post reads `{_f: author}` covered by the `(_f, _t)` index.
     """
 
@@ -140,6 +144,7 @@ class FollowerEdge(me.Document):
         "indexes": [
             {"fields": ["followee", "follower"], "unique": True, "name": "_f_1__t_1"},
         ],
-        "shard_key": ("followee",),
+        # A celebrity's followers are the jumbo chunk `{_f}` would make.
+        "shard_key": ("followee", "follower"),
         "auto_create_index": False,
     }

@@ -36,6 +36,8 @@ def relationship(viewer, other: User) -> Relationship:
     if viewer.handle == other.handle:
         return Relationship(is_self=True)
     # One query answers both directions: the edges viewer->other and other->viewer.
+    # Each `$or` branch names a whole `{_f, _t}` shard key, so a mongos asks
+    # only the (at most two) shards holding those edges.
     edges = FollowingEdge._get_collection().find(
         {
             "$or": [
@@ -66,14 +68,19 @@ def _people(handles: list[str]) -> list[User]:
 
 
 def _edge_page(collection, owner: str, after: str | None) -> Page:
-    """Keyset page of an edge list: a covered read of the `(_f, _t)` index."""
+    """Keyset page of an edge list: a covered read of the `(_f, _t)` index.
+
+    `{_f: owner, _t > after}` is a range of the `{_f, _t}` shard key: a
+    mongos reads only the chunks of that range, one shard for all but the
+    largest lists, never a scatter over the cluster.
+    """
     size = settings.GRAPH_PAGE_SIZE
     query = {"_f": owner}
     if after:
         query["_t"] = {"$gt": after}
-    rows = list(
-        collection.find(query, {"_id": 0, "_t": 1}).sort([("_f", 1), ("_t", 1)]).limit(size + 1)
-    )
+    cursor = collection.find(query, {"_id": 0, "_t": 1}).sort([("_f", 1), ("_t", 1)])
+    # The whole page in the first batch, whatever GRAPH_PAGE_SIZE: one round trip.
+    rows = list(cursor.limit(size + 1).batch_size(size + 1))
     handles = [r["_t"] for r in rows[:size]]
     return Page(_people(handles), handles[-1] if len(rows) > size else None)
 
@@ -87,7 +94,8 @@ def following_page(handle: str, after: str | None = None) -> Page:
 
 
 def circle_member_handles(owner: str, circle: str) -> list[str]:
-    """Members of `owner`'s circle: one query on the `(_f, _g, _t)` index."""
+    """Members of `owner`'s circle: one query on the `(_f, _g, _t)` index,
+    targeted by `_f`, the shard key's prefix (as `circles_overview`)."""
     cursor = FollowingEdge._get_collection().find({"_f": owner, "_g": circle}, {"_id": 0, "_t": 1})
     return [row["_t"] for row in cursor]
 
@@ -114,27 +122,55 @@ def blocked_people(owner: User) -> list[User]:
 
 
 def search_people(query: str, after: str | None = None) -> Page:
-    """Handle or name prefix, case-insensitive; keyset-paginated by handle.
+    """Active people by handle or name prefix, case-insensitive; keyset-paginated by handle."""
+    size = settings.SEARCH_PAGE_SIZE
+    users = matching_people(query, after=after, limit=size + 1)
+    return Page(users[:size], users[size - 1].handle if len(users) > size else None)
 
-    Both branches are anchored prefix regexes on indexed fields (`_id` and the
-    multikey `name_terms`), which MongoDB answers with index range scans.
+
+def matching_people(
+    query: str,
+    *,
+    after: str | None,
+    limit: int,
+    status: str | None = "active",
+    fields: tuple[str, ...] = ("handle", "name", "profile.bio", "followers_count"),
+) -> list[User]:
+    """Up to `limit` users whose handle or a name word starts with the query,
+    in handle order after `after` (people search, the moderators' user list).
+
+    Two queries, each an index range read in handle order, merged here: an
+    `$or` of the two would end in a sort of every match. The handle branch is
+    a prefix range of `_id`. The name branch is a range of the multikey
+    `(name_terms, _id)` index: bounded by the prefix, but a range on an array
+    field cannot give `_id` order, so the server sorts that branch's matches.
     """
     terms = name_terms(query)
     if not terms:
-        return Page([], None)
-    prefix = "^" + re.escape(max(terms, key=len))
-    handle_prefix = "^" + re.escape(re.sub(r"[^a-z0-9_]", "", query.lower()))
-    clauses = [{"name_terms": {"$regex": prefix}}]
-    if handle_prefix != "^":
-        clauses.append({"_id": {"$regex": handle_prefix}})
-    filters = {"$or": clauses, "status": "active"}
-    if after:
-        filters["_id"] = {"$gt": after}
-    size = settings.SEARCH_PAGE_SIZE
-    users = list(
-        User.objects(__raw__=filters)
-        .only("handle", "name", "profile.bio", "followers_count")
-        .order_by("handle")
-        .limit(size + 1)
-    )
-    return Page(users[:size], users[size - 1].handle if len(users) > size else None)
+        return []
+    handle_prefix = re.sub(r"[^a-z0-9_]", "", query.lower())
+    base: dict = {} if status is None else {"status": status}
+    found: dict[str, User] = {}
+    branches = [("name_terms", max(terms, key=len))]
+    if handle_prefix:
+        branches.append(("_id", handle_prefix))
+    for field_name, prefix in branches:
+        bounds: dict = {"$gte": prefix, "$lt": _successor(prefix)}
+        if field_name == "name_terms":  # both bounds on one word, not on any two
+            bounds = {"$elemMatch": bounds}
+        query_filter = {**base, field_name: bounds}
+        if after:
+            query_filter["_id"] = {**query_filter.get("_id", {}), "$gt": after}
+        rows = list(
+            User.objects(__raw__=query_filter).only(*fields).order_by("handle").limit(limit)
+        )
+        found.update((user.handle, user) for user in rows)
+    return [found[handle] for handle in sorted(found)[:limit]]
+
+
+def _successor(prefix: str) -> str:
+    """The least string greater than every string starting with `prefix`."""
+    following = ord(prefix[-1]) + 1
+    if 0xD800 <= following <= 0xDFFF:  # surrogates cannot be encoded: skip past them
+        following = 0xE000
+    return prefix[:-1] + chr(min(following, 0x10FFFF))

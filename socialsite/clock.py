@@ -1,13 +1,17 @@
-"""Timezone-aware UTC time, everywhere (DESIGN.md §7)."""
+"""Timezone-aware UTC time, everywhere (DESIGN.md §7), to the millisecond."""
 
 from datetime import UTC, datetime
 
 
+def to_millis(value: datetime) -> datetime:
+    """`value` as MongoDB stores it: milliseconds, so values kept in memory
+    equal what a round trip through the database gives back, and cursors,
+    which carry milliseconds, land exactly on them (DESIGN.md §6)."""
+    return value.replace(microsecond=value.microsecond // 1000 * 1000)
+
+
 def now() -> datetime:
-    # MongoDB stores milliseconds; truncating here keeps in-memory values
-    # equal to what a round trip through the database gives back.
-    t = datetime.now(UTC)
-    return t.replace(microsecond=t.microsecond // 1000 * 1000)
+    return to_millis(datetime.now(UTC))
 
 
 def aware(value: datetime | None) -> datetime | None:

@@ -4,15 +4,19 @@ This is the only application module that imports mongomock. It gives
 mongomock two things a real server has and it lacks: each collection call is
 atomic with respect to other threads (a server applies one operation to a
 document atomically), and each call is counted as one round trip, like the
-pymongo command listener does for a real server.
+pymongo command listener does for a real server, with one more per `getMore`
+batch a server would need for a cursor's results.
 """
 
 import functools
 import re
 import threading
 
+import bson
+import bson.errors
 import mongoengine
 import mongomock
+import mongomock.command_cursor
 import mongomock.gridfs
 from pymongo.errors import DuplicateKeyError
 
@@ -235,12 +239,159 @@ def _wrap(name, method):
                     roundtrips.record(name)
                 if name in _UPDATES and len(args) >= 2:
                     _flags.skip_unique = not _touches_unique_key(self, args[1])
-                return method(self, *args, **kwargs)
+                result = method(self, *args, **kwargs)
+                if depth == 0 and name in _CURSOR_METHODS:
+                    _batched(result, kwargs.get("batch_size") or kwargs.get("batchSize") or 0)
+                return result
             finally:
                 _depth.n = depth
                 _flags.skip_unique = skipping
 
     return wrapper
+
+
+# --- getMore: a server hands a cursor's results over in batches ----------------
+# The first batch of a `find` or `aggregate` holds 101 documents, or
+# batchSize when the code sets one; every further batch is one `getMore`
+# round trip of batchSize documents, or, with none set, as many as fit in
+# 16 MiB. Any batch holds at least one document and at most 16 MiB. A limit
+# only shortens the results; a negative one asks for a single batch. Like the
+# driver, this asks for the next batch only when the code reads past the
+# current one. (A server may add one empty getMore when the results end
+# exactly on a batch boundary; this counts only batches that hold documents.)
+_CURSOR_METHODS = {"find", "aggregate"}
+FIRST_BATCH = 101
+MAX_BATCH_BYTES = 16 * 1024 * 1024
+
+
+def _batch_end(docs: list, start: int, count: int) -> int:
+    """Index past the batch that starts at `start`: `count` documents (0: no
+    count limit) that fit, together, in MAX_BATCH_BYTES."""
+    stop = len(docs) if not count else min(len(docs), start + count)
+    if stop - start <= 1:
+        return stop
+    size, end = 0, start
+    while end < stop:
+        size += _bson_size(docs[end])
+        if size > MAX_BATCH_BYTES and end > start:
+            break
+        end += 1
+    return end
+
+
+def _bson_size(document) -> int:
+    try:
+        return len(bson.encode(document))
+    except (bson.errors.InvalidDocument, TypeError, OverflowError):
+        return 0  # nothing a server could have stored: count it as small
+
+
+def _batched(cursor, batch_size: int) -> None:
+    """Mark a cursor the application opened: its batches are counted."""
+    if isinstance(cursor, mongomock.command_cursor.CommandCursor):
+        docs = list(cursor._collection)
+        cursor._collection = iter(docs)
+        cursor._demo_docs, cursor._demo_emitted = docs, 0
+    cursor._demo_batch_size = batch_size
+    cursor._demo_batch_end = None
+
+
+def _next_batch_if_due(cursor, docs_of, emitted: int) -> None:
+    """Before the document at `emitted` is handed out: the first batch is the
+    find itself; reading past a batch is one more round trip."""
+    end = cursor._demo_batch_end
+    if end is not None and emitted < end:
+        return
+    docs = docs_of()
+    if emitted >= len(docs):
+        return
+    size = cursor._demo_batch_size
+    if end is None:
+        cursor._demo_batch_end = _batch_end(docs, 0, size or FIRST_BATCH)
+    elif not (getattr(cursor, "_limit", None) or 0) < 0:
+        roundtrips.record("getMore")
+        cursor._demo_batch_end = _batch_end(docs, emitted, size)
+
+
+def _count_batches() -> None:
+    cursor_class = mongomock.collection.Cursor
+    command_cursor_class = mongomock.command_cursor.CommandCursor
+    find_next = cursor_class.__next__
+    command_next = command_cursor_class.__next__
+
+    def cursor_next(self):
+        if hasattr(self, "_demo_batch_end"):
+            docs_of = functools.partial(self._compute_results, with_limit_and_skip=True)
+            _next_batch_if_due(self, docs_of, self._emitted)
+        return find_next(self)
+
+    def command_cursor_next(self):
+        if hasattr(self, "_demo_batch_end"):
+            _next_batch_if_due(self, lambda: self._demo_docs, self._demo_emitted)
+            self._demo_emitted += 1
+        return command_next(self)
+
+    def batch_size(self, count):
+        self._demo_batch_size = count
+        return self
+
+    cursor_class.__next__ = cursor_class.next = cursor_next
+    command_cursor_class.__next__ = command_cursor_class.next = command_cursor_next
+    cursor_class.batch_size = command_cursor_class.batch_size = batch_size
+
+
+# --- $push with a compound $sort ----------------------------------------------
+# mongomock sorts a `$push` `$each` by ONE key of a compound `$sort` (whichever
+# a set yields first), so entries of the same millisecond land out of
+# (ts, id) order and the `$slice` after it may keep the wrong ones. A server
+# sorts by every key in turn. This takes a compound `$sort` (and the `$slice`
+# that applies after it) out of the update, lets mongomock push, then sorts
+# and slices the array the way a server does.
+
+
+def _compound_push_sort() -> None:
+    collection_class = mongomock.collection.Collection
+    original = collection_class._apply_update_document
+
+    def apply_update_document(self, existing_document, spec, document, was_insert):
+        pushes = document.get("$push") if isinstance(document, dict) else None
+        compound = {
+            field: value
+            for field, value in (pushes or {}).items()
+            if "$" not in field
+            and isinstance(value, dict)
+            and isinstance(value.get("$sort"), dict)
+            and len(value["$sort"]) > 1
+        }
+        if not compound:
+            return original(self, existing_document, spec, document, was_insert)
+        plain = {
+            field: {k: v for k, v in value.items() if k not in ("$sort", "$slice")}
+            if field in compound
+            else value
+            for field, value in pushes.items()
+        }
+        result = original(self, existing_document, spec, {**document, "$push": plain}, was_insert)
+        for field, value in compound.items():
+            _sort_and_slice(existing_document, field, value["$sort"], value.get("$slice"))
+        return result
+
+    collection_class._apply_update_document = apply_update_document
+
+
+def _sort_and_slice(document: dict, dotted: str, order: dict, keep) -> None:
+    *parents, name = dotted.split(".")
+    for part in parents:
+        document = document[part]
+    items = document[name]
+    # Stable sorts, last key first: the result is ordered by every key in turn.
+    for key, direction in reversed(list(order.items())):
+        items.sort(
+            key=lambda item, key=key: mongomock.filtering.resolve_sort_key(key, item),
+            reverse=direction < 0,
+        )
+    if keep is not None:
+        document[name] = items[:keep] if keep >= 0 else items[keep:]
 
 
 def _fast_in_op(original):
@@ -280,6 +431,8 @@ def install() -> None:
     filtering._in_op = fast  # `$nin` looks it up by name
     filtering._filterer_inst._operator_map["$in"] = fast
     _fast_unique_checks()
+    _count_batches()
+    _compound_push_sort()
     mongomock.collection.Collection.bulk_write = _bulk_write
     # Photos live in GridFS, which type-checks for pymongo's Database and
     # Collection; this lets it accept mongomock's as well.

@@ -21,6 +21,12 @@ class SessionRecord(me.Document):
             {"fields": ["expire"], "expireAfterSeconds": 0, "name": "expire_ttl"},
             {"fields": ["user"], "name": "user", "sparse": True},
         ],
+        # Read and written by `_id` alone, so the key is `_id`, which also keeps
+        # it unique across shards (`create` relies on the duplicate-key error);
+        # hashed, since no query wants `_id` order. Ending a user's sessions
+        # by `user` scatters to every shard: rare (password change, suspension).
+        "shard_key": ("key",),
+        "shard_hashed": "key",
         "auto_create_index": False,
     }
 
@@ -35,5 +41,9 @@ class RateCounter(me.Document):
     meta = {
         "collection": "ratelimit",
         "indexes": [{"fields": ["expire"], "expireAfterSeconds": 0, "name": "expire_ttl"}],
+        # `_id` is "<scope>|<key>|<window>": ranged, one busy scope would fill
+        # one chunk; every access is by `_id` equality, so it is hashed.
+        "shard_key": ("key",),
+        "shard_hashed": "key",
         "auto_create_index": False,
     }

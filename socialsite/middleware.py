@@ -1,11 +1,17 @@
-"""Site-wide middleware: the request log line and the static-files start-up guard."""
+"""Site-wide middleware: the request log line, the database deadline of a page
+and the static-files start-up guard."""
 
 import time
 import uuid
 
+import pymongo
 import structlog
+from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured, MiddlewareNotUsed
+from django.http import HttpResponse
+from django.shortcuts import render
 from django.utils.functional import SimpleLazyObject, empty
+from pymongo.errors import PyMongoError
 
 from socialsite import checks, roundtrips
 
@@ -65,3 +71,55 @@ class StaticManifestGuard:
         if errors:
             raise ImproperlyConfigured(f"{errors[0].msg} {errors[0].hint}")
         raise MiddlewareNotUsed  # nothing to do per request
+
+
+class DatabaseTimeoutMiddleware:
+    """Give a page's database reads MONGODB_REQUEST_TIMEOUT_MS in all, and
+    answer a friendly 503 ("try again") instead of a 500 when they run out.
+
+    Inside `pymongo.timeout` every operation gets what is left of the budget:
+    pymongo sends it as `maxTimeMS`, so the server stops the query too, and
+    raises an error whose `timeout` is true (`ExecutionTimeout` from the
+    server, `NetworkTimeout` or a server-selection timeout from the client).
+    Only GET and HEAD: a form's writes are not cut off half-way.
+    mongomock ignores the deadline, so the suite runs as before.
+    """
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        budget = settings.MONGODB_REQUEST_TIMEOUT_MS
+        if not budget or request.method not in ("GET", "HEAD"):
+            return self.get_response(request)
+        with pymongo.timeout(budget / 1000):
+            response = self.get_response(request)
+        if getattr(request, "database_timed_out", False):
+            # Rendered here, after the deadline: the error page's own reads
+            # (the signed-in user's menu) must not time out in turn.
+            response = _took_too_long(request, response)
+        return response
+
+    def process_exception(self, request, exception):
+        if isinstance(exception, PyMongoError) and exception.timeout:
+            request_log.warning("database timeout", path=request.path[:500], error=str(exception))
+            request.database_timed_out = True
+            # A stand-in that the middleware below (session, CSP...) treat as
+            # the response; `__call__` swaps in the page with their headers.
+            return HttpResponse(status=503)
+        return None
+
+
+def _took_too_long(request, stand_in: HttpResponse) -> HttpResponse:
+    response = render(
+        request,
+        "errors/error.html",
+        {"code": 503, "title": "This took too long"},
+        status=503,
+    )
+    for header, value in stand_in.items():
+        if header.lower() not in ("content-type", "content-length"):
+            response[header] = value
+    response.cookies = stand_in.cookies
+    response["Retry-After"] = "5"
+    return response

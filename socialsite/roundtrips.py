@@ -1,8 +1,10 @@
 """Counting database round trips (DESIGN.md §6): budgets are held by counts, not clocks.
 
-On a real server a pymongo `CommandListener` sees every command sent; in demo
-mode `socialsite.demo_db` counts each collection call the same way. Tests,
-benchmarks and `feed_stats` read the same counter.
+On a real server a pymongo `CommandListener` sees every command sent,
+`getMore` included: a cursor's results past its first batch (101 documents
+unless a batch size is set) cost one more round trip per batch. In demo mode
+`socialsite.demo_db` counts each collection call and each such batch the
+same way. Tests, benchmarks and `feed_stats` read the same counter.
 """
 
 import threading

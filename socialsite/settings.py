@@ -41,6 +41,9 @@ MONGODB_DB = env.str("MONGODB_DB", default="socialsite")
 if TESTING:
     MONGODB_URI = env.str("MONGODB_TEST_URI", default="")
     MONGODB_DB = env.str("MONGODB_TEST_DB", default="socialsite_test")
+# The database time one page may take (GET and HEAD), in ms: pymongo sends the
+# rest of it to the server as maxTimeMS on each operation; 0 turns it off.
+MONGODB_REQUEST_TIMEOUT_MS = env.int("MONGODB_REQUEST_TIMEOUT_MS", default=5000)
 # Demo mode seeds this many users at start-up (`manage.py demo`).
 DEMO_USERS = env.int("DEMO_USERS", default=200)
 DEMO_MAXFOLLOWS = env.int("DEMO_MAXFOLLOWS", default=40)
@@ -58,6 +61,8 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     # First: its time and round trips include every other middleware.
     "socialsite.middleware.RequestLogMiddleware",
+    # Next: the deadline covers every database read of the page below it.
+    "socialsite.middleware.DatabaseTimeoutMiddleware",
     "socialsite.middleware.StaticManifestGuard",  # start-up only: see socialsite/checks.py
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -140,8 +145,13 @@ LAST_SEEN_RESOLUTION = env.int("LAST_SEEN_RESOLUTION", default=300)
 # --- Feeds (see feeds/timelines/__init__.py) --------------------------------
 FEED_MODEL = env.str("FEED_MODEL", default="cache")  # cache | month | size | read
 FEED_EMBED = env.bool("FEED_EMBED", default=False)  # entries embed a copy of the post
+# A copy past this many BSON bytes is not embedded (the entry links instead), so
+# FEED_CACHE_SIZE (or FEED_MONTH_CAP) copies stay well under the 16 MB limit.
+FEED_EMBED_MAX_BYTES = env.int("FEED_EMBED_MAX_BYTES", default=8192)
 FEED_CACHE_SIZE = env.int("FEED_CACHE_SIZE", default=800)
 FEED_BUCKET_SIZE = env.int("FEED_BUCKET_SIZE", default=50)
+# `month`: entries per month document; a fuller month rolls over into a new part.
+FEED_MONTH_CAP = env.int("FEED_MONTH_CAP", default=1000)
 FEED_FANOUT_BATCH = env.int("FEED_FANOUT_BATCH", default=500)
 FEED_ACTIVE_LOOKUP = env.int("FEED_ACTIVE_LOOKUP", default=10000)
 FEED_ACTIVE_DAYS = env.int("FEED_ACTIVE_DAYS", default=7)
@@ -149,6 +159,8 @@ FEED_BACKFILL = env.int("FEED_BACKFILL", default=100)
 FEED_REBUILD_LIMIT = env.int("FEED_REBUILD_LIMIT", default=800)
 FEED_PAGE_SIZE = env.int("FEED_PAGE_SIZE", default=20)
 FEED_PENDING_SECONDS = env.int("FEED_PENDING_SECONDS", default=300)
+# Deliveries tried this many times are given up ("failed", on the moderation dashboard).
+FEED_DELIVERY_MAX_ATTEMPTS = env.int("FEED_DELIVERY_MAX_ATTEMPTS", default=5)
 RATELIMIT_POST = env.str("RATELIMIT_POST", default="30/300")
 RATELIMIT_POST_EDIT = env.str("RATELIMIT_POST_EDIT", default="30/300")  # per user
 RATELIMIT_VOTE = env.str("RATELIMIT_VOTE", default="60/300")  # per user
@@ -164,6 +176,11 @@ POST_PAGE_EXTENSIONS = ["comments.views.thread_context"]
 COMMENTS_STORE = env.str("COMMENTS_STORE", default="documents")  # documents | embedded | buckets
 COMMENTS_BUCKET_SIZE = env.int("COMMENTS_BUCKET_SIZE", default=100)  # buckets: soft size
 COMMENTS_MAX_DEPTH = env.int("COMMENTS_MAX_DEPTH", default=8)  # deepest indent shown
+# Deepest reply stored (top level is 0): MongoDB nests documents at most 100
+# levels, and the embedded store spends 2 levels per reply (it lowers this).
+COMMENTS_MAX_STORED_DEPTH = env.int("COMMENTS_MAX_STORED_DEPTH", default=40)
+# embedded: bytes of comments a post may hold, well under the 16 MB document limit.
+COMMENTS_EMBEDDED_MAX_BYTES = env.int("COMMENTS_EMBEDDED_MAX_BYTES", default=8_000_000)
 COMMENTS_PAGE_SIZE = env.int("COMMENTS_PAGE_SIZE", default=50)
 FEED_COMMENTS_SHOWN = env.int("FEED_COMMENTS_SHOWN", default=3)  # latest comments on a card
 RATELIMIT_COMMENT = env.str("RATELIMIT_COMMENT", default="20/300")

@@ -63,6 +63,16 @@ def older_than(entry: dict, cursor: Cursor | None) -> bool:
     return cursor is None or sort_key(entry) < (cursor.ts, cursor.id)
 
 
+def older_expr(cursor: Cursor) -> dict:
+    """`older_than` as an aggregation condition on `$$e` (an entry in `$filter`)."""
+    return {
+        "$or": [
+            {"$lt": ["$$e.ts", cursor.ts]},
+            {"$and": [{"$eq": ["$$e.ts", cursor.ts]}, {"$lt": ["$$e.id", cursor.id]}]},
+        ]
+    }
+
+
 @dataclass
 class Chunk:
     """Entries newest first, all older than the cursor asked for.
@@ -118,6 +128,9 @@ class TimelineStore(ABC):
     def update_embedded(self, post_id: ObjectId, fields: dict) -> None:
         """Refresh fields of the embedded copies of a post (multi-document update)."""
 
+    def unembed(self, post_id: ObjectId) -> None:  # noqa: B027 - the read model stores nothing
+        """Turn the embedded copies of a post into link entries."""
+
     def ensure_owner(self, owners: list[str]) -> None:  # noqa: B027 - optional hook
         """Create whatever empty documents a new user needs (only `cache` does)."""
 
@@ -154,9 +167,19 @@ class EntryArrayStore(TimelineStore):
     def update_embedded(self, post_id, fields):
         # Seed 000's comment(): a multi-document update with the positional
         # operator, reaching the one matching entry in each timeline document.
+        # Only entries that embed a copy: a link entry (FEED_EMBED off, or a
+        # post past FEED_EMBED_MAX_BYTES) must not grow half a copy.
         self.collection().update_many(
-            {"entries.id": post_id},
+            {"entries": {"$elemMatch": {"id": post_id, "post": {"$exists": True}}}},
             {"$set": {f"entries.$.post.{name}": value for name, value in fields.items()}},
+        )
+
+    def unembed(self, post_id):
+        # The copy outgrew its budget (an edit, a longer preview): the entry
+        # becomes a link, which pages resolve from `post`.
+        self.collection().update_many(
+            {"entries": {"$elemMatch": {"id": post_id, "post": {"$exists": True}}}},
+            {"$unset": {"entries.$.post": ""}},
         )
 
     def stats(self):

@@ -12,22 +12,13 @@ from pymongo import UpdateOne
 from pymongo.errors import BulkWriteError
 
 from feeds.documents import CacheTimeline
-from feeds.timelines.base import KINDS, Chunk, Cursor, EntryArrayStore
+from feeds.timelines.base import KINDS, Chunk, EntryArrayStore, older_expr, sort_key
 
 NEWEST_FIRST = {"ts": -1, "id": -1}
 
 
 def _collection():
     return CacheTimeline._get_collection()
-
-
-def _older_expr(cursor: Cursor) -> dict:
-    return {
-        "$or": [
-            {"$lt": ["$$e.ts", cursor.ts]},
-            {"$and": [{"$eq": ["$$e.ts", cursor.ts]}, {"$lt": ["$$e.id", cursor.id]}]},
-        ]
-    }
 
 
 class CacheStore(EntryArrayStore):
@@ -80,7 +71,7 @@ class CacheStore(EntryArrayStore):
         entries_expr = "$entries"
         if before is not None:
             entries_expr = {
-                "$filter": {"input": "$entries", "as": "e", "cond": _older_expr(before)}
+                "$filter": {"input": "$entries", "as": "e", "cond": older_expr(before)}
             }
         rows = list(
             _collection().aggregate(
@@ -98,7 +89,11 @@ class CacheStore(EntryArrayStore):
         )
         if not rows:
             return Chunk([], exhausted=False, complete=False)
-        page, stored = rows[0]["page"], rows[0]["stored"]
+        # The array is kept in (ts, id) order by `$push`'s `$sort`; sorting the
+        # page again costs nothing and keeps it exact whatever the server did
+        # with entries of the same millisecond.
+        page = sorted(rows[0]["page"], key=sort_key, reverse=True)
+        stored = rows[0]["stored"]
         if len(page) > limit:
             return Chunk(page[:limit], exhausted=False)
         if stored >= self.cap:

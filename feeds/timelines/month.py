@@ -1,13 +1,27 @@
 """`month`: one document per user, kind and month, as seed 000 stores
-`social.wall` and `social.news`.
+`social.wall` and `social.news`, in parts of at most FEED_MONTH_CAP entries.
 
-A delivery is one bulk write of per-reader upserts keyed by the unique
-(owner, kind, month) index: a reader whose month document already holds the
-entry fails the `entries.id $ne` filter, the upsert then collides with the
-existing document and is ignored, so re-delivery never duplicates. A page
-walks the months newest first (seed 000's `get_posts`).
+A busy reader's month would pass the 16 MB document limit (DESIGN.md §6), so
+a month is one or more *parts*, unique on (owner, kind, month, part). Each
+part's array is kept newest first (`$push` with `$sort`), so a page reads only
+the head of each part.
+
+A delivery is one bulk write of per-reader upserts into "the part of this
+month with room that does not hold the entry", creating part 0 when nothing
+matches. Such an upsert ends in E11000 when another worker created part 0 at
+the same moment (its retry pushes into it, feeds/timelines/bulk.py), when the
+entry is already there, or when every part is full. The readers whose upsert
+collides again are sorted out with one read of their parts: already there
+means nothing to do; otherwise the entry goes into a new part after the last
+(retried the same way if another worker rolls over at the same moment).
+
+A re-delivery into a month that rolled over since the first delivery may
+leave a second copy in the newest part; pages keep the first of each id.
 """
 
+from dataclasses import dataclass
+
+from django.conf import settings
 from pymongo import UpdateOne
 
 from feeds.documents import MonthTimeline
@@ -15,64 +29,161 @@ from feeds.timelines.base import (
     Chunk,
     EntryArrayStore,
     month_of,
-    older_than,
+    older_expr,
     sort_key,
 )
-from feeds.timelines.bulk import bulk_ignoring_duplicates
+from feeds.timelines.bulk import bulk_upsert
+
+NEWEST_FIRST = {"ts": -1, "id": -1}
+# Rollovers tried for one write before it fails: each is lost only to another
+# worker rolling over the same month at the same moment.
+ROLLOVER_ROUNDS = 3
+
+
+class PlacementFailed(RuntimeError):
+    """Entries that found no part with room after ROLLOVER_ROUNDS rollovers."""
 
 
 def _collection():
     return MonthTimeline._get_collection()
 
 
+@dataclass
+class _Placement:
+    """Entries (at most a part's worth) for one owner's month."""
+
+    owner: str
+    month: str
+    entries: list[dict]
+
+
 class MonthStore(EntryArrayStore):
     name = "month"
     document = MonthTimeline
 
+    @property
+    def cap(self) -> int:
+        return settings.FEED_MONTH_CAP
+
+    def _filter(self, kind: str, item: _Placement, part: int | None = None) -> dict:
+        query = {
+            "owner": item.owner,
+            "kind": kind,
+            "month": item.month,
+            # Room for them all: a full part does not match.
+            f"entries.{self.cap - len(item.entries)}": {"$exists": False},
+        }
+        if len(item.entries) == 1:
+            query["entries.id"] = {"$ne": item.entries[0]["id"]}
+        if part is not None:
+            query["part"] = part
+        return query
+
+    def _push(self, item: _Placement) -> dict:
+        return {"$push": {"entries": {"$each": item.entries, "$sort": NEWEST_FIRST}}}
+
+    def _place(self, kind: str, items: list[_Placement], entry_id=None) -> None:
+        ops = [
+            UpdateOne(
+                self._filter(kind, item),
+                {**self._push(item), "$setOnInsert": {"part": 0}},
+                upsert=True,
+            )
+            for item in items
+        ]
+        left = [items[i] for i in bulk_upsert(_collection(), ops)]
+        for _ in range(ROLLOVER_ROUNDS):
+            if not left:
+                return
+            left = self._roll_over(kind, left, entry_id)
+        if left:
+            raise PlacementFailed(f"{kind}: no room for {len(left)} placement(s)")
+
+    def _roll_over(self, kind: str, items: list[_Placement], entry_id) -> list[_Placement]:
+        """Put what collided twice into new parts, after one read of the
+        parts of those months (and, for a delivery, whether one holds the
+        entry already). Returns what collided again."""
+        project: dict = {"_id": 0, "owner": 1, "month": 1, "part": 1}
+        if entry_id is not None:
+            project["held"] = {"$in": [entry_id, "$entries.id"]}
+        rows = _collection().aggregate(
+            [
+                {
+                    "$match": {
+                        "owner": {"$in": sorted({i.owner for i in items})},
+                        "kind": kind,
+                        "month": {"$in": sorted({i.month for i in items})},
+                    }
+                },
+                {"$project": project},
+            ]
+        )
+        last: dict[tuple, int] = {}
+        held: set[tuple] = set()
+        for row in rows:
+            key = (row["owner"], row["month"])
+            last[key] = max(last.get(key, -1), row.get("part") or 0)
+            if row.get("held"):
+                held.add(key)
+        ops, placed = [], []
+        for item in items:
+            key = (item.owner, item.month)
+            if key in held:
+                continue
+            last[key] = last.get(key, -1) + 1
+            ops.append(
+                UpdateOne(self._filter(kind, item, part=last[key]), self._push(item), upsert=True)
+            )
+            placed.append(item)
+        return [placed[i] for i in bulk_upsert(_collection(), ops)] if ops else []
+
     def deliver(self, kind, owners, entry):
         month = month_of(entry["ts"])
-        bulk_ignoring_duplicates(
-            _collection(),
-            [
-                UpdateOne(
-                    {"owner": o, "kind": kind, "month": month, "entries.id": {"$ne": entry["id"]}},
-                    {"$push": {"entries": entry}},
-                    upsert=True,
-                )
-                for o in owners
-            ],
-        )
+        items = [_Placement(owner, month, [entry]) for owner in owners]
+        if items:
+            self._place(kind, items, entry_id=entry["id"])
 
     def append(self, kind, owner, entries):
         by_month: dict[str, list[dict]] = {}
         for entry in entries:
             by_month.setdefault(month_of(entry["ts"]), []).append(entry)
-        bulk_ignoring_duplicates(
-            _collection(),
-            [
-                UpdateOne(
-                    {"owner": owner, "kind": kind, "month": month},
-                    {"$push": {"entries": {"$each": chunk}}},
-                    upsert=True,
-                )
-                for month, chunk in by_month.items()
-            ],
-        )
+        cap = self.cap
+        items = [
+            _Placement(owner, month, chunk[i : i + cap])
+            for month, chunk in by_month.items()
+            for i in range(0, len(chunk), cap)
+        ]
+        if items:
+            self._place(kind, items)
 
     def replace(self, kind, owner, entries):
         _collection().delete_many({"owner": owner, "kind": kind})
         self.append(kind, owner, entries)
 
     def entries(self, kind, owner, before, limit):
-        query = {"owner": owner, "kind": kind}
+        """One aggregate: the parts newest month first, each cut to its
+        `limit + 1` newest entries older than the cursor (parts are sorted,
+        so `$slice` keeps exactly those). A month is settled once all of its
+        parts are read, since its parts interleave in time; months do not."""
+        match: dict = {"owner": owner, "kind": kind}
+        older = "$entries"
         if before is not None:
-            query["month"] = {"$lte": month_of(before.ts)}
-        found: list[dict] = []
-        # Months arrive newest first; each month's array is in arrival order,
-        # so it is sorted here (backfilled entries land out of order).
-        for doc in _collection().find(query, {"entries": 1}).sort("month", -1):
-            older = [e for e in doc["entries"] if older_than(e, before)]
-            found += sorted(older, key=sort_key, reverse=True)
-            if len(found) > limit:
-                return Chunk(found[:limit], exhausted=False)
-        return Chunk(found, exhausted=True)
+            match["month"] = {"$lte": month_of(before.ts)}
+            older = {"$filter": {"input": "$entries", "as": "e", "cond": older_expr(before)}}
+        rows = _collection().aggregate(
+            [
+                {"$match": match},
+                {"$sort": {"month": -1, "part": -1}},
+                {"$project": {"_id": 0, "month": 1, "page": {"$slice": [older, limit + 1]}}},
+            ]
+        )
+        found: dict = {}
+        month = None
+        for row in rows:
+            if row["month"] != month and len(found) > limit:
+                break
+            month = row["month"]
+            for entry in row["page"]:
+                found.setdefault(entry["id"], entry)
+        ordered = sorted(found.values(), key=sort_key, reverse=True)
+        return Chunk(ordered[:limit], exhausted=len(ordered) <= limit)

@@ -13,6 +13,9 @@ from feeds.timelines.base import Chunk, TimelineStore
 from profiles.documents import FollowingEdge
 
 NEWEST_FIRST = [("ts", -1), ("_id", -1)]
+# The planner's limit on `$in` points it explodes to keep an index's sort order
+# (internalQueryMaxScansToExplode).
+EXPLODE_LIMIT = 200
 
 
 def news_query(owner: str, blocked: list[str] = ()) -> dict:
@@ -28,10 +31,11 @@ def news_query(owner: str, blocked: list[str] = ()) -> dict:
         else:
             circled[edge["_f"]] = edge["_g"]
     clauses: list[dict] = [{"by.id": owner}]
-    if followed:
-        clauses.append({"by.id": {"$in": followed}, "circles": PUBLIC})
+    clauses += [{"by.id": {"$in": some}, "circles": PUBLIC} for some in _chunks(followed)]
     if circled:
-        clauses.append({"by.id": {"$in": sorted(circled)}, "circles": ALL_CIRCLES})
+        clauses += [
+            {"by.id": {"$in": some}, "circles": ALL_CIRCLES} for some in _chunks(sorted(circled))
+        ]
         clauses += [
             {"by.id": author, "circles": {"$in": groups}} for author, groups in circled.items()
         ]
@@ -41,6 +45,17 @@ def news_query(owner: str, blocked: list[str] = ()) -> dict:
     return query
 
 
+def _chunks(authors: list[str]) -> list[list[str]]:
+    """`$in` lists of at most EXPLODE_LIMIT authors, one `$or` clause each.
+
+    The planner gives an `$in` the `by_ts` order by exploding it into one index
+    scan per author merged in `(ts, _id)` order, but only up to 200 points: past
+    that it reads every post of every author and sorts them in memory. Each
+    clause of an `$or` is planned on its own, so clauses of 200 keep the merge.
+    """
+    return [authors[i : i + EXPLODE_LIMIT] for i in range(0, len(authors), EXPLODE_LIMIT)]
+
+
 def wall_query(owner: str) -> dict:
     return {"$or": [{"by.id": owner}, {"to": owner}]}
 
@@ -48,9 +63,11 @@ def wall_query(owner: str) -> dict:
 def posts_page(query: dict, before, limit: int) -> list[dict]:
     conditions = [query, LIVE]
     if before is not None:
-        conditions.append(
-            {"$or": [{"ts": {"$lt": before.ts}}, {"ts": before.ts, "_id": {"$lt": before.id}}]}
-        )
+        # The plain `$lte` bounds every `by_ts`/`to_ts` scan (the planner pushes
+        # it into each clause of the feed's `$or`); the `$or` only breaks ties
+        # between posts of the same millisecond and bounds nothing by itself.
+        conditions.append({"ts": {"$lte": before.ts}})
+        conditions.append({"$or": [{"ts": {"$lt": before.ts}}, {"_id": {"$lt": before.id}}]})
     query = {"$and": conditions}
     return list(Post._get_collection().find(query, CARD_FIELDS).sort(NEWEST_FIRST).limit(limit))
 
@@ -59,7 +76,7 @@ def read_entries(kind: str, owner: str, before, limit: int, blocked=()) -> Chunk
     query = news_query(owner, blocked) if kind == "news" else wall_query(owner)
     posts = posts_page(query, before, limit + 1)
     # Entries from the read model always carry the post: it is loaded already.
-    entries = [entry_for(p, embed=True) for p in posts]
+    entries = [entry_for(p, embed=True, stored=False) for p in posts]
     return Chunk(entries[:limit], exhausted=len(entries) <= limit)
 
 

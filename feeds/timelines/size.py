@@ -7,7 +7,9 @@ the delivered post's id, unique per reader - and (2) an upsert that pushes the
 entry into the open bucket unless it holds it already. Both go in one bulk
 write per batch. Re-delivering a post is a no-op: its entry is in the open
 bucket (the upsert collides with it) or the close collides with the bucket the
-same post closed before.
+same post closed before. An upsert that collides because another worker
+created the open bucket at the same moment is retried once (feeds/timelines/
+bulk.py) and then pushes into that bucket; what still collides is already there.
 
 A page reads buckets by `max_ts`, newest first, and merges them, so entries
 that arrived out of order (backfill after a follow) still come out in order.
@@ -24,7 +26,7 @@ from feeds.timelines.base import (
     older_than,
     sort_key,
 )
-from feeds.timelines.bulk import bulk_ignoring_duplicates
+from feeds.timelines.bulk import bulk_upsert
 from socialsite.clock import aware
 
 OPEN = "open"
@@ -64,13 +66,11 @@ class SizeStore(EntryArrayStore):
         ops = []
         for owner in owners:
             ops += self._ops(kind, owner, [entry], close_with=entry["id"])
-        bulk_ignoring_duplicates(_collection(), ops, ordered=True)
+        bulk_upsert(_collection(), ops, ordered=True)
 
     def append(self, kind, owner, entries):
         if entries:
-            bulk_ignoring_duplicates(
-                _collection(), self._ops(kind, owner, entries, ObjectId()), ordered=True
-            )
+            bulk_upsert(_collection(), self._ops(kind, owner, entries, ObjectId()), ordered=True)
 
     def replace(self, kind, owner, entries):
         _collection().delete_many({"owner": owner, "kind": kind})

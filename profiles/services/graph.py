@@ -13,7 +13,9 @@ to the number of edges and never go negative. `repair_graph` finishes edges
 left half-done by a crashed process.
 """
 
-from pymongo import UpdateOne
+from datetime import timedelta
+
+from pymongo import DeleteOne, UpdateOne
 from pymongo.errors import DuplicateKeyError
 
 from profiles import signals
@@ -111,43 +113,64 @@ def graph_repair(*, older_than_seconds: int = 300) -> int:
 
     A half-done edge may or may not have had its counters changed, so the
     counters of everyone involved are recounted from the edges afterwards.
+    Every write names its edge by `{_f, _t}`, the edge collections' shard key;
+    the sweep itself has no `_f` to go by and asks every shard, which is fine
+    for a repair command run now and then, never for a page.
     """
-    from datetime import timedelta
-
     cutoff = now() - timedelta(seconds=older_than_seconds)
     stuck = list(
         FollowingEdge._get_collection().find(
-            {"state": {"$in": ["adding", "removing"]}, "changed": {"$lt": cutoff}}
+            {"state": {"$in": ["adding", "removing"]}, "changed": {"$lt": cutoff}},
+            {"_id": 0, "_f": 1, "_t": 1, "state": 1},
         )
     )
-    touched: set[str] = set()
+    if not stuck:
+        return 0
+    mirror_ops, edge_ops = [], []
     for edge in stuck:
-        f, t = edge["_f"], edge["_t"]
-        if edge["state"] == "adding":
-            FollowerEdge._get_collection().update_one(
-                {"_f": t, "_t": f}, {"$setOnInsert": {"since": now()}}, upsert=True
+        f, t, state = edge["_f"], edge["_t"], edge["state"]
+        if state == "adding":
+            mirror_ops.append(
+                UpdateOne({"_f": t, "_t": f}, {"$setOnInsert": {"since": now()}}, upsert=True)
             )
-            FollowingEdge._get_collection().update_one(
-                {"_id": edge["_id"]}, {"$set": {"state": "active"}}
+            edge_ops.append(
+                UpdateOne({"_f": f, "_t": t, "state": state}, {"$set": {"state": "active"}})
             )
         else:
-            FollowerEdge._get_collection().delete_one({"_f": t, "_t": f})
-            FollowingEdge._get_collection().delete_one({"_id": edge["_id"]})
-        touched.update((f, t))
-    for handle in touched:
-        counters_recount(handle=handle)
+            mirror_ops.append(DeleteOne({"_f": t, "_t": f}))
+            edge_ops.append(DeleteOne({"_f": f, "_t": t, "state": state}))
+    # The mirror first, as follow_create and follow_delete do.
+    FollowerEdge._get_collection().bulk_write(mirror_ops, ordered=False)
+    FollowingEdge._get_collection().bulk_write(edge_ops, ordered=False)
+    counters_recount(handles={h for edge in stuck for h in (edge["_f"], edge["_t"])})
     return len(stuck)
 
 
-def counters_recount(*, handle: str) -> None:
-    User._get_collection().update_one(
-        {"_id": handle},
-        {
-            "$set": {
-                "following_count": FollowingEdge._get_collection().count_documents({"_f": handle}),
-                "followers_count": FollowerEdge._get_collection().count_documents({"_f": handle}),
-            }
-        },
+def counters_recount(*, handles: set[str]) -> None:
+    """Set the users' counters to their edge counts: three round trips in all."""
+    wanted = sorted(handles)
+
+    def edge_counts(document) -> dict[str, int]:
+        rows = document._get_collection().aggregate(
+            [{"$match": {"_f": {"$in": wanted}}}, {"$group": {"_id": "$_f", "n": {"$sum": 1}}}]
+        )
+        return {row["_id"]: row["n"] for row in rows}
+
+    following, followers = edge_counts(FollowingEdge), edge_counts(FollowerEdge)
+    User._get_collection().bulk_write(
+        [
+            UpdateOne(
+                {"_id": handle},
+                {
+                    "$set": {
+                        "following_count": following.get(handle, 0),
+                        "followers_count": followers.get(handle, 0),
+                    }
+                },
+            )
+            for handle in wanted
+        ],
+        ordered=False,
     )
 
 

@@ -1,4 +1,4 @@
-"""The feed management commands, the shard plan, and the benchmark's smoke run."""
+"""The feed management commands and the benchmark's smoke run."""
 
 from datetime import timedelta
 from io import StringIO
@@ -11,7 +11,6 @@ from feeds.documents import PUBLIC, Author, CacheTimeline, Delivery, Post
 from profiles import services as graph
 from socialsite import mongo
 from socialsite.clock import now
-from socialsite.management.commands import shard_plan
 
 
 def run(*args, **kwargs) -> str:
@@ -172,46 +171,12 @@ def test_feed_stats_reports_every_model_and_delivery_states(cache_world):
     # 3 users x 2 kinds; 2 posts in 2 news caches and ada's wall and news.
     cache_line = next(line for line in lines if line.startswith("cache "))
     assert cache_line.split()[2:4] == ["6", "8"]
-    assert "posts by delivery state: pending 1, delivering 0, done 2 (total 3)" in out
+    assert "posts by delivery state: pending 1, delivering 0, done 2, failed 0 (total 3)" in out
     if mongo.is_demo():
         assert "n/a (demo mode)" in out
 
 
-# --- shard_plan ---------------------------------------------------------------
-
-
-def test_shard_plan_prints_the_seed_shard_keys():
-    out = run("shard_plan")
-    db = mongo.database().name
-    lines = out.splitlines()
-    assert lines[0] == f'sh.enableSharding("{db}")'
-    for collection, key in [
-        ("user", "{_id: 1}"),
-        ("post", "{_id: 1}"),
-        ("timeline_cache", "{owner: 1}"),
-        ("timeline_month", "{owner: 1}"),
-        ("timeline_size", "{owner: 1}"),
-        ("following", "{_f: 1}"),
-        ("followers", "{_f: 1}"),
-    ]:
-        assert f'sh.shardCollection("{db}.{collection}", {key})' in lines, out
-    # Collections without a declared shard key stay unsharded.
-    assert not any(".session" in line for line in lines)
-
-
-def test_every_shard_key_is_an_index_prefix():
-    """shardCollection needs an index led by the key, and unique indexes must start with it."""
-    steps = shard_plan.plan()
-    assert {collection for collection, _, _ in steps} >= {"timeline_cache", "post", "user"}
-    assert [(c, p) for c, _, problems in steps for p in problems] == []
-
-
-def test_shard_plan_apply_needs_a_mongos():
-    admin = mongo.database().client.admin
-    if not mongo.is_demo() and shard_plan.Command._is_mongos(admin):
-        pytest.skip("connected to a mongos: --apply would really shard")
-    with pytest.raises(CommandError, match="mongos"):
-        run("shard_plan", "--apply")
+# The shard plan's tests are in tests/test_shard_plan.py.
 
 
 # --- the benchmark stays runnable ---------------------------------------------

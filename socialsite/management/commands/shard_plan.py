@@ -1,13 +1,23 @@
-"""The sharding plan, read from the documents' `meta["shard_key"]`.
+"""The sharding plan, read from the documents' meta (DESIGN.md §6).
 
-Seed 000's Sharding section: `user` on `_id`, the timelines on their owner,
-`post` on `_id`; the graph's edge collections shard on `_f` (seed 003).
+`meta["shard_key"]` is the tuple of fields MongoEngine adds to the filter of
+every single-document save and delete. `meta["shard_hashed"]`, a project key
+MongoEngine ignores, names the one field of that key that is hashed: a
+monotonic value (an ObjectId `_id`) or a key read only by equality is hashed
+so that inserts spread over every shard instead of landing in the last chunk.
+
+Seed 000's Sharding section gives `user` on `_id` and the timelines on their
+owner; `post` is on a hashed `_id`, and the graph's edge collections on
+`{_f, _t}` (seed 003), so a celebrity's edges can split into many chunks.
+Collections without a `shard_key` stay unsharded on the primary shard.
 """
 
 from django.core.management.base import BaseCommand, CommandError
 from pymongo.errors import ConnectionFailure, PyMongoError
 
 from socialsite import indexes, mongo
+
+HASHED = "hashed"
 
 
 def db_field(document, name: str) -> str:
@@ -27,32 +37,66 @@ def index_keys(document) -> list[tuple[list[str], bool]]:
     return found
 
 
-def plan() -> list[tuple[str, dict, list[str]]]:
-    """(collection, shard key, problems) for every document that declares a shard key.
+def shard_key(document) -> dict:
+    """The document's shard key as shardCollection takes it, e.g. `{"_id": "hashed"}`."""
+    hashed = document._meta.get("shard_hashed")
+    names = document._meta.get("shard_key") or ()
+    if hashed is not None and hashed not in names:
+        raise CommandError(
+            f"{document.__name__}: shard_hashed {hashed!r} is not a field of the shard key."
+        )
+    return {db_field(document, name): HASHED if name == hashed else 1 for name in names}
 
-    shardCollection needs an index whose prefix is the shard key, and every
-    unique index of a sharded collection must start with the shard key.
+
+def key_problems(document, key: dict) -> list[str]:
+    """What would make shardCollection fail or a unique index unenforceable.
+
+    A ranged key needs an index led by it (`ensure_indexes` makes it), and
+    every unique index must start with it. A hashed key's index is made by the
+    plan itself, and a unique index other than `_id` (which is then the key)
+    cannot be enforced across shards at all.
     """
+    fields = list(key)
+    declared = index_keys(document)
+    problems = []
+    hashed = HASHED in key.values()
+    if not hashed and not any(keys[: len(fields)] == fields for keys, _ in declared):
+        problems.append(f"no index starts with the shard key {fields}")
+    for keys, unique in declared:
+        if not unique or keys == ["_id"]:
+            continue
+        if hashed:
+            problems.append(f"unique index {keys} cannot be enforced on a hashed shard key")
+        elif keys[: len(fields)] != fields:
+            problems.append(f"unique index {keys} does not start with the shard key")
+    return problems
+
+
+def plan() -> list[tuple[str, dict, list[str]]]:
+    """(collection, shard key, problems) for every document that declares a shard key."""
     result = []
     for document in indexes.all_documents():
-        names = document._meta.get("shard_key") or ()
-        if not names:
-            continue
-        key = {db_field(document, name): 1 for name in names}
-        fields = list(key)
-        problems = []
-        declared = index_keys(document)
-        if not any(keys[: len(fields)] == fields for keys, _ in declared):
-            problems.append(f"no index starts with the shard key {fields}")
-        for keys, unique in declared:
-            if unique and keys != ["_id"] and keys[: len(fields)] != fields:
-                problems.append(f"unique index {keys} does not start with the shard key")
-        result.append((document._get_collection_name(), key, problems))
+        key = shard_key(document)
+        if key:
+            result.append((document._get_collection_name(), key, key_problems(document, key)))
     return result
 
 
+def unsharded() -> list[str]:
+    return [
+        document._get_collection_name()
+        for document in indexes.all_documents()
+        if not document._meta.get("shard_key")
+    ]
+
+
 def js_key(key: dict) -> str:
-    return "{" + ", ".join(f"{name}: {value}" for name, value in key.items()) + "}"
+    """`{_f: 1, _t: 1}`, `{_id: "hashed"}`: the key as mongosh spells it."""
+
+    def spelled(value) -> str:
+        return f'"{value}"' if isinstance(value, str) else str(value)
+
+    return "{" + ", ".join(f"{name}: {spelled(value)}" for name, value in key.items()) + "}"
 
 
 class Command(BaseCommand):
@@ -71,7 +115,13 @@ class Command(BaseCommand):
         steps = plan()
         self.stdout.write(f'sh.enableSharding("{db.name}")')
         for collection, key, _ in steps:
+            if HASHED in key.values():
+                # shardCollection makes this index only on an empty collection.
+                self.stdout.write(
+                    f'db.getSiblingDB("{db.name}").{collection}.createIndex({js_key(key)})'
+                )
             self.stdout.write(f'sh.shardCollection("{db.name}.{collection}", {js_key(key)})')
+        self.stdout.write(f"// unsharded (primary shard): {', '.join(unsharded()) or 'none'}")
         problems = [f"{c}: {p}" for c, _, found in steps for p in found]
         for problem in problems:
             self.stderr.write(f"warning: {problem}")
@@ -88,6 +138,8 @@ class Command(BaseCommand):
         try:
             admin.command("enableSharding", db.name)
             for collection, key, _ in steps:
+                if HASHED in key.values():
+                    db[collection].create_index(list(key.items()))
                 admin.command("shardCollection", f"{db.name}.{collection}", key=key)
                 self.stdout.write(f"sharded {db.name}.{collection} on {js_key(key)}")
         except PyMongoError as exc:
