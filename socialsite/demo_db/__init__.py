@@ -1,0 +1,118 @@
+"""Demo mode: an in-process mongomock database.
+
+This package is the only application code that imports mongomock. It gives
+mongomock two things a real server has and it lacks: each collection call is
+atomic with respect to other threads (a server applies one operation to a
+document atomically), and each call is counted as one round trip, like the
+pymongo command listener does for a real server, with one more per `getMore`
+batch a server would need for a cursor's results.
+
+Its patches live one concern a module: `uniques` (fast unique-index and
+`$in` checks), `bulk` (`bulk_write`), `batches` (getMore counting) and
+`push_sort` (compound `$push` `$sort`).
+"""
+
+import functools
+import threading
+
+import mongoengine
+import mongomock
+import mongomock.gridfs
+
+from socialsite import roundtrips
+from socialsite.demo_db import batches, bulk, push_sort, uniques
+from socialsite.demo_db.state import flags as _flags
+
+# One lock for the whole in-memory server: operations are serialised the way a
+# single mongod serialises writes to a document. Re-entrant because mongomock
+# methods call each other (find_one -> find).
+_server_lock = threading.RLock()
+_depth = threading.local()
+
+_COUNTED_METHODS = (
+    "find",
+    "find_one",
+    "find_one_and_update",
+    "find_one_and_replace",
+    "find_one_and_delete",
+    "insert_one",
+    "insert_many",
+    "update_one",
+    "update_many",
+    "replace_one",
+    "delete_one",
+    "delete_many",
+    "bulk_write",
+    "aggregate",
+    "count_documents",
+    "estimated_document_count",
+    "distinct",
+    "create_index",
+    "create_indexes",
+    "drop_index",
+    "index_information",
+    "drop",
+)
+
+
+_installed = False
+
+_UPDATES = {"update_one", "update_many", "find_one_and_update"}
+
+
+def _wrap(name, method):
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        depth = getattr(_depth, "n", 0)
+        with _server_lock:
+            _depth.n = depth + 1
+            skipping = getattr(_flags, "skip_unique", False)
+            try:
+                if depth == 0:
+                    roundtrips.record(name)
+                if name in _UPDATES and len(args) >= 2:
+                    _flags.skip_unique = not uniques.touches_unique_key(self, args[1])
+                result = method(self, *args, **kwargs)
+                if depth == 0 and name in batches.CURSOR_METHODS:
+                    batches.batched(
+                        result, kwargs.get("batch_size") or kwargs.get("batchSize") or 0
+                    )
+                return result
+            finally:
+                _depth.n = depth
+                _flags.skip_unique = skipping
+
+    return wrapper
+
+
+def install() -> None:
+    global _installed
+    if _installed:
+        return
+    filtering = mongomock.filtering
+    fast = uniques.fast_in_op(filtering._in_op)
+    filtering._in_op = fast  # `$nin` looks it up by name
+    filtering._filterer_inst._operator_map["$in"] = fast
+    uniques.fast_unique_checks()
+    batches.count_batches()
+    push_sort.compound_push_sort()
+    mongomock.collection.Collection.bulk_write = bulk.bulk_write
+    # Photos live in GridFS, which type-checks for pymongo's Database and
+    # Collection; this lets it accept mongomock's as well.
+    mongomock.gridfs.enable_gridfs_integration()
+    for name in _COUNTED_METHODS:
+        original = getattr(mongomock.collection.Collection, name, None)
+        if original is not None:
+            setattr(mongomock.collection.Collection, name, _wrap(name, original))
+    _installed = True
+
+
+def connect(db_name: str) -> None:
+    install()
+    mongoengine.connect(
+        db=db_name,
+        host="mongodb://localhost",
+        mongo_client_class=mongomock.MongoClient,
+        tz_aware=True,
+        uuidRepresentation="standard",
+    )

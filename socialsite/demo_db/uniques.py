@@ -1,0 +1,130 @@
+"""Fast unique-index and `$in` checks for mongomock, whose own are O(n^2)."""
+
+import re
+
+import mongomock
+from pymongo.errors import DuplicateKeyError
+
+from socialsite.demo_db.state import flags as _flags
+from socialsite.demo_db.state import value_at as _value_at
+
+
+def fast_unique_checks():
+    """mongomock re-checks every unique index by scanning the collection after
+    each modified document, so an update_many over n documents costs n * n.
+    An update that changes no unique-index field cannot break uniqueness: skip
+    the scan then. Inserts (including upserts) are always checked."""
+    collection_class = mongomock.collection.Collection
+    original_ensure = collection_class._ensure_uniques
+    original_insert = collection_class._insert
+
+    def ensure_uniques(self, new_data):
+        if getattr(_flags, "checked_batch", False):
+            return None
+        if getattr(_flags, "skip_unique", False) and not getattr(_flags, "inserting", False):
+            return None
+        for index in self._store.indexes.values():
+            if not index.get("unique"):
+                continue
+            if index.get("partialFilterExpression") is not None:
+                return original_ensure(self, new_data)
+            keys = [key for key, _ in index["key"]]
+            wanted = tuple(_value_at(new_data, key) for key in keys)
+            if index.get("sparse") and set(wanted) == {None}:
+                continue
+            # A direct comparison of the key values: the same check as
+            # mongomock's, without running a query per stored document.
+            same = 0
+            for document in self._store.documents:
+                if tuple(_value_at(document, key) for key in keys) == wanted:
+                    same += 1
+                    if same > 1:
+                        raise DuplicateKeyError("E11000 Duplicate Key Error", 11000)
+        return None
+
+    def insert(self, *args, **kwargs):
+        inserting = getattr(_flags, "inserting", False)
+        _flags.inserting = True
+        try:
+            return original_insert(self, *args, **kwargs)
+        finally:
+            _flags.inserting = inserting
+
+    original_insert_many = collection_class.insert_many
+
+    def insert_many(self, documents, *args, **kwargs):
+        """Check a whole batch against the unique indexes in one pass; if it
+        is clean, insert without a scan per document. A batch with a clash
+        takes mongomock's own path, which reports it exactly."""
+        documents = list(documents)
+        clean = batch_is_unique(self, documents)
+        previous = getattr(_flags, "checked_batch", False)
+        _flags.checked_batch = clean
+        try:
+            return original_insert_many(self, documents, *args, **kwargs)
+        finally:
+            _flags.checked_batch = previous
+
+    collection_class._ensure_uniques = ensure_uniques
+    collection_class._insert = insert
+    collection_class.insert_many = insert_many
+
+
+def batch_is_unique(collection, documents) -> bool:
+    for index in collection._store.indexes.values():
+        if not index.get("unique"):
+            continue
+        if index.get("partialFilterExpression") is not None or index.get("sparse"):
+            return False
+        keys = [key for key, _ in index["key"]]
+        seen = {tuple(_value_at(d, k) for k in keys) for d in collection._store.documents}
+        for document in documents:
+            value = tuple(_value_at(document, k) for k in keys)
+            if value in seen:
+                return False
+            seen.add(value)
+    return True
+
+
+def touches_unique_key(collection, update) -> bool:
+    """Whether an update document may change a field of a unique index."""
+    if not isinstance(update, dict):
+        return True  # an aggregation pipeline: assume it may
+    fields = [f for op, spec in update.items() if isinstance(spec, dict) for f in spec]
+    keys = [
+        key
+        for index in collection._store.indexes.values()
+        if index.get("unique")
+        for key, _ in index["key"]
+    ]
+    return any(
+        f == k or f.startswith(k + ".") or k.startswith(f + ".") for f in fields for k in keys
+    )
+
+
+def fast_in_op(original):
+    """mongomock's `$in` re-examines the whole list for every document, which
+    makes a fan-out over n readers cost n * n. This remembers, for the list of
+    the running query, a set of its hashable values."""
+    remembered: list = [None, None]  # [the list, (set of values, has regex)]
+
+    def in_op(doc_val, search_val):
+        if not isinstance(search_val, (list, tuple)):
+            return original(doc_val, search_val)
+        if remembered[0] is not search_val:
+            try:
+                values = frozenset(search_val)
+            except TypeError:
+                return original(doc_val, search_val)
+            has_regex = any(isinstance(x, re.Pattern) for x in search_val)
+            remembered[:] = [search_val, (values, has_regex)]
+        values, has_regex = remembered[1]
+        if has_regex or doc_val is mongomock.filtering.NOTHING:
+            return original(doc_val, search_val)
+        items = doc_val if isinstance(doc_val, (list, tuple)) else [doc_val]
+        try:
+            return any(item in values for item in items)
+        except TypeError:  # an unhashable value in the document
+            return original(doc_val, search_val)
+
+    return in_op
