@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from django.conf import settings
 
 from profiles.documents import FollowerEdge, FollowingEdge, User
-from profiles.services import name_terms
+from profiles.services import fold_name
 
 
 @dataclass
@@ -139,26 +139,23 @@ def matching_people(
     """Up to `limit` users whose handle or a name word starts with the query,
     in handle order after `after` (people search, the moderators' user list).
 
-    Two queries, each an index range read in handle order, merged here: an
-    `$or` of the two would end in a sort of every match. The handle branch is
-    a prefix range of `_id`. The name branch is a range of the multikey
-    `(name_terms, _id)` index: bounded by the prefix, but a range on an array
-    field cannot give `_id` order, so the server sorts that branch's matches.
+    Two queries, each an index read in handle order, merged here: an `$or`
+    of the two would end in a sort of every match. The handle branch is a
+    prefix range of `_id`. The name branch is an equality on the multikey
+    `(name_terms, _id)` index, which stores every prefix of the name and of
+    its words (`name_terms`), so its matches come in `_id` order too.
     """
-    terms = name_terms(query)
-    if not terms:
+    prefix = fold_name(query)
+    if not prefix:
         return []
     handle_prefix = re.sub(r"[^a-z0-9_]", "", query.lower())
     base: dict = {} if status is None else {"status": status}
     found: dict[str, User] = {}
-    branches = [("name_terms", max(terms, key=len))]
+    branches: list[tuple[str, object]] = [("name_terms", prefix)]
     if handle_prefix:
-        branches.append(("_id", handle_prefix))
-    for field_name, prefix in branches:
-        bounds: dict = {"$gte": prefix, "$lt": _successor(prefix)}
-        if field_name == "name_terms":  # both bounds on one word, not on any two
-            bounds = {"$elemMatch": bounds}
-        query_filter = {**base, field_name: bounds}
+        branches.append(("_id", {"$gte": handle_prefix, "$lt": _successor(handle_prefix)}))
+    for field_name, condition in branches:
+        query_filter = {**base, field_name: condition}
         if after:
             query_filter["_id"] = {**query_filter.get("_id", {}), "$gt": after}
         rows = list(

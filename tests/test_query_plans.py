@@ -33,16 +33,10 @@ from tests.query_recorder import Recorder, install_listener, install_mongomock
 # Queries a page may send that no index fully serves, each with the reason it
 # is accepted for now. Keyed by the application function that sends the query
 # and a field of its filter that tells it apart from that function's others.
-ALLOWED: dict[tuple[str, str], str] = {
-    ("profiles.selectors.matching_people", "name_terms"): (
-        "People search by name-word prefix: the range on the multikey `name_terms` is"
-        " index-bounded by the prefix, but a range on an array field cannot give `_id`"
-        " order, so the server sorts this branch's matches (bounded by the prefix, not"
-        " the collection). Fix proposed: store each word's prefixes (edge n-grams) in"
-        " profiles/services name_terms, so the branch becomes `{name_terms: prefix}`"
-        " + sort `_id`, served by `(name_terms, _id)`."
-    ),
-}
+# Empty now: people search by name was the last entry, until name_terms
+# stored edge n-grams (profiles/services/users.py) and its branch became an
+# equality on `(name_terms, _id)`.
+ALLOWED: dict[tuple[str, str], str] = {}
 
 
 def _allowed(query: plans.Query) -> bool:
@@ -234,20 +228,18 @@ def test_search_and_moderation_pages_are_index_served(world, login, recorder):
     assert_index_served(recorder, ["search", "/mod/", *pages])
 
 
-def test_every_allowed_query_is_sent_and_still_flagged(world, login, recorder):
+@pytest.mark.parametrize(("caller", "field"), list(ALLOWED))
+def test_every_allowed_query_is_sent_and_still_flagged(world, login, recorder, caller, field):
     """The allow-list is not a place to forget things: each entry names a query
     the pages send and the checker still flags; a fixed one must leave the list."""
     visit(login(world["bob"]), recorder, "/search/?q=ad")
-    documents = _documents()
-    for caller, field in ALLOWED:
-        sent = [q for q in recorder.queries if q.caller == caller and field in q.filter]
-        assert sent, f"{caller} no longer sends a query on {field}"
-        document = documents[sent[0].collection]
-        flagged = [
-            plans.check(q, plans.declared_indexes(document), plans.array_paths(document))
-            for q in sent
-        ]
-        assert all(v.problem for v in flagged), f"{caller} is served now: drop it from ALLOWED"
+    sent = [q for q in recorder.queries if q.caller == caller and field in q.filter]
+    assert sent, f"{caller} no longer sends a query on {field}"
+    document = _documents()[sent[0].collection]
+    flagged = [
+        plans.check(q, plans.declared_indexes(document), plans.array_paths(document)) for q in sent
+    ]
+    assert all(v.problem for v in flagged), f"{caller} is served now: drop it from ALLOWED"
 
 
 def test_moderation_pages_page_on_to_the_end_through_index_served_cursors(

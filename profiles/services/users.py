@@ -1,6 +1,5 @@
 """Writes to users and profiles."""
 
-import re
 import unicodedata
 
 from django.contrib.auth.hashers import make_password
@@ -26,11 +25,23 @@ class UnknownUser(Exception):
     """No active user has that handle (a 404 for the views)."""
 
 
+def fold_name(text: str) -> str:
+    """A name or a search query as search compares them: NFKC, case-folded,
+    words separated by single spaces."""
+    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+
+
 def name_terms(name: str) -> list[str]:
-    """Lower-cased words of the name plus the whole name, for prefix search."""
-    folded = unicodedata.normalize("NFKC", name).casefold().strip()
-    words = [w for w in re.split(r"\s+", folded) if w]
-    return sorted({folded, *words}) if folded else []
+    """Every prefix of the folded name and of each of its words ("ada",
+    "ada l", "lo", ...): edge n-grams, so that a prefix search is an equality
+    on the multikey `(name_terms, _id)` index and comes back in handle order
+    without an in-memory sort (DESIGN.md §6). Names are at most 80
+    characters, so a user has at most a few hundred terms."""
+    folded = fold_name(name)
+    terms: set[str] = set()
+    for text in {folded, *folded.split()}:
+        terms.update(text[:end] for end in range(1, len(text) + 1))
+    return sorted(terms)
 
 
 # --- users -------------------------------------------------------------------

@@ -219,6 +219,9 @@ def test_search_by_handle_or_name_prefix(make_user):
     assert handles("LOVE") == ["ada_l"]
     assert handles("hop") == ["grace"]
     assert handles("grace hopper") == ["grace"]
+    assert handles("grace  ho") == ["grace"]  # a prefix of the whole name
+    assert handles("race") == [] and handles("hopper grace") == []  # prefixes only
+    assert handles("ada lovelace x") == []
     assert handles(".*") == []
     assert handles("$where") == []
 
