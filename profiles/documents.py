@@ -11,7 +11,7 @@ import mongoengine as me
 
 from socialsite.clock import now
 
-ROLES = ("user", "moderator", "admin")
+ROLES = ("user", "moderator", "admin", "advertiser")
 STATUSES = ("active", "suspended")
 
 

@@ -56,6 +56,7 @@ INSTALLED_APPS = [
     "feeds",
     "comments",
     "moderation",
+    "ads",
 ]
 
 MIDDLEWARE = [

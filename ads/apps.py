@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class AdsConfig(AppConfig):
+    name = "ads"
+    verbose_name = "Ad network"

@@ -1,0 +1,207 @@
+"""The ad network's collections (seed 001, "Online Advertising Networks";
+DESIGN.md §8).
+
+`campaign` is the system of record. `ad_zone` is the seed's `ad.zone`: the
+serving copy of the active units, one document per (site, zone), sorted by
+eCPM so choosing is one read. `ad_user` is the seed's `ad.user`, made bounded:
+per campaign only a windowed impression counter, so a frequency cap is one
+atomic conditional update. `ad_offer` names one served ad for 2 hours, so
+views and clicks count only for ads that were really served. `ad_stats`
+holds per-day counters for the reports.
+"""
+
+import mongoengine as me
+
+from socialsite.clock import now
+
+CAMPAIGN_STATUSES = ("active", "inactive")
+# Site, zone and ad unit ids: short, lowercase, safe in URLs and keys.
+SLUG_REGEX = r"^[a-z0-9][a-z0-9_-]{0,39}$"
+OFFER_TTL_SECONDS = 2 * 60 * 60
+VIEWER_TTL_SECONDS = 90 * 24 * 60 * 60
+
+
+class AdUnit(me.EmbeddedDocument):
+    """One creative, shown in one zone of one site."""
+
+    ad_unit_id = me.StringField(required=True, regex=SLUG_REGEX)
+    site = me.StringField(required=True, regex=SLUG_REGEX)
+    zone = me.StringField(required=True, regex=SLUG_REGEX)
+    title = me.StringField(required=True, max_length=80)
+    text = me.StringField(default="", max_length=200)
+    url = me.StringField(required=True, max_length=2000)  # http(s) only: checked by the service
+    image = me.StringField(default="", max_length=2000)  # http(s) url, or ""
+
+
+class Campaign(me.Document):
+    """An advertiser's campaign: price, targeting, caps, pacing and its units.
+
+    Not sharded: one document per campaign stays small next to the serving
+    collections, and the management pages list it by owner.
+    """
+
+    id = me.StringField(primary_key=True)  # "<advertiser>:<slug>", seed 001's form
+    advertiser = me.StringField(required=True, regex=SLUG_REGEX)
+    name = me.StringField(required=True, max_length=80)
+    owner = me.StringField(required=True)  # the handle that manages it
+    ecpm = me.DecimalField(required=True, min_value=0, precision=2)
+    keywords = me.ListField(me.StringField(max_length=40), default=list)
+    cap_count = me.IntField(min_value=0, default=0)  # 0 = no cap
+    cap_hours = me.IntField(min_value=0, default=0)
+    budget = me.DecimalField(min_value=0, precision=2, null=True)
+    ends = me.DateTimeField(null=True)
+    status = me.StringField(choices=CAMPAIGN_STATUSES, default="inactive")
+    # Why the campaign last stopped: "", "deactivated", "ended", "budget".
+    stopped = me.StringField(default="")
+    units = me.ListField(me.EmbeddedDocumentField(AdUnit), default=list)
+    created = me.DateTimeField(default=now)
+    updated = me.DateTimeField(default=now)
+
+    meta = {
+        "collection": "campaign",
+        "indexes": [
+            {"fields": ["owner", "-created", "-_id"], "name": "owner_created"},
+            {"fields": ["-created", "-_id"], "name": "created"},
+            # Pacing's sweep: active campaigns that have an end or a budget.
+            {"fields": ["status", "ends"], "name": "status_ends"},
+        ],
+        "auto_create_index": False,
+    }
+
+
+class ZoneAd(me.EmbeddedDocument):
+    """The serving copy of one active unit: everything choosing needs, so a
+    decision reads the zone and the viewer and nothing else."""
+
+    campaign_id = me.StringField(required=True)
+    advertiser = me.StringField(required=True)
+    owner = me.StringField(required=True)
+    ad_unit_id = me.StringField(required=True)
+    # A float copy of the campaign's Decimal eCPM: the array's sort key.
+    ecpm = me.FloatField(required=True)
+    keywords = me.ListField(me.StringField(), default=list)
+    cap_count = me.IntField(default=0)
+    cap_hours = me.IntField(default=0)
+    ends = me.DateTimeField(null=True)
+    # Impressions the budget buys (budget x 1000 / eCPM); None = no budget.
+    max_impressions = me.IntField(null=True)
+    title = me.StringField(required=True)
+    text = me.StringField(default="")
+    url = me.StringField(required=True)
+    image = me.StringField(default="")
+
+
+class AdZone(me.Document):
+    """Seed 001's `ad.zone`: the active units of one zone, best eCPM first."""
+
+    site_id = me.StringField(required=True, regex=SLUG_REGEX)
+    zone_id = me.StringField(required=True, regex=SLUG_REGEX)
+    ads = me.ListField(me.EmbeddedDocumentField(ZoneAd), default=list)
+
+    meta = {
+        "collection": "ad_zone",
+        "indexes": [
+            {"fields": ["site_id", "zone_id"], "unique": True, "name": "site_zone"},
+            # Deactivation's multi-document $pull finds every zone of a campaign.
+            {"fields": ["ads.campaign_id"], "name": "ads_campaign"},
+        ],
+        # Seed 001: every decision reads one zone by (site, zone).
+        "shard_key": ("site_id", "zone_id"),
+        "auto_create_index": False,
+    }
+
+
+class CampaignCap(me.EmbeddedDocument):
+    """One campaign's impressions to this viewer in the current cap window."""
+
+    campaign_id = me.StringField(required=True)
+    window_start = me.DateTimeField(required=True)
+    count = me.IntField(default=0)
+
+
+class AdEvent(me.EmbeddedDocument):
+    """A recent impression or click, for "why this ad" and reports."""
+
+    campaign_id = me.StringField(required=True)
+    ad_unit_id = me.StringField(required=True)
+    date = me.DateTimeField(required=True)
+
+
+class AdUser(me.Document):
+    """Seed 001's `ad.user`: what one viewer has seen, bounded.
+
+    `_id` is the signed-in handle or the random `ad_viewer` cookie. `caps`
+    holds one windowed counter per capped campaign (kept to what the longest
+    cap window needs); `recent` and `clicks` are `$slice`-capped.
+    """
+
+    id = me.StringField(primary_key=True)
+    caps = me.ListField(me.EmbeddedDocumentField(CampaignCap), default=list)
+    recent = me.ListField(me.EmbeddedDocumentField(AdEvent), default=list)
+    clicks = me.ListField(me.EmbeddedDocumentField(AdEvent), default=list)
+    last_seen = me.DateTimeField(default=now)
+
+    meta = {
+        "collection": "ad_user",
+        "indexes": [
+            {
+                "fields": ["last_seen"],
+                "expireAfterSeconds": VIEWER_TTL_SECONDS,
+                "name": "last_seen_ttl",
+            },
+        ],
+        # Viewers are read and written by _id alone; hashed so new cookies spread.
+        "shard_key": ("id",),
+        "shard_hashed": "id",
+        "auto_create_index": False,
+    }
+
+
+class AdOffer(me.Document):
+    """One served ad: what a view or a click must name to count."""
+
+    id = me.StringField(primary_key=True)  # random, unguessable (secrets.token_urlsafe)
+    viewer = me.StringField(required=True)
+    campaign_id = me.StringField(required=True)
+    ad_unit_id = me.StringField(required=True)
+    owner = me.StringField(required=True)  # clicks by the campaign's owner are not counted
+    url = me.StringField(required=True)  # the unit's stored url: the only redirect target
+    site = me.StringField(required=True)
+    zone = me.StringField(required=True)
+    bot = me.BooleanField(default=False)  # served to a known crawler: never counted
+    created = me.DateTimeField(default=now)
+    viewed = me.BooleanField(default=False)
+    clicked = me.BooleanField(default=False)
+
+    meta = {
+        "collection": "ad_offer",
+        "indexes": [
+            {"fields": ["created"], "expireAfterSeconds": OFFER_TTL_SECONDS, "name": "created_ttl"},
+        ],
+        "shard_key": ("id",),
+        "shard_hashed": "id",
+        "auto_create_index": False,
+    }
+
+
+class AdStats(me.Document):
+    """Counters per (campaign, ad unit, day); `_id` is "<campaign>|<unit>|<day>"
+    so a counter is one `$inc` upsert by `_id` (retried once on E11000)."""
+
+    id = me.StringField(primary_key=True)
+    campaign_id = me.StringField(required=True)
+    ad_unit_id = me.StringField(required=True)
+    day = me.StringField(required=True)  # YYYY-MM-DD, UTC
+    impressions = me.IntField(default=0)
+    views = me.IntField(default=0)  # viewable impressions (the view beacon)
+    clicks = me.IntField(default=0)
+
+    meta = {
+        "collection": "ad_stats",
+        "indexes": [
+            {"fields": ["campaign_id", "day", "ad_unit_id"], "name": "campaign_day"},
+        ],
+        # Reports read one campaign's days: its rows stay together.
+        "shard_key": ("campaign_id", "day", "ad_unit_id"),
+        "auto_create_index": False,
+    }

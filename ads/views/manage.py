@@ -1,0 +1,1 @@
+"""Campaign management pages (DESIGN.md §8)."""

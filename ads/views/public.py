@@ -1,0 +1,1 @@
+"""Serving, view beacons and clicks (DESIGN.md §8)."""
