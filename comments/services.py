@@ -14,6 +14,7 @@ from comments.stores.base import HIDDEN_TEXT
 from feeds import fanout
 from feeds.documents import CacheTimeline, MonthTimeline, Post, SizeTimeline
 from moderation import services as moderation
+from notifications import events as notification_events
 from profiles.documents import User
 
 #: The timeline collections whose entries may embed a post (FEED_EMBED).
@@ -68,6 +69,7 @@ def comment_create(
     except DiscussionFull as exc:
         raise CommentLimitReached(FULL) from exc
     tasks.refresh_summary.enqueue(str(post["_id"]))
+    notification_events.comment_created(post=post, comment=comment, replying_to=replying_to)
     return comment
 
 

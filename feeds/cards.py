@@ -1,13 +1,13 @@
 """Post documents (raw dicts) turned into what the post template shows."""
 
-from feeds import mentions, polls
+from feeds import likes, mentions, polls
 from feeds.documents import ALL_CIRCLES, PUBLIC
 from feeds.selectors import viewer_votes
 from socialsite.clock import aware
 
 
 class PostCard:
-    def __init__(self, post: dict, viewer, choice=None):
+    def __init__(self, post: dict, viewer, choice=None, liked: bool = False):
         self.raw = post
         self.id = str(post["_id"])
         self.author_handle = post["by"]["id"]
@@ -19,6 +19,11 @@ class PostCard:
         self.ts = aware(post["ts"])
         self.edited = aware(post.get("edited"))
         self.comments_count = post.get("comments_count") or 0
+        self.likes = max(post.get("likes_count") or 0, 0)
+        self.reposts = max(post.get("reposts_count") or 0, 0)
+        # Shown here because this handle reposted it (feeds/entries.py `resolve`).
+        self.reposted_by = post.get("reposted_by")
+        self.liked = liked
         # Blocks hide in both directions (DESIGN.md §4): the viewer never sees
         # a preview by someone they blocked. Their list is on their document.
         blocked = set(getattr(viewer, "blocked", None) or ())
@@ -28,6 +33,7 @@ class PostCard:
             if (c.get("by") or {}).get("id") not in blocked
         ]
         self.removed = bool(post.get("removed"))
+        self.viewer_handle = viewer.handle if viewer.is_authenticated else None
         self.is_own = viewer.is_authenticated and viewer.handle == self.author_handle
         self.poll = (
             polls.poll_results(post, viewer.handle, choice=choice) if self.type == "poll" else None
@@ -50,6 +56,16 @@ class PostCard:
         return PUBLIC in self.circles
 
     @property
+    def reposted_by_viewer(self) -> bool:
+        return self.reposted_by is not None and self.reposted_by == self.viewer_handle
+
+    @property
+    def can_repost(self) -> bool:
+        """The button shows where a repost could be allowed: someone else's
+        public post (the service decides the rest: blocks, a removal)."""
+        return self.is_public and not self.is_own and not self.removed
+
+    @property
     def map_url(self) -> str:
         lat, lng = self.detail.get("lat"), self.detail.get("lng")
         return f"https://www.openstreetmap.org/?mlat={lat}&mlon={lng}#map=15/{lat}/{lng}"
@@ -59,7 +75,12 @@ def cards(posts: list[dict], viewer) -> list[PostCard]:
     """The page's cards, with every @mention they show announced, so that the
     page looks them up in one query (feeds/mentions.py)."""
     votes = viewer_votes(viewer, posts)
-    page_cards = [PostCard(p, viewer, votes.get(p["_id"])) for p in posts]
+    # Only a liked post can be liked by the viewer: a page with no likes on
+    # it costs no query for the buttons' state.
+    liked = likes.liked_by(viewer, [p["_id"] for p in posts if p.get("likes_count")])
+    page_cards = [
+        PostCard(p, viewer, votes.get(p["_id"]), liked=str(p["_id"]) in liked) for p in posts
+    ]
     mentions.prefetch(
         text
         for card in page_cards

@@ -61,6 +61,10 @@ class Post(me.Document):
     edited = me.DateTimeField()
     comments_count = me.IntField(default=0)
     comments_shown = me.ListField(me.DictField(), default=list)
+    # One per `post_like` document, kept with $inc by feeds/likes.py.
+    likes_count = me.IntField(default=0)
+    # One per `post_repost` document, kept with $inc by feeds/reposts.py.
+    reposts_count = me.IntField(default=0)
     delivery = me.EmbeddedDocumentField(Delivery, default=Delivery)
     removed = me.EmbeddedDocumentField(Removal)
     author_suspended = me.BooleanField()
@@ -106,6 +110,59 @@ class PollVote(me.Document):
         # The whole unique key, so "one vote each" holds across shards, and a
         # popular poll's votes split by voter instead of one jumbo chunk.
         "shard_key": ("post", "voter"),
+        "auto_create_index": False,
+    }
+
+
+class PostLike(me.Document):
+    """One like per (post, person); the count lives on the post (`likes_count`)."""
+
+    post = me.ObjectIdField(required=True)
+    by = me.StringField(required=True)
+    ts = me.DateTimeField(default=now)
+
+    meta = {
+        "collection": "post_like",
+        # Also serves "which of this page's posts did the viewer like":
+        # `{post: {$in: page}, by: viewer}`, one query per page.
+        "indexes": [{"fields": ["post", "by"], "unique": True, "name": "post_by"}],
+        # The whole unique key, as poll_vote: "one like each" holds across
+        # shards, and a popular post's likes split by liker.
+        "shard_key": ("post", "by"),
+        "auto_create_index": False,
+    }
+
+
+class PostRepost(me.Document):
+    """One repost per (post, person): the system of record of reposts.
+
+    Delivered like a post (`delivery`, feeds/fanout.py `deliver_repost`): its
+    timeline entry has the repost's own `_id` and time, `by` the reposter and
+    `of` the original, which pages always read from `post` (never a copy), so
+    a deleted, removed or edited original is seen as it is now."""
+
+    post = me.ObjectIdField(required=True)
+    by = me.StringField(required=True)
+    author = me.StringField(required=True)  # the original's author
+    ts = me.DateTimeField(default=now)
+    delivery = me.EmbeddedDocumentField(Delivery, default=Delivery)
+
+    meta = {
+        "collection": "post_repost",
+        "indexes": [
+            # Also serves a post's reposts (`{post}`: cascades on delete and
+            # removal) and "which of these posts did X repost".
+            {"fields": ["post", "by"], "unique": True, "name": "post_by"},
+            # A reposter's reposts, newest first: the `read` model's walls and
+            # news, backfill after a follow.
+            {"fields": ["by", "-ts", "-_id"], "name": "by_ts"},
+            # The sweeper, as for posts.
+            {"fields": ["delivery.state", "delivery.queued"], "name": "delivery_state"},
+            {"fields": ["delivery.state", "delivery.started"], "name": "delivery_started"},
+        ],
+        # The whole unique key, as poll_vote: "one repost each" holds across
+        # shards, and a popular post's reposts split by reposter.
+        "shard_key": ("post", "by"),
         "auto_create_index": False,
     }
 

@@ -13,6 +13,10 @@ SNAPSHOT_FIELDS = (
     "edited",
     "comments_count",
     "comments_shown",
+    "likes_count",
+    # Pages ask whether an older page showed a post already only for posts
+    # that were reposted (feeds/reposts.py `Once`): the copy must say so.
+    "reposts_count",
 )
 
 
@@ -55,3 +59,52 @@ def entry_for(post: dict, *, embed: bool | None = None, stored: bool = True) -> 
 def post_from_entry(entry: dict) -> dict:
     """A post document rebuilt from an embedded entry."""
     return {**entry["post"], "_id": entry["id"], "ts": entry["ts"]}
+
+
+def repost_entry(repost: dict, circles: list[str]) -> dict:
+    """The timeline entry of a repost (a raw `post_repost` document).
+
+    Its own id and time, so that it sorts where the repost happened and is
+    delivered, deduplicated on delivery and taken out (`remove_post` of its
+    id) apart from the original's entry; `by` is the reposter, so unfollowing
+    or blocking them takes it out like their posts. `of` names the original,
+    which pages read from `post` with the page's linked posts (one `$in`):
+    never an embedded copy, so a deleted or removed original is gone from
+    every timeline at once, under every model, and an edit shows everywhere."""
+    return {
+        "id": repost["_id"],
+        "ts": repost["ts"],
+        "by": repost["by"],
+        "circles": circles,
+        "of": repost["post"],
+    }
+
+
+def post_id_of(entry: dict):
+    """The post an entry shows: the original for a repost."""
+    return entry.get("of") or entry["id"]
+
+
+def resolve(entries: list[dict], fetch) -> list[dict]:
+    """Posts for entries, newest first, each a fresh dict that knows its
+    place in the timeline (`_at`: the entry's (ts, id), what a page's cursor
+    is made of) and, for a repost, `reposted_by`.
+
+    Embedded copies are used as they are; linked posts and reposted originals
+    are read in one batch by `fetch(ids) -> {id: post}` (one `$in` query,
+    live posts only, so a stale link is skipped)."""
+    linked = sorted({post_id_of(e) for e in entries if "post" not in e}, key=str)
+    found = fetch(linked) if linked else {}
+    posts = []
+    for entry in entries:
+        if "post" in entry:
+            post = post_from_entry(entry)
+        elif post_id_of(entry) in found:
+            post = dict(found[post_id_of(entry)])
+        else:
+            continue
+        post["_at"] = (entry["ts"], entry["id"])
+        if entry.get("of") is not None:
+            post["reposted_by"] = entry["by"]
+        posts.append(post)
+    return posts

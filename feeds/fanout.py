@@ -24,7 +24,7 @@ from feeds.documents import ALL_CIRCLES, CARD_FIELDS, LIVE, PUBLIC, Post
 from feeds.entries import SNAPSHOT_FIELDS, bounded_snapshot, entry_for
 from feeds.timelines import get_store
 from feeds.timelines.month import PlacementFailed
-from feeds.timelines.read import read_entries
+from feeds.timelines.read import read_entries, reposts_page
 from feeds.visibility import can_see, circles_placed_in
 from profiles.documents import FollowerEdge, FollowingEdge, User
 from socialsite.clock import now
@@ -69,9 +69,11 @@ def audience(post: dict) -> Iterator[list[str]]:
         page, extra = {**query, "_t": {"$gt": handles[size - 1]}}, []
 
 
-def active_readers(readers: list[str], author: str) -> list[str]:
-    """Readers seen lately, not suspended, who have not blocked the author."""
+def active_readers(readers: list[str], author: str, *, also: str | None = None) -> list[str]:
+    """Readers seen lately, not suspended, who have not blocked the author
+    (nor `also`: a repost's original author, whom such a reader never sees)."""
     cutoff = now() - timedelta(days=settings.FEED_ACTIVE_DAYS)
+    unblocked = {"$ne": author} if also is None else {"$nin": sorted({author, also})}
     active = []
     for chunk in _chunks(readers, settings.FEED_ACTIVE_LOOKUP):
         rows = User._get_collection().find(
@@ -79,7 +81,7 @@ def active_readers(readers: list[str], author: str) -> list[str]:
                 "_id": {"$in": chunk},
                 "status": "active",
                 "last_seen": {"$gte": cutoff},
-                "blocked": {"$ne": author},
+                "blocked": unblocked,
             },
             {"_id": 1},
         )
@@ -202,7 +204,12 @@ def resync(reader: str, author: str) -> None:
     cursor = Post._get_collection().find({"by.id": author, **LIVE}, CARD_FIELDS)
     cursor = cursor.sort([("ts", -1), ("_id", -1)]).limit(settings.FEED_BACKFILL * 4)
     visible = [p for p in cursor if delivered_to_reader(p)]
-    store.append("news", reader, [entry_for(p) for p in visible[: settings.FEED_BACKFILL]])
+    entries = [entry_for(p) for p in visible[: settings.FEED_BACKFILL]]
+    if follows:
+        # Their recent reposts come with the follow, as their posts do (the
+        # originals are read, and checked, when a page shows them).
+        entries += reposts_page([author], None, settings.FEED_BACKFILL)
+    store.append("news", reader, entries)
 
 
 def rebuild(owner: str, kind: str) -> None:
@@ -212,7 +219,8 @@ def rebuild(owner: str, kind: str) -> None:
     if store.stores_entries and user is not None:
         limit = settings.FEED_REBUILD_LIMIT
         chunk = read_entries(kind, owner, None, limit, user.blocked)
-        entries = [entry_for(_post_of(e)) for e in chunk.entries]
+        # A repost's entry stays a link to its original (feeds/entries.py).
+        entries = [e if e.get("of") else entry_for(_post_of(e)) for e in chunk.entries]
         store.replace(kind, owner, entries)
     User._get_collection().update_one({"_id": owner}, {"$unset": {"feed_rebuild": ""}})
 
@@ -223,6 +231,10 @@ def _post_of(entry: dict) -> dict:
 
 def remove_everywhere(post_id) -> None:
     get_store().remove_post(post_id)
+
+
+def remove_entries_everywhere(entry_ids: list) -> None:
+    get_store().remove_entries(entry_ids)
 
 
 def remove_author_everywhere(author: str) -> None:

@@ -10,7 +10,7 @@ from django.conf import settings
 from django.dispatch import receiver
 from django.tasks import TaskResultStatus
 
-from feeds import tasks
+from feeds import reposts, tasks
 from feeds.documents import Post
 from feeds.timelines import get_store
 from profiles import signals
@@ -30,6 +30,8 @@ def _blocked(sender, blocker, blocked, **kwargs):
     # blocker's circle posts leave the blocked user's news.
     tasks.resync.enqueue(blocker, blocked)
     tasks.resync.enqueue(blocked, blocker)
+    # Neither may repost the other's posts (DESIGN.md §4): past reposts end.
+    reposts.reposts_across_block_delete(blocker=blocker, blocked=blocked)
 
 
 @receiver(signals.circle_members_changed)

@@ -13,12 +13,14 @@ from django.conf import settings
 
 from feeds import polls
 from feeds.documents import CARD_FIELDS, LIVE, Post
-from feeds.entries import post_from_entry
+from feeds.entries import resolve
+from feeds.repeats import Once
 from feeds.timelines import get_store
 from feeds.timelines.base import Cursor
 from feeds.timelines.read import posts_page, read_entries
-from feeds.visibility import Sight, visible_posts
+from feeds.visibility import Sight, news_hidden, visible_posts
 from profiles.documents import FollowingEdge, User
+from socialsite.clock import aware
 
 # A wall whose entries are mostly hidden from this viewer needs several
 # chunks; this bounds the work of one page.
@@ -32,52 +34,69 @@ class FeedPage:
     rebuilding: bool = False
 
 
+def _live_posts(ids: list) -> dict:
+    rows = Post._get_collection().find({"_id": {"$in": ids}, **LIVE}, CARD_FIELDS)
+    return {p["_id"]: p for p in rows}
+
+
 def _resolve(entries: list[dict]) -> list[dict]:
-    """Posts for entries, in order: embedded copies, or one `$in` query for links."""
-    linked = [e["id"] for e in entries if "post" not in e]
-    found = {}
-    if linked:
-        found = {
-            p["_id"]: p
-            for p in Post._get_collection().find({"_id": {"$in": linked}, **LIVE}, CARD_FIELDS)
-        }
-    posts = []
-    for entry in entries:
-        if "post" in entry:
-            posts.append(post_from_entry(entry))
-        elif entry["id"] in found:  # a deleted post's stale link is skipped
-            posts.append(found[entry["id"]])
-    return posts
+    """Posts for entries, in order: embedded copies, or one `$in` query for
+    links and reposted originals together (a deleted post's stale link is
+    skipped). Each knows its entry's place (`_at`) and its reposter."""
+    return resolve(entries, _live_posts)
+
+
+def position(post: dict) -> Cursor:
+    """Where a page's post sits in its timeline: its entry's (ts, id), which
+    for a repost is the repost's, not the original's (a cursor made of the
+    original's would skip everything between the two)."""
+    ts, entry_id = post.get("_at") or (post["ts"], post["_id"])
+    return Cursor(aware(ts), entry_id)
 
 
 def _page(
-    kind, owner: User, before, keep, *, force_read=False, limit=None, keep_read=None
+    kind, owner: User, before, keep, *, force_read=False, limit=None, keep_read=None, hidden=None
 ) -> FeedPage:
     """`keep` filters each chunk of posts; `keep_read`, when given, replaces it
-    for chunks the read model answered (its query may decide everything)."""
+    for chunks the read model answered (its query may decide everything).
+    `hidden`: the authors the read model's news query leaves out (default:
+    the owner's blocks)."""
+    hidden = owner.blocked if hidden is None else hidden
     limit = limit or settings.FEED_PAGE_SIZE
     store = get_store()
     use_read = force_read or not store.stores_entries
     collected: list[dict] = []
+    # Each post once, however many of its reposts the timeline holds
+    # (feeds/repeats.py: at its newest place, not again on an older page).
+    once = Once(kind, owner.handle, before, hidden)
     cursor = before
     for _ in range(MAX_CHUNKS):
         want = limit + 1 - len(collected)
         if use_read:
-            chunk = read_entries(kind, owner.handle, cursor, want, owner.blocked)
+            chunk = read_entries(kind, owner.handle, cursor, want, hidden)
         else:
-            chunk = store.entries(kind, owner.handle, cursor, want)
-        posts = _resolve(chunk.entries)
-        collected += (keep_read or keep)(posts) if use_read else keep(posts)
-        if chunk.entries:
-            cursor = Cursor.of(chunk.entries[-1])
+            # Twice what is wanted: room for the repeats of reposted posts,
+            # which `pick` skips before anything is resolved, so that a page
+            # of them needs no second chunk. Stored entries are small.
+            chunk = store.entries(kind, owner.handle, cursor, 2 * want)
+        entries, used = once.pick(chunk.entries, want)
+        posts = _resolve(entries)
+        posts = (keep_read or keep)(posts) if use_read else keep(posts)
+        collected += once.first_sightings(posts, store=None if use_read else store)
+        if used:
+            cursor = Cursor.of(chunk.entries[used - 1])
+        if len(collected) > limit:
+            break
+        if used < len(chunk.entries):
+            continue  # the rest of this chunk, from the cursor
         if not chunk.complete:
             use_read = True
             continue
-        if len(collected) > limit or chunk.exhausted:
+        if chunk.exhausted:
             break
     page = collected[:limit]
     more = len(collected) > limit
-    next_cursor = Cursor(page[-1]["ts"], page[-1]["_id"]).encode() if more and page else None
+    next_cursor = position(page[-1]).encode() if more and page else None
     return FeedPage(page, next_cursor)
 
 
@@ -88,10 +107,20 @@ def news_page(viewer: User, before: Cursor | None = None) -> FeedPage:
     circle posts already in their timeline at once. Blocks cost nothing (the
     viewer's list is on their document); circle posts by others cost one
     graph query per page. The read model's query already applies the live
-    graph and the blocks, so its chunks are kept as they are."""
+    graph, the blocks and the mutes, so its chunks are kept as they are.
+    Muted authors leave at read time too (`Sight(news=True)`): a mute empties
+    nothing, and an unmute brings their posts back at once."""
     rebuilding = viewer.feed_rebuild is not None
-    sight = Sight(viewer)
-    page = _page("news", viewer, before, sight.visible, force_read=rebuilding, keep_read=list)
+    sight = Sight(viewer, news=True)
+    page = _page(
+        "news",
+        viewer,
+        before,
+        sight.visible,
+        force_read=rebuilding,
+        keep_read=list,
+        hidden=sorted(news_hidden(viewer)),
+    )
     page.rebuilding = rebuilding
     return page
 
@@ -104,7 +133,8 @@ def wall_page(owner: User, viewer, before: Cursor | None = None) -> FeedPage:
     blocked = set(owner.blocked)
 
     def keep(posts):
-        guests = {p["by"]["id"] for p in posts} - {owner.handle}
+        # The owner's reposts are theirs to show, as their own posts are.
+        guests = {p["by"]["id"] for p in posts if not p.get("reposted_by")} - {owner.handle}
         followed = set()
         if guests:
             rows = FollowingEdge._get_collection().find(
@@ -115,6 +145,7 @@ def wall_page(owner: User, viewer, before: Cursor | None = None) -> FeedPage:
             p
             for p in posts
             if p["by"]["id"] == owner.handle
+            or p.get("reposted_by") == owner.handle
             or (p["by"]["id"] in followed and p["by"]["id"] not in blocked)
         ]
         return visible_posts(viewer, posts)

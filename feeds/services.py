@@ -5,8 +5,10 @@ from datetime import timedelta
 from bson import ObjectId
 from django.conf import settings
 
-from feeds import fanout, photos, polls, tasks
+from feeds import fanout, likes, photos, polls, reposts, tasks
 from feeds.documents import ALL_CIRCLES, CARD_FIELDS, PUBLIC, Author, Delivery, PollVote, Post
+from notifications import events as notification_events
+from notifications import services as notifications
 from profiles.documents import User
 from socialsite.clock import aware, now, to_millis
 
@@ -75,6 +77,7 @@ def post_create(
     post.save(force_insert=True)
     User._get_collection().update_one({"_id": author.handle}, {"$inc": {"posts_count": 1}})
     tasks.deliver_post.enqueue(str(post.id))
+    notification_events.post_created(post)
     return post
 
 
@@ -115,6 +118,10 @@ def post_delete(*, post_id: ObjectId, actor: User) -> None:
     Post._get_collection().delete_one({"_id": post_id})
     # A delivery racing with this delete may have added an entry meanwhile.
     fanout.remove_everywhere(post_id)
+    # Every repost of it goes too (after the post: a repost delivery racing
+    # with this finds the original gone and takes its own entries out).
+    reposts.reposts_withdraw(post_id=post_id, delete=True)
+    notifications.notifications_forget_post(post_id=post_id)
     User._get_collection().update_one(
         {"_id": post["by"]["id"], "posts_count": {"$gt": 0}}, {"$inc": {"posts_count": -1}}
     )
@@ -122,6 +129,8 @@ def post_delete(*, post_id: ObjectId, actor: User) -> None:
         photos.delete(post["detail"])
     if post["type"] == "poll":
         PollVote._get_collection().delete_many({"post": post_id})
+    if post.get("likes_count"):
+        likes.likes_delete_for(post_id)
 
 
 def poll_vote(*, post_id: ObjectId, voter: User, option: int) -> None:
@@ -165,4 +174,4 @@ def redeliver_pending(*, older_than_seconds: int | None = None) -> int:
         )
     for post_id in retry:
         tasks.deliver_post.enqueue(str(post_id))
-    return len(retry)
+    return len(retry) + reposts.reposts_redeliver_pending(cutoff=cutoff)

@@ -7,7 +7,7 @@ to a worker backend (see README). Arguments are strings: they cross a queue.
 from bson import ObjectId
 from django.tasks import task
 
-from feeds import fanout
+from feeds import fanout, repost_fanout
 
 
 @task
@@ -33,3 +33,8 @@ def refresh_copies(post_id: str, fields: list[str]) -> None:
 @task
 def refresh_circle_copies(owner: str, circle: str) -> None:
     fanout.refresh_circle_copies(owner, circle)
+
+
+@task
+def deliver_repost(post_id: str, reposter: str) -> int:
+    return repost_fanout.deliver_repost(ObjectId(post_id), reposter)

@@ -6,13 +6,13 @@ from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.contrib import messages
-from django.http import Http404, HttpResponse, HttpResponseNotModified
+from django.http import Http404, HttpResponse, HttpResponseNotModified, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import Resolver404, resolve, reverse
 from django.utils.module_loading import import_string
-from django.views.decorators.http import require_http_methods, require_POST
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
-from feeds import photos, polls, selectors, services
+from feeds import newposts, photos, polls, selectors, services
 from feeds.cards import PostCard, cards
 from feeds.documents import PUBLIC
 from feeds.forms import PostForm
@@ -44,11 +44,27 @@ def _composer(request, **initial) -> PostForm:
 @login_required
 def feed(request):
     page = selectors.news_page(request.user, _cursor(request))
-    return render(
-        request,
-        "feeds/feed.html",
-        {"page": page, "cards": cards(page.posts, request.user), "form": _composer(request)},
-    )
+    context = {"page": page, "cards": cards(page.posts, request.user), "form": _composer(request)}
+    # For "n new posts": where the list starts, and how often to ask.
+    context.update(since=newposts.since_of(page.posts), poll_ms=settings.FEED_NEW_POLL_MS)
+    return render(request, "feeds/feed.html", context)
+
+
+@require_safe
+def new_posts(request):
+    """`GET /feed/new/?since=<cursor>`: how many posts the feed would show
+    above the cursor, for the page's "n new posts" (DESIGN.md §9). JSON for a
+    script, so no login redirect; never cached, since it changes by itself."""
+    if not request.user.is_authenticated:
+        body, status = {"error": "Sign in to see your feed."}, 403
+    elif (since := Cursor.decode(request.GET.get("since"))) is None:
+        body, status = {"error": "`since` must be a cursor from the feed page."}, 400
+    else:
+        found = newposts.new_posts(request.user, since)
+        body, status = {"count": found.count, "more": found.more}, 200
+    response = JsonResponse(body, status=status)
+    response["Cache-Control"] = "no-store"
+    return response
 
 
 @login_required
@@ -74,6 +90,8 @@ def wall_context(request, person) -> dict:
         "wall_hidden": hidden,
         "page": page,
         "cards": cards(page.posts, viewer),
+        # The wall's public posts as Atom (feeds/atom.py), unless it is hidden.
+        "atom_url": None if hidden else reverse("feeds:atom", args=[person.handle]),
     }
     blocked = hidden or (viewer.is_authenticated and viewer.handle in person.blocked)
     if getattr(request, "composer_form", None) is not None or (

@@ -16,10 +16,22 @@ an author who blocked the viewer has no edge to them (`block_create` drops
 the follows both ways before it returns, and a blocker cannot follow the
 person they blocked), so the graph query finds no circle for the viewer and
 none of that author's non-public posts shows.
+
+Mutes hide in the news feed only (`news_hidden`, `Sight(viewer, news=True)`):
+the muted person's wall and posts stay open to the viewer, who chose to
+hear less from them, not to lose sight of them.
 """
 
 from feeds.documents import ALL_CIRCLES, PUBLIC
 from profiles.documents import FollowingEdge
+
+
+def news_hidden(viewer) -> set[str]:
+    """Authors the viewer's news feed never shows: the people they blocked
+    and the people they muted. Both lists are on the viewer's document."""
+    if not viewer.is_authenticated:
+        return set()
+    return set(viewer.blocked) | set(getattr(viewer, "muted", None) or ())
 
 
 def circles_placed_in(viewer: str, authors) -> dict[str, list[str]]:
@@ -71,12 +83,16 @@ class Sight:
     """One viewer's view over the chunks of one page: each author's edge to
     the viewer is looked up once, however many chunks the page needs."""
 
-    def __init__(self, viewer):
+    def __init__(self, viewer, *, news: bool = False):
         self.viewer = viewer
+        # The news feed also leaves out the people the viewer muted.
+        self.muted = set(getattr(viewer, "muted", None) or ()) if news else set()
         self.placed_in: dict[str, list[str]] = {}
         self.looked_up: set[str] = set()
 
     def visible(self, posts: list[dict]) -> list[dict]:
+        if self.muted:
+            posts = [p for p in posts if p["by"]["id"] not in self.muted]
         authors = {p["by"]["id"] for p in posts if needs_graph(self.viewer, p)} - self.looked_up
         if authors:
             self.placed_in.update(circles_placed_in(self.viewer.handle, authors))

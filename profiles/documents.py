@@ -42,9 +42,17 @@ class User(me.Document):
     circles = me.ListField(me.StringField(max_length=30), default=list)
     # Handles this user blocked, on the blocker's document as in seed 000.
     blocked = me.ListField(me.StringField(), default=list)
+    # Handles this user muted: their posts, reposts and notifications leave
+    # this user's pages; they are not told. At most MAX_MUTES (mute_create
+    # refuses more, in the same update), so the document stays small.
+    muted = me.ListField(me.StringField(), default=list)
     followers_count = me.IntField(default=0)
     following_count = me.IntField(default=0)
     posts_count = me.IntField(default=0)
+    # Notifications not yet seen, as the page would list them (the header's
+    # number), and the time of the newest item the page showed when opened.
+    notifications_unread = me.IntField(default=0)
+    notifications_seen = me.DateTimeField()
     created = me.DateTimeField(default=now)
     last_seen = me.DateTimeField(default=now)
     status = me.StringField(choices=STATUSES, default="active")

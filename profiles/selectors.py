@@ -18,6 +18,7 @@ class Relationship:
     follows_you: bool = False
     circles: list[str] = field(default_factory=list)
     blocked: bool = False  # the viewer blocked them
+    muted: bool = False  # the viewer muted them
 
 
 @dataclass
@@ -47,7 +48,7 @@ def relationship(viewer, other: User) -> Relationship:
         },
         {"_id": 0, "_f": 1, "_g": 1},
     )
-    rel = Relationship(blocked=other.handle in viewer.blocked)
+    rel = Relationship(blocked=other.handle in viewer.blocked, muted=other.handle in viewer.muted)
     for edge in edges:
         if edge["_f"] == viewer.handle:
             rel.following, rel.circles = True, list(edge.get("_g", []))
@@ -119,6 +120,11 @@ def circles_overview(owner: User) -> list[tuple[str, list[User]]]:
 
 def blocked_people(owner: User) -> list[User]:
     return _people(sorted(owner.blocked))
+
+
+def muted_people(owner: User) -> list[User]:
+    """The people the owner muted, by handle; no query when there are none."""
+    return _people(sorted(owner.muted)) if owner.muted else []
 
 
 def search_people(query: str, after: str | None = None) -> Page:

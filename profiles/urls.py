@@ -19,5 +19,7 @@ urlpatterns = [
     path("u/<str:handle>/unfollow/", people.unfollow, name="unfollow"),
     path("u/<str:handle>/block/", people.block, name="block"),
     path("u/<str:handle>/unblock/", people.unblock, name="unblock"),
+    path("u/<str:handle>/mute/", people.mute, name="mute"),
+    path("u/<str:handle>/unmute/", people.unmute, name="unmute"),
     path("u/<str:handle>/circles/", people.set_circles, name="set_circles"),
 ]

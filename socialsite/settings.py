@@ -57,6 +57,7 @@ INSTALLED_APPS = [
     "comments",
     "moderation",
     "ads",
+    "notifications",
 ]
 
 MIDDLEWARE = [
@@ -90,6 +91,7 @@ TEMPLATES = [
                 "django.template.context_processors.csp",
                 "django.contrib.messages.context_processors.messages",
                 "socialsite.context_processors.site",
+                "notifications.context_processors.unread",
             ],
         },
     }
@@ -135,6 +137,7 @@ RATELIMIT_LOGIN_HANDLE = env.str("RATELIMIT_LOGIN_HANDLE", default="100/3600")
 RATELIMIT_FOLLOW = env.str("RATELIMIT_FOLLOW", default="30/300")
 RATELIMIT_PROFILE_EDIT = env.str("RATELIMIT_PROFILE_EDIT", default="20/300")
 RATELIMIT_CIRCLES = env.str("RATELIMIT_CIRCLES", default="60/300")
+RATELIMIT_MUTE = env.str("RATELIMIT_MUTE", default="30/300")  # mutes and unmutes
 RATELIMIT_PASSWORD = env.str("RATELIMIT_PASSWORD", default="5/900")  # wrong old passwords
 
 # Profiles and the follower graph.
@@ -159,12 +162,16 @@ FEED_ACTIVE_DAYS = env.int("FEED_ACTIVE_DAYS", default=7)
 FEED_BACKFILL = env.int("FEED_BACKFILL", default=100)
 FEED_REBUILD_LIMIT = env.int("FEED_REBUILD_LIMIT", default=800)
 FEED_PAGE_SIZE = env.int("FEED_PAGE_SIZE", default=20)
+# How often an open feed asks /feed/new/ for "n new posts" (milliseconds).
+FEED_NEW_POLL_MS = env.int("FEED_NEW_POLL_MS", default=30000)
 FEED_PENDING_SECONDS = env.int("FEED_PENDING_SECONDS", default=300)
 # Deliveries tried this many times are given up ("failed", on the moderation dashboard).
 FEED_DELIVERY_MAX_ATTEMPTS = env.int("FEED_DELIVERY_MAX_ATTEMPTS", default=5)
 RATELIMIT_POST = env.str("RATELIMIT_POST", default="30/300")
 RATELIMIT_POST_EDIT = env.str("RATELIMIT_POST_EDIT", default="30/300")  # per user
 RATELIMIT_VOTE = env.str("RATELIMIT_VOTE", default="60/300")  # per user
+RATELIMIT_LIKE = env.str("RATELIMIT_LIKE", default="120/300")  # likes and unlikes, per user
+RATELIMIT_REPOST = env.str("RATELIMIT_REPOST", default="30/300")  # reposts and undos, per user
 PHOTO_MAX_BYTES = env.int("PHOTO_MAX_BYTES", default=5 * 1024 * 1024)
 # Checked on the image header, before decoding: bounds an upload's memory.
 PHOTO_MAX_PIXELS = env.int("PHOTO_MAX_PIXELS", default=25_000_000)
@@ -186,6 +193,12 @@ COMMENTS_PAGE_SIZE = env.int("COMMENTS_PAGE_SIZE", default=50)
 FEED_COMMENTS_SHOWN = env.int("FEED_COMMENTS_SHOWN", default=3)  # latest comments on a card
 RATELIMIT_COMMENT = env.str("RATELIMIT_COMMENT", default="20/300")
 RATELIMIT_COMMENT_EDIT = env.str("RATELIMIT_COMMENT_EDIT", default="20/300")  # per user
+
+# --- Notifications (see notifications/documents.py) -----------------------
+NOTIFICATIONS_BUCKET_SIZE = env.int("NOTIFICATIONS_BUCKET_SIZE", default=100)  # items per bucket
+NOTIFICATIONS_GROUP_ACTORS = env.int("NOTIFICATIONS_GROUP_ACTORS", default=10)  # names in a group
+NOTIFICATIONS_PAGE_SIZE = env.int("NOTIFICATIONS_PAGE_SIZE", default=30)
+NOTIFICATIONS_MAX_MENTIONS = env.int("NOTIFICATIONS_MAX_MENTIONS", default=10)  # told per text
 
 # --- Moderation ------------------------------------------------------------
 RATELIMIT_REPORT = env.str("RATELIMIT_REPORT", default="20/600")  # per user

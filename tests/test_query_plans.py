@@ -180,6 +180,55 @@ def test_feed_wall_and_incoming_pages_are_index_served(feed_model, world, login,
     assert_index_served(recorder, [*pages, "/ (home)"])
 
 
+@pytest.mark.parametrize("feed_model", ["cache", "month", "size", "read"], indirect=True)
+def test_the_new_posts_count_is_index_served(feed_model, world, login, recorder):
+    """`/feed/new/` (issue 12): the timeline read, or the read model's count,
+    from a cursor below every post of the feed."""
+    oldest = Post._get_collection().find_one({}, sort=[("ts", 1), ("_id", 1)])
+    since = Cursor(oldest["ts"], oldest["_id"]).encode()
+    visit(login(world["bob"]), recorder, f"/feed/new/?since={since}")
+    assert_index_served(recorder, ["/feed/new/"])
+
+
+def test_like_state_and_atom_feed_are_index_served(world, login, recorder):
+    from feeds import likes
+
+    likes.like_create(post_id=world["post"].id, user=world["bob"])
+    bob = login(world["bob"])
+    pages = ["/feed/", "/u/ada/", f"/posts/{world['post'].id}/", "/u/ada/feed.atom"]
+    for url in pages:
+        visit(bob, recorder, url)
+    assert any(q.collection == "post_like" for q in recorder.queries)
+    assert any(q.caller.endswith("public_posts") for q in recorder.queries)
+    assert_index_served(recorder, pages)
+
+
+@pytest.mark.parametrize("feed_model", ["cache", "month", "size", "read"], indirect=True)
+def test_feed_and_wall_pages_with_reposts_are_index_served(
+    feed_model, world, make_user, login, recorder
+):
+    """Reposted originals, the read model's reposts, and an older page's
+    check that a newer one showed a post already (feeds/reposts.py `Once`)."""
+    from feeds import reposts
+
+    cyd = make_user("cyd", "Cyd Charisse")
+    graph.follow_create(follower=world["bob"], followee="cyd")
+    for post in Post.objects(**{"by__id": "ada", "to": None}).order_by("-ts")[1:6]:
+        reposts.repost_create(post_id=post.id, user=cyd)
+    bob = login(world["bob"])
+    pages = []
+    for url in ("/feed/", f"/u/{cyd.handle}/"):
+        page = visit(bob, recorder, url)
+        for _ in range(2):
+            if 'rel="next"' not in page:
+                break
+            url = next_link(page, url)
+            page = visit(bob, recorder, url)
+            pages.append(url)
+    assert len(pages) == 3, pages  # two older feed pages, one older wall page
+    assert_index_served(recorder, pages)
+
+
 @pytest.mark.parametrize("store", ["documents", "embedded", "buckets"])
 def test_post_and_comment_pages_are_index_served(store, settings, make_user, login, recorder):
     settings.COMMENTS_STORE = store
@@ -226,6 +275,16 @@ def test_search_and_moderation_pages_are_index_served(world, login, recorder):
     for url in pages:
         visit(mod, recorder, url)
     assert_index_served(recorder, ["search", "/mod/", *pages])
+
+
+def test_notifications_page_is_index_served(world, login, recorder, settings):
+    """The world gave ada follows, comments and a reply to notify her of; a
+    block makes the unread recount run too."""
+    settings.NOTIFICATIONS_PAGE_SIZE = 2
+    ada = login(world["ada"])
+    first = visit(ada, recorder, "/notifications/")
+    visit(ada, recorder, next_link(first, "/notifications/"))
+    assert_index_served(recorder, ["/notifications/", "/notifications/ page 2"])
 
 
 @pytest.mark.parametrize(("caller", "field"), list(ALLOWED))

@@ -21,6 +21,8 @@ EXPECTED_KEYS = {
     # ObjectIds grow: a ranged `_id` would send every insert to one shard.
     "post": '{_id: "hashed"}',
     "poll_vote": "{post: 1, voter: 1}",
+    "post_like": "{post: 1, by: 1}",
+    "post_repost": "{post: 1, by: 1}",
     "timeline_cache": "{owner: 1}",
     "timeline_month": "{owner: 1}",
     "timeline_size": "{owner: 1}",

@@ -116,6 +116,17 @@ class TimelineStore(ABC):
         """Take a post out of every timeline of every user."""
 
     @abstractmethod
+    def remove_entries(self, entry_ids: list) -> None:
+        """Take entries out of every timeline by their ids, in one multi-document
+        update (the reposts of a deleted or removed post)."""
+
+    @abstractmethod
+    def reposts_above(self, kind: str, owner: str, post_ids: list, after: Cursor) -> list[tuple]:
+        """(post, reposter) of each repost entry of `post_ids` that the
+        timeline holds at or above `after`: what an older page must not show
+        again (feeds/reposts.py `Once`). One round trip."""
+
+    @abstractmethod
     def remove_author(self, kind: str, owner: str, author: str) -> None:
         """Take an author's posts out of one timeline (unfollow, block)."""
 
@@ -153,6 +164,43 @@ class EntryArrayStore(TimelineStore):
         self.collection().update_many(
             {"entries.id": post_id}, {"$pull": {"entries": {"id": post_id}}}
         )
+
+    def remove_entries(self, entry_ids):
+        if entry_ids:
+            self.collection().update_many(
+                {"entries.id": {"$in": list(entry_ids)}},
+                {"$pull": {"entries": {"id": {"$in": list(entry_ids)}}}},
+            )
+
+    def reposts_above(self, kind, owner, post_ids, after):
+        # Every document of the timeline that holds a repost of these posts
+        # (an equality on the (owner, kind) prefix of each model's unique
+        # index), cut on the server to those entries at or above `after`.
+        at_or_above = {
+            "$or": [
+                {"$gt": ["$$e.ts", after.ts]},
+                {"$and": [{"$eq": ["$$e.ts", after.ts]}, {"$gte": ["$$e.id", after.id]}]},
+            ]
+        }
+        wanted = {"$in": [{"$ifNull": ["$$e.of", None]}, list(post_ids)]}
+        rows = self.collection().aggregate(
+            [
+                {"$match": {"owner": owner, "kind": kind, "entries.of": {"$in": list(post_ids)}}},
+                {
+                    "$project": {
+                        "_id": 0,
+                        "hits": {
+                            "$filter": {
+                                "input": "$entries",
+                                "as": "e",
+                                "cond": {"$and": [wanted, at_or_above]},
+                            }
+                        },
+                    }
+                },
+            ]
+        )
+        return [(e["of"], e["by"]) for row in rows for e in row["hits"]]
 
     def remove_author(self, kind, owner, author):
         self.collection().update_many(

@@ -7,9 +7,9 @@ It is also the fallback of the other models (no cache yet, past the cap,
 rebuilding).
 """
 
-from feeds.documents import ALL_CIRCLES, CARD_FIELDS, LIVE, PUBLIC, Post
-from feeds.entries import entry_for
-from feeds.timelines.base import Chunk, TimelineStore
+from feeds.documents import ALL_CIRCLES, CARD_FIELDS, LIVE, PUBLIC, Post, PostRepost
+from feeds.entries import entry_for, repost_entry
+from feeds.timelines.base import Chunk, TimelineStore, sort_key
 from profiles.documents import FollowingEdge
 
 NEWEST_FIRST = [("ts", -1), ("_id", -1)]
@@ -18,8 +18,8 @@ NEWEST_FIRST = [("ts", -1), ("_id", -1)]
 EXPLODE_LIMIT = 200
 
 
-def news_query(owner: str, blocked: list[str] = ()) -> dict:
-    """What `owner`'s news feed holds, as one query on `post` (one graph read first)."""
+def news_graph(owner: str) -> tuple[list[str], dict[str, list[str]]]:
+    """Whom `owner` follows, and who placed `owner` in which circles: one read."""
     edges = FollowingEdge._get_collection().find(
         {"$or": [{"_f": owner}, {"_t": owner, "_g.0": {"$exists": True}}]},
         {"_id": 0, "_f": 1, "_t": 1, "_g": 1},
@@ -30,6 +30,13 @@ def news_query(owner: str, blocked: list[str] = ()) -> dict:
             followed.append(edge["_t"])
         else:
             circled[edge["_f"]] = edge["_g"]
+    return followed, circled
+
+
+def news_query(owner: str, blocked: list[str] = (), graph=None) -> dict:
+    """What `owner`'s news feed holds, as one query on `post` (one graph read
+    first, unless `graph` is `news_graph(owner)` already)."""
+    followed, circled = graph or news_graph(owner)
     clauses: list[dict] = [{"by.id": owner}]
     clauses += [{"by.id": {"$in": some}, "circles": PUBLIC} for some in _chunks(followed)]
     if circled:
@@ -72,12 +79,55 @@ def posts_page(query: dict, before, limit: int) -> list[dict]:
     return list(Post._get_collection().find(query, CARD_FIELDS).sort(NEWEST_FIRST).limit(limit))
 
 
+def _reposters(kind: str, owner: str, blocked=(), graph=None) -> list[str]:
+    """Whose reposts a timeline shows: a wall its owner's, the news the
+    owner's and those of the people they follow (not ones they hide)."""
+    if kind == "wall":
+        return [owner]
+    followed, _ = graph or news_graph(owner)
+    return sorted(({owner} | set(followed)) - set(blocked))
+
+
+def reposts_page(reposters: list[str], before, limit: int) -> list[dict]:
+    """The newest reposts by `reposters` older than `before`, as entries: one
+    query on `post_repost`'s (by, ts, _id) index, `$in` lists split as
+    `news_query` splits them so that each keeps the index's order."""
+    clauses = [{"by": {"$in": some}} for some in _chunks(reposters)]
+    conditions = [clauses[0] if len(clauses) == 1 else {"$or": clauses}]
+    if before is not None:
+        conditions.append({"ts": {"$lte": before.ts}})
+        conditions.append({"$or": [{"ts": {"$lt": before.ts}}, {"_id": {"$lt": before.id}}]})
+    rows = PostRepost._get_collection().find(
+        {"$and": conditions}, {"_id": 1, "post": 1, "by": 1, "ts": 1}
+    )
+    rows = rows.sort(NEWEST_FIRST).limit(limit)
+    return [repost_entry(row, [PUBLIC]) for row in rows]
+
+
 def read_entries(kind: str, owner: str, before, limit: int, blocked=()) -> Chunk:
-    query = news_query(owner, blocked) if kind == "news" else wall_query(owner)
+    """Posts and reposts, merged in (ts, id) order: each query returns its
+    `limit + 1` newest, which hold the merged page's `limit + 1` newest."""
+    graph = news_graph(owner) if kind == "news" else None
+    query = news_query(owner, blocked, graph) if kind == "news" else wall_query(owner)
     posts = posts_page(query, before, limit + 1)
-    # Entries from the read model always carry the post: it is loaded already.
+    # Entries from the read model carry the post: it is loaded already. A
+    # repost's links to its original, read with the page's other links.
     entries = [entry_for(p, embed=True, stored=False) for p in posts]
+    entries += reposts_page(_reposters(kind, owner, blocked, graph), before, limit + 1)
+    entries.sort(key=sort_key, reverse=True)
     return Chunk(entries[:limit], exhausted=len(entries) <= limit)
+
+
+def reposts_above(kind: str, owner: str, post_ids: list, after) -> list[tuple]:
+    """(post, reposter) of the reposts of `post_ids` that the timeline shows
+    at or above `after`: the unique (post, by) index, after one graph read
+    for the news."""
+    reposters = _reposters(kind, owner)
+    rows = PostRepost._get_collection().find(
+        {"post": {"$in": list(post_ids)}, "by": {"$in": reposters}, "ts": {"$gte": after.ts}},
+        {"post": 1, "by": 1, "ts": 1},
+    )
+    return [(r["post"], r["by"]) for r in rows if sort_key(r | {"id": r["_id"]}) >= after]
 
 
 class ReadStore(TimelineStore):
@@ -97,7 +147,13 @@ class ReadStore(TimelineStore):
     def entries(self, kind, owner, before, limit):
         return read_entries(kind, owner, before, limit)
 
+    def reposts_above(self, kind, owner, post_ids, after):
+        return reposts_above(kind, owner, post_ids, after)
+
     def remove_post(self, post_id):
+        return None
+
+    def remove_entries(self, entry_ids):
         return None
 
     def remove_author(self, kind, owner, author):

@@ -2,7 +2,7 @@
 
 from bson import ObjectId
 
-from feeds import fanout, tasks
+from feeds import fanout, reposts, tasks
 from feeds.documents import Post
 from moderation.documents import AuditEntry
 from moderation.services.base import ModerationError, audit, settle
@@ -27,6 +27,8 @@ def post_remove(*, moderator: User, target: Target, reason: str = "") -> None:
         {"_id": post_id, "delivery.state": "pending"}, {"$set": {"delivery.state": "done"}}
     )
     fanout.remove_everywhere(post_id)
+    # Its reposts leave every timeline too; kept, for a restore to bring back.
+    reposts.reposts_withdraw(post_id=post_id, delete=False)
     settle(target, "resolved", moderator.handle)
     audit(moderator=moderator.handle, action="post.remove", target=target, reason=reason)
 
@@ -48,6 +50,7 @@ def post_restore(*, moderator: User, target: Target, reason: str = "") -> None:
     )
     if queued.matched_count:
         tasks.deliver_post.enqueue(str(post_id))
+        reposts.reposts_redeliver(post_id=post_id)
     audit(moderator=moderator.handle, action="post.restore", target=target, reason=reason)
 
 

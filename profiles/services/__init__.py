@@ -20,6 +20,7 @@ from profiles.services.graph import (
     follow_delete,
     graph_repair,
 )
+from profiles.services.mutes import MAX_MUTES, mute_create, mute_delete
 from profiles.services.users import (
     GraphError,
     HandleTaken,
@@ -35,6 +36,7 @@ from profiles.services.users import (
 __all__ = [
     "CIRCLE_NAME_RE",
     "MAX_CIRCLES",
+    "MAX_MUTES",
     "GraphError",
     "HandleTaken",
     "UnknownUser",
@@ -52,6 +54,8 @@ __all__ = [
     "follow_create",
     "follow_delete",
     "graph_repair",
+    "mute_create",
+    "mute_delete",
     "name_terms",
     "password_change",
     "profile_update",

@@ -73,13 +73,21 @@ def _limited(request, scope: str, rule: str) -> ratelimit.RateLimited | None:
     return None
 
 
+# The rate-limit setting of each scope of `_graph_action`.
+RATE_RULES = {
+    "follow": "RATELIMIT_FOLLOW",
+    "circles": "RATELIMIT_CIRCLES",
+    "mute": "RATELIMIT_MUTE",
+}
+
+
 def _graph_action(request, handle, action, *, scope="follow"):
     """Run a follow/unfollow/block/unblock service; report errors as messages.
 
     Rate-limited per user: each of these backfills or prunes news feeds.
     """
     person = _active_user_or_404(handle)
-    rule = settings.RATELIMIT_CIRCLES if scope == "circles" else settings.RATELIMIT_FOLLOW
+    rule = getattr(settings, RATE_RULES[scope])
     if refused := _limited(request, scope, rule):
         # As a refused vote does: 429, the person's page with the reason.
         messages.error(request, str(refused))
@@ -141,6 +149,26 @@ def unblock(request, handle):
         return f"You unblocked {person.name}."
 
     return _graph_action(request, handle, act)
+
+
+@login_required
+@require_POST
+def mute(request, handle):
+    def act(person):
+        services.mute_create(user=request.user, handle=person.handle)
+        return f"You muted {person.name}. Their posts leave your news feed; they are not told."
+
+    return _graph_action(request, handle, act, scope="mute")
+
+
+@login_required
+@require_POST
+def unmute(request, handle):
+    def act(person):
+        services.mute_delete(user=request.user, handle=person.handle)
+        return f"You unmuted {person.name}."
+
+    return _graph_action(request, handle, act, scope="mute")
 
 
 @login_required
@@ -235,6 +263,7 @@ def circles(request):
         "overview": selectors.circles_overview(owner),
         "create_form": create_form,
         "blocked": selectors.blocked_people(owner),
+        "muted": selectors.muted_people(owner),
     }
     return render(request, "profiles/circles.html", context, status=status)
 

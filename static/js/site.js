@@ -65,3 +65,63 @@ document.addEventListener("DOMContentLoaded", () => {
     });
   });
 });
+
+// Likes: the like button's form is sent in the background and every copy of
+// the post on the page (its button, its count, the article's data-likes)
+// changes in place. Without this script the form posts and the page comes
+// back (302 to `next`). Delegated, so posts added to the page later work too.
+document.addEventListener("submit", async (event) => {
+  const form = event.target;
+  if (!(form instanceof HTMLFormElement) || !form.classList.contains("like-form")) return;
+  event.preventDefault();
+  const button = form.querySelector("button.like");
+  if (button.disabled) return;
+  button.disabled = true;
+  const token = form.querySelector('input[name="csrfmiddlewaretoken"]');
+  let data = null;
+  try {
+    const response = await fetch(form.action, {
+      method: "POST",
+      body: new FormData(form),
+      headers: { Accept: "application/json", "X-CSRFToken": token ? token.value : "" },
+      credentials: "same-origin",
+    });
+    if ((response.headers.get("Content-Type") || "").startsWith("application/json")) {
+      data = await response.json();
+    }
+  } catch (error) {
+    data = null;
+  }
+  button.disabled = false;
+  if (!data) {
+    // Signed out meanwhile, or the network failed: let the browser post it.
+    form.submit();
+    return;
+  }
+  let note = form.querySelector(".like__error");
+  if (data.error) {
+    if (!note) {
+      note = document.createElement("span");
+      note.className = "like__error danger small";
+      note.setAttribute("role", "alert");
+      form.append(note);
+    }
+    note.textContent = data.error;
+    return;
+  }
+  if (note) note.remove();
+  const article = form.closest("article.post");
+  const copies = article
+    ? [...document.querySelectorAll("article.post")].filter((a) => a.dataset.postId === article.dataset.postId)
+    : [];
+  copies.forEach((copy) => { copy.dataset.likes = String(data.likes); });
+  const forms = copies.length ? copies.flatMap((copy) => [...copy.querySelectorAll("form.like-form")]) : [form];
+  const label = `${data.likes} like${data.likes === 1 ? "" : "s"}`;
+  forms.forEach((each) => {
+    each.action = data.liked ? each.dataset.unlikeUrl : each.dataset.likeUrl;
+    const toggle = each.querySelector("button.like");
+    toggle.classList.toggle("like--on", data.liked);
+    toggle.setAttribute("aria-pressed", String(data.liked));
+    each.querySelector(".like__count").textContent = label;
+  });
+});

@@ -118,6 +118,7 @@ PAGES = {
     "post": ("bob", lambda w: f"/posts/{w.thread_id}/"),
     "settings": ("ada", lambda w: "/settings/profile/"),
     "circles": ("ada", lambda w: "/circles/"),
+    "notifications": ("ada", lambda w: "/notifications/"),
     "search": ("ada", lambda w: "/search/?q=a"),
     "moderation": ("mod", lambda w: "/mod/reports/"),
     "not-found": ("ada", lambda w: "/u/nobody_here/"),

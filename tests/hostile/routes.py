@@ -130,9 +130,14 @@ ROUTES: dict[str, Route] = {
     "u/<str:handle>/unfollow/": Route(path=HANDLE, query=NEXT, form=NEXT),
     "u/<str:handle>/block/": Route(path=HANDLE, query=NEXT, form=NEXT),
     "u/<str:handle>/unblock/": Route(path=HANDLE, query=NEXT, form=NEXT),
+    "u/<str:handle>/mute/": Route(path=HANDLE, query=NEXT, form=NEXT),
+    "u/<str:handle>/unmute/": Route(path=HANDLE, query=NEXT, form=NEXT),
+    "u/<str:handle>/feed.atom": Route(path=HANDLE, method="GET"),
     "u/<str:handle>/circles/": Route(path=HANDLE, query=NEXT, form={"circles": "circle", **NEXT}),
     "feed/": Route(query=TIMELINE),
+    "feed/new/": Route(query={"since": "timeline_cursor"}),
     "incoming/": Route(query=TIMELINE),
+    "notifications/": Route(query=TIMELINE),
     "posts/": Route(
         query=NEXT,
         form={
@@ -170,6 +175,12 @@ ROUTES: dict[str, Route] = {
         query={**THREAD, **NEXT},
         form={"option": "number", **NEXT},
     ),
+    # Like a vote: a rate-limited like re-renders the post page.
+    "posts/<str:post_id>/like/": Route(path=POST, query={**THREAD, **NEXT}, form=NEXT),
+    "posts/<str:post_id>/unlike/": Route(path=POST, query={**THREAD, **NEXT}, form=NEXT),
+    # As likes: a rate-limited repost re-renders the post page.
+    "posts/<str:post_id>/repost/": Route(path=POST, query={**THREAD, **NEXT}, form=NEXT),
+    "posts/<str:post_id>/unrepost/": Route(path=POST, query={**THREAD, **NEXT}, form=NEXT),
     "posts/<str:post_id>/photo/": Route(path={"post_id": "photo_post_id"}),
     "posts/<str:post_id>/thumb/": Route(path={"post_id": "photo_post_id"}),
     "posts/<str:post_id>/comments/": Route(

@@ -1,0 +1,267 @@
+"""How many posts the viewer's news feed would show above a cursor: the count
+behind "n new posts" (`GET /feed/new/?since=`, DESIGN.md §9).
+
+It counts what `selectors.news_page` would list newer than the cursor, by the
+feed's rules: the viewer's own posts and reposts (the feed shows them),
+public posts and circle posts the viewer may see now (DESIGN.md §4: decided
+when read), each post once however many of its reposts arrived, never a post
+or repost by someone the viewer blocked or muted, nor a repost of their
+post, never a deleted or removed post (their entries leave every timeline as
+they go: `fanout.remove_everywhere`, `reposts_withdraw`, and the live-post
+read of reposted originals below).
+
+Timeline entries carry what the rules need for posts (author, audience,
+time), so no post is read for them. Round trips, besides the session and the
+signed-in user every page costs:
+
+- `cache`: 1. One aggregate on the reader's news document keeps the entries
+  newer than the cursor and not by a hidden author, each cut to its author,
+  audience and original, at most COUNT_CAP + 1 of them.
+- `month`, `size`: 1. The same filter over the parts (months from the
+  cursor's on) or buckets (`max_ts` from the cursor's on) that can hold such
+  entries, merged and de-duplicated on the server into at most COUNT_CAP + 1.
+- `read`: 3, the graph read of `news_query`, the posts above the cursor (its
+  query applies the circles and hidden authors) and the reposts above it by
+  the people followed. The stored models fall back to it where the feed
+  does: no cache document yet, a cache that no longer reaches back to the
+  cursor, a feed being rebuilt.
+- One more, only when the new entries hold reposts of posts that are not
+  among them: their originals, live and by whom (one `$in` read, as the page
+  reads them). And with a stored model one more, only when they hold circle
+  posts by others: whether the viewer is still in those circles is the live
+  graph's answer (`Sight`, the same query the feed page makes for them).
+
+The count stops at COUNT_CAP, so the work is bounded however old the cursor.
+"""
+
+from dataclasses import dataclass, field
+
+from bson import ObjectId
+
+from feeds.documents import (
+    LIVE,
+    CacheTimeline,
+    MonthTimeline,
+    Post,
+    PostRepost,
+    SizeTimeline,
+)
+from feeds.timelines import get_store
+from feeds.timelines.base import EPOCH, Cursor, month_of, sort_key
+from feeds.timelines.read import EXPLODE_LIMIT, NEWEST_FIRST, news_graph, news_query
+from feeds.visibility import Sight, news_hidden
+
+# "100+ new posts": past this nobody reads the number, and the reader's next
+# step is the top of the feed anyway.
+COUNT_CAP = 100
+
+
+@dataclass(frozen=True)
+class NewPosts:
+    count: int  # at most COUNT_CAP
+    more: bool  # there may be more than `count` (the count stopped)
+
+
+@dataclass
+class _Candidates:
+    """Entries above the cursor: `posts` as {id, by, circles, to}, `reposts`
+    as {of, by}. `decided`: the posts' visibility is the query's already (the
+    read model). `full`: a list stopped at COUNT_CAP + 1."""
+
+    posts: list[dict] = field(default_factory=list)
+    reposts: list[dict] = field(default_factory=list)
+    decided: bool = False
+    full: bool = False
+
+
+def new_posts(viewer, since: Cursor) -> NewPosts:
+    """New posts in `viewer`'s news feed above `since` (see the module doc)."""
+    hidden = sorted(news_hidden(viewer))
+    store = get_store()
+    found = None
+    if store.stores_entries and viewer.feed_rebuild is None:
+        found = _stored(store.name, viewer.handle, since, hidden)
+    if found is None:
+        found = _read(viewer.handle, since, hidden)
+    shown = _shown(viewer, found, set(hidden))
+    return NewPosts(min(shown, COUNT_CAP), found.full or shown > COUNT_CAP)
+
+
+def _shown(viewer, found: _Candidates, hidden: set[str]) -> int:
+    """How many distinct posts of the candidates the feed would show."""
+    posts = [
+        {
+            "_id": row["id"],
+            "by": {"id": row["by"]},
+            "circles": row.get("circles") or [],
+            "to": row.get("to"),
+        }
+        for row in found.posts
+        if row["by"] not in hidden
+    ]
+    if not found.decided:
+        # `to` is known only for an embedded entry: a link entry is judged as
+        # delivered, as `fanout.resync` judges it.
+        posts = Sight(viewer, news=True).visible(posts)
+    shown = {post["_id"] for post in posts}
+    originals = {row["of"] for row in found.reposts if row["by"] not in hidden} - shown
+    if originals:
+        rows = Post._get_collection().find(
+            {"_id": {"$in": sorted(originals)}, **LIVE}, {"_id": 1, "by.id": 1}
+        )
+        shown |= {row["_id"] for row in rows if row["by"]["id"] not in hidden}
+    return len(shown)
+
+
+def _newer_expr(since: Cursor) -> dict:
+    """`(ts, id) > since` on `$$e`, an entry inside `$filter`."""
+    return {
+        "$or": [
+            {"$gt": ["$$e.ts", since.ts]},
+            {"$and": [{"$eq": ["$$e.ts", since.ts]}, {"$gt": ["$$e.id", since.id]}]},
+        ]
+    }
+
+
+def _new_entries(since: Cursor, hidden: list[str]) -> dict:
+    """The document's entries newer than `since` and not by a hidden author,
+    each cut to what the rules read (an embedded copy's `to` included), at
+    most COUNT_CAP + 1: a small answer whatever the entries embed."""
+    keep = _newer_expr(since)
+    if hidden:
+        # `$eq false` rather than `$not`: mongomock reads `{$not: [x]}` as
+        # "not a non-empty array", always false.
+        keep = {"$and": [keep, {"$eq": [{"$in": ["$$e.by", hidden]}, False]}]}
+    kept = {"$filter": {"input": "$entries", "as": "e", "cond": keep}}
+    cut = {
+        "$map": {
+            "input": kept,
+            "as": "e",
+            "in": {
+                "id": "$$e.id",
+                "ts": "$$e.ts",
+                "by": "$$e.by",
+                "circles": "$$e.circles",
+                "to": "$$e.post.to",
+                "of": "$$e.of",
+            },
+        }
+    }
+    return {"$slice": [cut, COUNT_CAP + 1]}
+
+
+def _split(rows: list[dict], full: bool) -> _Candidates:
+    posts = [row for row in rows if row.get("of") is None]
+    reposts = [row for row in rows if row.get("of") is not None]
+    return _Candidates(posts, reposts, full=full)
+
+
+def _stored(model: str, owner: str, since: Cursor, hidden: list[str]) -> _Candidates | None:
+    """The entries above the cursor, or None where the read model must answer."""
+    if model == "cache":
+        return _cached(owner, since, hidden)
+    if model == "month":
+        collection = MonthTimeline._get_collection()
+        match = {"owner": owner, "kind": "news", "month": {"$gte": month_of(since.ts)}}
+    else:
+        collection = SizeTimeline._get_collection()
+        match = {"owner": owner, "kind": "news", "max_ts": {"$gte": since.ts}}
+    rows = collection.aggregate(
+        [
+            {"$match": match},
+            {"$project": {"_id": 0, "new": _new_entries(since, hidden)}},
+            {"$unwind": "$new"},
+            # An entry is one row however many parts hold it (a month's
+            # re-delivery after a rollover can leave a second copy).
+            {"$group": {"_id": "$new.id", "entry": {"$first": "$new"}}},
+            {"$limit": COUNT_CAP + 1},
+        ]
+    )
+    entries = [row["entry"] for row in rows]
+    return _split(entries, full=len(entries) > COUNT_CAP)
+
+
+def _cached(owner: str, since: Cursor, hidden: list[str]) -> _Candidates | None:
+    rows = list(
+        CacheTimeline._get_collection().aggregate(
+            [
+                {"$match": {"owner": owner, "kind": "news"}},
+                {"$limit": 1},
+                {
+                    "$project": {
+                        "_id": 0,
+                        "new": _new_entries(since, hidden),
+                        "stored": {"$size": "$entries"},
+                        # The array is newest first: its last entry is the oldest.
+                        "oldest": {"$arrayElemAt": ["$entries", -1]},
+                    }
+                },
+            ]
+        )
+    )
+    if not rows:
+        return None  # no cache yet: the feed is served by the read model
+    row = rows[0]
+    new = row["new"]
+    capped = row["stored"] >= get_store("cache").cap
+    if capped and len(new) <= COUNT_CAP and sort_key(row["oldest"]) > (since.ts, since.id):
+        # Capped and all newer than the cursor: what came between the
+        # cursor and the cache's oldest entry lives only in `post`.
+        return None
+    return _split(new, full=len(new) > COUNT_CAP)
+
+
+def _newer(since: Cursor) -> list[dict]:
+    """`(ts, _id) > since` as query conditions. The plain `$gte` bounds every
+    index scan (each clause of the feed's `$or`); the `$or` only breaks ties
+    within the cursor's millisecond."""
+    return [
+        {"ts": {"$gte": since.ts}},
+        {"$or": [{"ts": {"$gt": since.ts}}, {"_id": {"$gt": since.id}}]},
+    ]
+
+
+def _read(owner: str, since: Cursor, hidden: list[str]) -> _Candidates:
+    """The read model's candidates: its feed query's posts above the cursor,
+    and the reposts above it by the reader and the people they follow (not
+    by, nor of, anyone hidden), each list at most COUNT_CAP + 1."""
+    graph = news_graph(owner)
+    query = {"$and": [news_query(owner, hidden, graph), LIVE, *_newer(since)]}
+    limit = COUNT_CAP + 1
+    posts = list(
+        Post._get_collection().find(query, {"_id": 1, "by.id": 1}).sort(NEWEST_FIRST).limit(limit)
+    )
+    reposters = sorted(({owner} | set(graph[0])) - set(hidden))
+    clauses = [
+        {"by": {"$in": reposters[i : i + EXPLODE_LIMIT]}}
+        for i in range(0, len(reposters), EXPLODE_LIMIT)
+    ]
+    conditions = [clauses[0] if len(clauses) == 1 else {"$or": clauses}, *_newer(since)]
+    if hidden:
+        conditions.append({"author": {"$nin": hidden}})
+    reposts = list(
+        PostRepost._get_collection()
+        .find({"$and": conditions}, {"_id": 0, "post": 1, "by": 1})
+        .sort(NEWEST_FIRST)
+        .limit(limit)
+    )
+    return _Candidates(
+        posts=[{"id": p["_id"], "by": p["by"]["id"]} for p in posts],
+        reposts=[{"of": r["post"], "by": r["by"]} for r in reposts],
+        decided=True,
+        full=len(posts) > COUNT_CAP or len(reposts) > COUNT_CAP,
+    )
+
+
+# The cursor above which an empty feed counts: every post is newer.
+EMPTY_FEED = Cursor(EPOCH, ObjectId("0" * 24))
+
+
+def since_of(posts: list[dict]) -> str:
+    """The feed page's `data-since`: the cursor of its first post, in
+    `?before=`'s format: its timeline entry's place (`_at`, a repost's own
+    time and id) where the page knows it, else the post's."""
+    if not posts:
+        return EMPTY_FEED.encode()
+    first = posts[0]
+    return Cursor(*first.get("_at") or (first["ts"], first["_id"])).encode()

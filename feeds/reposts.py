@@ -1,0 +1,231 @@
+"""Reposts: every write (repost, undo, the cascades of a deleted, removed or
+restored original and of a block, the sweeper). Pages show each post once
+by feeds/repeats.py; deliveries are feeds/repost_fanout.py.
+
+The system of record is `post_repost`, one document per (post, reposter),
+unique; the count lives on the post (`reposts_count`), kept with `$inc` by
+the request whose insert or delete landed, as likes are (feeds/likes.py).
+A repost reaches timelines as a post does (DESIGN.md §7): written first,
+then delivered by `fanout.deliver_repost` in the reposter's follower batches,
+idempotently, with the same pending/delivering/done state and sweeper.
+
+Its timeline entry (feeds/entries.py `repost_entry`) has its own id and
+time and always links to the original, which a page reads from `post` with
+its other links in one `$in`. So under every model, linking or embedding:
+undo takes the entry out by its id, and a deleted or removed original is
+gone from every page at once (only live posts are read), its entries taken
+out too so that they use no room.
+"""
+
+from dataclasses import dataclass
+
+from bson import ObjectId
+from django.conf import settings
+from pymongo import ReturnDocument
+from pymongo.errors import DuplicateKeyError
+
+from feeds import fanout, tasks
+from feeds.documents import LIVE, PUBLIC, Post, PostRepost
+from notifications.services import notify
+from profiles.documents import User
+from socialsite.clock import now
+
+# Cascades read a post's reposts this many at a time (one `$in` write each).
+CASCADE_BATCH = 500
+
+
+class RepostError(Exception):
+    """A repost we refuse; the message can be shown to the user."""
+
+
+class NoSuchPost(RepostError):
+    """No such post, or gone (deleted, removed): a 404 for the views."""
+
+
+@dataclass(frozen=True)
+class RepostState:
+    reposted: bool  # the person reposts the post now
+    reposts: int  # the post's count, as the last write left it
+    changed: bool  # this call made the change (False: it was so already)
+
+
+def _repostable(post_id: ObjectId, user: User) -> dict:
+    """The post, if `user` may repost it (DESIGN.md §4, §9); else raises."""
+    post = Post._get_collection().find_one(
+        {"_id": post_id}, {"by": 1, "circles": 1, "reposts_count": 1, **dict.fromkeys(LIVE, 1)}
+    )
+    if post is None or post.get("removed") is not None or post.get("author_suspended"):
+        raise NoSuchPost(post_id)
+    author = post["by"]["id"]
+    if author == user.handle:
+        raise RepostError("You can't repost your own post.")
+    if author in user.blocked:
+        raise RepostError(f"You blocked @{author}. Unblock them to repost their posts.")
+    if PUBLIC not in post["circles"]:
+        raise RepostError("Only public posts can be reposted: this one has a limited audience.")
+    # The author's blocks: one point read of their document.
+    if User._get_collection().find_one({"_id": author, "blocked": user.handle}, {"_id": 1}):
+        raise RepostError(f"You can't repost @{author}'s posts.")
+    return post
+
+
+def _count(post_id: ObjectId, delta: int) -> int | None:
+    """Apply `delta` to the count; the new count, or None when the post is
+    gone (or, for +1, removed) meanwhile."""
+    condition: dict = {"_id": post_id}
+    if delta > 0:
+        condition.update(LIVE)
+    else:
+        condition["reposts_count"] = {"$gt": 0}
+    after = Post._get_collection().find_one_and_update(
+        condition,
+        {"$inc": {"reposts_count": delta}},
+        projection={"reposts_count": 1, "_id": 0},
+        return_document=ReturnDocument.AFTER,
+    )
+    return None if after is None else after["reposts_count"]
+
+
+def repost_create(*, post_id: ObjectId, user: User) -> RepostState:
+    """`user` reposts a public post. Reposting again changes nothing."""
+    post = _repostable(post_id, user)
+    author = post["by"]["id"]
+    mine = {"post": post_id, "by": user.handle}
+    t = now()
+    try:
+        PostRepost._get_collection().insert_one(
+            {
+                **mine,
+                "author": author,
+                "ts": t,
+                "delivery": {"state": "pending", "queued": t, "attempts": 0},
+            }
+        )
+    except DuplicateKeyError:
+        return RepostState(reposted=True, reposts=post.get("reposts_count") or 0, changed=False)
+    reposts = _count(post_id, +1)
+    if reposts is None:  # deleted or removed between the read and the write
+        PostRepost._get_collection().delete_one(mine)
+        raise NoSuchPost(post_id)
+    tasks.deliver_repost.enqueue(str(post_id), user.handle)
+    tasks.refresh_copies.enqueue(str(post_id), ["reposts_count"])
+    notify(recipient=author, kind="repost", actor=user.handle, post_id=post_id)
+    return RepostState(reposted=True, reposts=reposts, changed=True)
+
+
+def repost_delete(*, post_id: ObjectId, user: User) -> RepostState:
+    """`user` undoes their repost: it leaves every timeline. Again: nothing."""
+    return _undo(post_id, user.handle)
+
+
+def _undo(post_id: ObjectId, handle: str) -> RepostState:
+    mine = {"post": post_id, "by": handle}
+    reposts = PostRepost._get_collection()
+    repost = reposts.find_one(mine, {"_id": 1})
+    if repost is None:
+        row = Post._get_collection().find_one({"_id": post_id}, {"reposts_count": 1})
+        if row is None:
+            raise NoSuchPost(post_id)
+        return RepostState(reposted=False, reposts=row.get("reposts_count") or 0, changed=False)
+    # Entries out, the record, entries out again: a delivery racing with this
+    # sees the record gone after its writes and takes its entries out itself;
+    # a crash in between leaves the repost in place, to be undone again.
+    fanout.remove_entries_everywhere([repost["_id"]])
+    deleted = reposts.delete_one({**mine, "_id": repost["_id"]})
+    fanout.remove_entries_everywhere([repost["_id"]])
+    if deleted.deleted_count == 0:  # a racing undo took it
+        return RepostState(reposted=False, reposts=0, changed=False)
+    count = _count(post_id, -1)
+    tasks.refresh_copies.enqueue(str(post_id), ["reposts_count"])
+    return RepostState(reposted=False, reposts=count or 0, changed=True)
+
+
+def reposts_across_block_delete(*, blocker: str, blocked: str) -> int:
+    """A block undoes the reposts between the two, both ways (DESIGN.md §4:
+    the blocked cannot repost the blocker's posts, nor the blocker theirs).
+    Two `by` equalities on the (by, ts) index. Returns how many."""
+    rows = PostRepost._get_collection().find(
+        {"$or": [{"by": blocked, "author": blocker}, {"by": blocker, "author": blocked}]},
+        {"post": 1, "by": 1},
+    )
+    undone = [_undo(row["post"], row["by"]) for row in list(rows)]
+    return sum(state.changed for state in undone)
+
+
+def _ids_of(post_id: ObjectId):
+    """A post's reposts, CASCADE_BATCH at a time, by keyset on (post, by)."""
+    reposts = PostRepost._get_collection()
+    query: dict = {"post": post_id}
+    while True:
+        rows = list(
+            reposts.find(query, {"_id": 1, "by": 1})
+            .sort([("post", 1), ("by", 1)])
+            .limit(CASCADE_BATCH)
+        )
+        if rows:
+            yield rows
+        if len(rows) < CASCADE_BATCH:
+            return
+        query = {"post": post_id, "by": {"$gt": rows[-1]["by"]}}
+
+
+def reposts_withdraw(*, post_id: ObjectId, delete: bool) -> None:
+    """The original is gone: its reposts leave every timeline. A deleted
+    post's reposts are deleted; a moderator's removal keeps them, for
+    `reposts_redeliver` when it is restored (DESIGN.md §4)."""
+    for rows in _ids_of(post_id):
+        fanout.remove_entries_everywhere([row["_id"] for row in rows])
+    if delete:
+        PostRepost._get_collection().delete_many({"post": post_id})
+
+
+def reposts_redeliver(*, post_id: ObjectId) -> int:
+    """A restored post's reposts are delivered again (new deliveries, each
+    with its own attempts). Returns how many."""
+    count = 0
+    for rows in _ids_of(post_id):
+        PostRepost._get_collection().update_many(
+            {"post": post_id, "by": {"$in": [row["by"] for row in rows]}},
+            {
+                "$set": {
+                    "delivery.state": "pending",
+                    "delivery.queued": now(),
+                    "delivery.attempts": 0,
+                }
+            },
+        )
+        for row in rows:
+            tasks.deliver_repost.enqueue(str(post_id), row["by"])
+        count += len(rows)
+    return count
+
+
+def reposts_redeliver_pending(*, cutoff) -> int:
+    """The sweeper's part for reposts (feeds/services.py `redeliver_pending`)."""
+    stuck = PostRepost._get_collection().find(
+        {
+            "$or": [
+                {"delivery.state": "pending", "delivery.queued": {"$lt": cutoff}},
+                {"delivery.state": "delivering", "delivery.started": {"$lt": cutoff}},
+            ]
+        },
+        {"post": 1, "by": 1, "delivery.attempts": 1},
+    )
+    retried = 0
+    for row in list(stuck):
+        key = {"post": row["post"], "by": row["by"]}
+        attempts = (row.get("delivery") or {}).get("attempts") or 0
+        if attempts >= settings.FEED_DELIVERY_MAX_ATTEMPTS:
+            # Its worker kept dying: given up, as a post's delivery would be.
+            PostRepost._get_collection().update_one(
+                {**key, "delivery.state": {"$in": ["pending", "delivering"]}},
+                {"$set": {"delivery.state": "failed", "delivery.failed": now()}},
+            )
+            continue
+        PostRepost._get_collection().update_one(
+            {**key, "delivery.state": {"$in": ["pending", "delivering"]}},
+            {"$set": {"delivery.queued": now(), "delivery.state": "pending"}},
+        )
+        tasks.deliver_repost.enqueue(str(row["post"]), row["by"])
+        retried += 1
+    return retried

@@ -1,0 +1,115 @@
+"""Writing a recipient's notification buckets (the layout is in documents.py).
+
+A new item: (1) close the open bucket if it is full - `slot` becomes a fresh
+ObjectId - then (2) upsert-push the item into the open bucket, in one ordered
+bulk write. Two writers that both find the open bucket missing race on the
+unique `(owner, slot)` index: the loser gets E11000 and is retried once
+(feeds/timelines/bulk.py), which then pushes into the winner's bucket. A
+bucket therefore holds at most its size plus the writers racing a rollover,
+and never approaches the 16 MB document limit.
+
+Grouping: a like joins the like item about the same post *in the open
+bucket*, if there is one (one positional update); otherwise it starts a new
+item. So a post's likes collect in one item while they keep coming, and a
+like that arrives after the open bucket rolled over starts a fresh group at
+the top of the page, which is where a reader expects news. A group keeps the
+newest NOTIFICATIONS_GROUP_ACTORS likers by name and counts them all.
+"""
+
+from datetime import datetime
+
+from bson import ObjectId
+from django.conf import settings
+from pymongo import UpdateOne
+
+from feeds.timelines.bulk import bulk_upsert
+from notifications.documents import NotificationBucket
+
+OPEN = "open"
+
+
+def collection():
+    return NotificationBucket._get_collection()
+
+
+def push_item(owner: str, item: dict) -> bool:
+    """Append one item to the owner's open bucket, rolling over when full.
+
+    False when the open bucket already holds the same event (the same kind by
+    the same actor about the same post or comment: a follow after an
+    unfollow, a repost after an unrepost): it is not news twice.
+    """
+    open_bucket = {"owner": owner, "slot": OPEN}
+    same_event = {k: item.get(k) for k in ("kind", "actor", "post", "comment")}
+    ops = [
+        UpdateOne(
+            {**open_bucket, "size": {"$gte": settings.NOTIFICATIONS_BUCKET_SIZE}},
+            {"$set": {"slot": ObjectId()}},
+        ),
+        UpdateOne(
+            # The guard also makes a retried push of the same item a no-op. A
+            # bucket it excludes makes the upsert collide (E11000) on
+            # `(owner, slot)`, twice: bulk_upsert reports that as collided.
+            {**open_bucket, "items": {"$not": {"$elemMatch": same_event}}},
+            {
+                "$push": {"items": item},
+                "$inc": {"size": 1},
+                "$min": {"min_ts": item["ts"]},
+                "$max": {"max_ts": item["ts"]},
+            },
+            upsert=True,
+        ),
+    ]
+    return 1 not in bulk_upsert(collection(), ops, ordered=True)
+
+
+def join_group(
+    owner: str, *, post_id: ObjectId, actor: str, actor_name: str, ts: datetime, unread_after
+) -> str:
+    """Add `actor` to the open bucket's like item about `post_id`.
+
+    Returns "joined-unread" when the item was still unread (the header's
+    count does not change), "joined-read" when it had been read (it is news
+    again: one more unread item), "already" when the actor is in it, and
+    "none" when the open bucket has no like item about this post.
+    """
+    same_post = {"kind": "like", "post": post_id}
+    newcomer = {**same_post, "actors": {"$ne": actor}}
+    update = {
+        "$push": {
+            "items.$.actors": {"$each": [actor], "$slice": -settings.NOTIFICATIONS_GROUP_ACTORS}
+        },
+        "$inc": {"items.$.actor_count": 1},
+        "$set": {"items.$.ts": ts, "items.$.actor": actor, "items.$.actor_name": actor_name},
+        "$max": {"max_ts": ts},
+    }
+    base = {"owner": owner, "slot": OPEN}
+    if unread_after is None:  # never opened the page: every item is unread
+        attempts = [(newcomer, "joined-unread")]
+    else:
+        attempts = [
+            ({**newcomer, "ts": {"$gt": unread_after}}, "joined-unread"),
+            (newcomer, "joined-read"),
+        ]
+    for match, outcome in attempts:
+        if (
+            collection()
+            .update_one({**base, "items": {"$elemMatch": match}}, update)
+            .modified_count
+        ):
+            return outcome
+    if collection().count_documents({**base, "items": {"$elemMatch": same_post}}, limit=1):
+        return "already"
+    return "none"
+
+
+def forget_post(post_id: ObjectId) -> list[str]:
+    """Take every item about a deleted post out of every bucket; returns the
+    owners that held one (their unread counts are recounted)."""
+    owners = collection().distinct("owner", {"items.post": post_id})
+    if owners:
+        collection().update_many(
+            {"owner": {"$in": owners}, "items.post": post_id},
+            {"$pull": {"items": {"post": post_id}}},
+        )
+    return owners

@@ -1,0 +1,68 @@
+"""What the other apps' actions mean for notifications: one call per action.
+
+A comment tells the post's author ("comment"), the author of the comment it
+answers ("reply") and the people it mentions ("mention"); a post tells the
+owner of the wall it was posted on ("wall") and the people it mentions. Each
+person hears of one action once, in this order of precedence: the author of
+a post who is also mentioned in a comment on it gets "comment", not both.
+`notify` applies the rules (blocks, mutes, one's own actions, and for
+mentions whether the person may see the post).
+"""
+
+from django.conf import settings
+
+from feeds.mentions import existing, handles_in
+from notifications.services import notify
+
+
+def _mentioned(text, *, skip: set[str]) -> list[str]:
+    """The existing users a text mentions, in a stable order, at most
+    NOTIFICATIONS_MAX_MENTIONS of them (a text naming hundreds of people is
+    not a reason to write hundreds of notifications)."""
+    handles = sorted(handles_in(text) - skip)[: settings.NOTIFICATIONS_MAX_MENTIONS]
+    return sorted(existing(handles)) if handles else []
+
+
+def post_created(post) -> None:
+    """`post` is the saved `Post` document."""
+    author = post.by.id
+    told = {author}
+    if post.to:
+        notify(recipient=post.to, kind="wall", actor=author, post_id=post.id)
+        told.add(post.to)
+    for handle in _mentioned((post.detail or {}).get("text"), skip=told):
+        notify(recipient=handle, kind="mention", actor=author, post_id=post.id)
+
+
+def comment_created(*, post: dict, comment, replying_to: str | None) -> None:
+    """`comment` is the stored `Comment`; `replying_to` the handle of the
+    author of the comment it answers, if it is a reply."""
+    actor = comment.author["id"]
+    owner = post["by"]["id"]
+    told = {actor}
+    if replying_to and replying_to not in told:
+        notify(
+            recipient=replying_to,
+            kind="reply",
+            actor=actor,
+            post_id=post["_id"],
+            comment_slug=comment.slug,
+        )
+        told.add(replying_to)
+    if owner not in told:
+        notify(
+            recipient=owner,
+            kind="comment",
+            actor=actor,
+            post_id=post["_id"],
+            comment_slug=comment.slug,
+        )
+        told.add(owner)
+    for handle in _mentioned(comment.text, skip=told):
+        notify(
+            recipient=handle,
+            kind="mention",
+            actor=actor,
+            post_id=post["_id"],
+            comment_slug=comment.slug,
+        )

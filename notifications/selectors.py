@@ -1,0 +1,162 @@
+"""Reading notifications: the page, and the unread count it implies.
+
+A page is at most two round trips besides the session: (1) the recipient's
+newest buckets from the cursor on, in one `find` (NOTIFICATIONS_PAGE_BUCKETS
+of them: a page needs the open bucket and the one before it, and one more
+covers items hidden at show time), and (2) one `$in` read of the posts the
+items are about, to drop removed and deleted posts and to decide, with
+feeds/visibility.py, whether the recipient may still see them. Deciding a
+circle post of someone else also needs that person's edge to the recipient:
+one more indexed query, made only when such a post is on the page (a mention
+or a reply in a circle post), exactly as on every other page.
+
+Visibility is decided here, when the page is read: nothing from someone the
+recipient blocked or muted (a like group shows only the likers who remain),
+nothing about a post they can no longer see. A page can therefore list fewer
+items than its size; its `rel="next"` cursor still moves past every item it
+read, so paging never repeats or skips one.
+"""
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from bson import ObjectId
+from django.conf import settings
+
+from feeds.documents import Post
+from feeds.timelines.base import Cursor, older_than, sort_key
+from feeds.visibility import Sight
+from notifications import buckets
+from socialsite.clock import aware
+
+POST_FIELDS = {"by": 1, "to": 1, "circles": 1, "removed": 1, "type": 1, "detail.text": 1}
+PAGE_BUCKETS = 3
+EARLIEST = ObjectId("0" * 24)
+
+
+@dataclass
+class Notification:
+    id: ObjectId
+    kind: str
+    actor: str
+    actor_name: str
+    ts: datetime
+    unread: bool
+    post_id: ObjectId | None = None
+    comment: str | None = None
+    post_text: str = ""
+    others: int = 0  # likes: how many more people liked it
+
+
+@dataclass
+class NotificationPage:
+    items: list[Notification]
+    next_cursor: str | None
+    newest: datetime | None  # the newest item stored, shown or not
+
+
+def _read_buckets(owner: str, before: Cursor | None, limit: int) -> list[dict]:
+    query: dict = {"owner": owner}
+    if before is not None:
+        query["min_ts"] = {"$lte": before.ts}
+    rows = (
+        buckets.collection()
+        .find(query, {"items": 1, "min_ts": 1})
+        .sort([("min_ts", -1)])
+        .limit(limit)
+    )
+    return list(rows)
+
+
+def _hidden_people(viewer) -> set[str]:
+    return set(viewer.blocked) | set(getattr(viewer, "muted", None) or [])
+
+
+def _posts_seen_by(viewer, post_ids) -> dict[ObjectId, dict]:
+    """The posts among `post_ids` the viewer may see now: one `$in` read."""
+    if not post_ids:
+        return {}
+    rows = Post._get_collection().find({"_id": {"$in": sorted(post_ids)}}, POST_FIELDS)
+    alive = [row for row in rows if row.get("removed") is None]
+    return {post["_id"]: post for post in Sight(viewer).visible(alive)}
+
+
+def _shown(item: dict, viewer, hidden: set[str], posts: dict, seen) -> Notification | None:
+    """The item as the viewer may see it, or None when it is hidden."""
+    post_id = item.get("post")
+    post = posts.get(post_id) if post_id is not None else None
+    if post_id is not None and post is None:
+        return None
+    actor, others = item["actor"], 0
+    if item["kind"] == "like":
+        # The newest liker the viewer may hear of leads; the others are a
+        # count: the named ones still visible, plus those past the names kept.
+        named = item.get("actors", [actor])
+        visible = [a for a in named if a not in hidden]
+        if not visible:
+            return None
+        actor = visible[-1]
+        others = len(visible) - 1 + max(item.get("actor_count", 1) - len(named), 0)
+    elif actor in hidden:
+        return None
+    ts = aware(item["ts"])
+    return Notification(
+        id=item["id"],
+        kind=item["kind"],
+        actor=actor,
+        actor_name=item.get("actor_name", "") if actor == item["actor"] else "",
+        ts=ts,
+        unread=seen is None or ts > seen,
+        post_id=post_id,
+        comment=item.get("comment"),
+        post_text=(post or {}).get("detail", {}).get("text", "")[:80],
+        others=others,
+    )
+
+
+def notification_page(viewer, before: Cursor | None) -> NotificationPage:
+    size = settings.NOTIFICATIONS_PAGE_SIZE
+    rows = _read_buckets(viewer.handle, before, PAGE_BUCKETS)
+    stored = [item for row in rows for item in row["items"]]
+    newest = max((aware(item["ts"]) for item in stored), default=None)
+    candidates = sorted(
+        (item for item in stored if older_than(item, before)), key=sort_key, reverse=True
+    )
+    more = len(candidates) > size or len(rows) == PAGE_BUCKETS
+    candidates = candidates[:size]
+    hidden = _hidden_people(viewer)
+    posts = _posts_seen_by(
+        viewer,
+        {
+            item["post"]
+            for item in candidates
+            if item.get("post") is not None
+            and (item["actor"] not in hidden or item["kind"] == "like")
+        },
+    )
+    seen = aware(getattr(viewer, "notifications_seen", None))
+    items = [n for item in candidates if (n := _shown(item, viewer, hidden, posts, seen))]
+    next_cursor = None
+    if more:
+        if candidates:
+            next_cursor = Cursor.of(candidates[-1]).encode()
+        elif rows:
+            next_cursor = Cursor(aware(rows[-1]["min_ts"]), EARLIEST).encode()
+    return NotificationPage(items=items, next_cursor=next_cursor, newest=newest)
+
+
+def unread_visible(viewer, *, max_buckets: int = 10) -> int:
+    """How many unread items the page would list now (the header's number).
+
+    Reads the buckets holding anything newer than `notifications_seen`; used
+    after a block, a mute or a deletion, not on every page.
+    """
+    seen = aware(getattr(viewer, "notifications_seen", None))
+    query: dict = {"owner": viewer.handle}
+    if seen is not None:
+        query["max_ts"] = {"$gt": seen}
+    rows = buckets.collection().find(query, {"items": 1}).sort([("max_ts", -1)]).limit(max_buckets)
+    unread = [i for row in rows for i in row["items"] if seen is None or aware(i["ts"]) > seen]
+    hidden = _hidden_people(viewer)
+    posts = _posts_seen_by(viewer, {i["post"] for i in unread if i.get("post") is not None})
+    return sum(1 for item in unread if _shown(item, viewer, hidden, posts, seen))

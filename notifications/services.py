@@ -1,0 +1,183 @@
+"""Every write to notifications: `notify` (called by the other apps' actions),
+marking them read, recounting, and forgetting a deleted post.
+
+`notify` never raises into the action that called it: a like must not fail
+because its notification could not be stored. It creates nothing for one's
+own actions, across a block (either way), from someone the recipient muted,
+for a user who is gone or suspended, or about a post the recipient may not
+see (a mention in a circle post they are not in) - the page would hide those
+items, and the header's count must equal what the page lists, so they are
+never counted in the first place.
+
+The unread count (`notifications_unread` on the user document, which every
+page already loads with the session) goes up by one when a new item is
+stored or a read like group gets a new liker; opening the page sets it to 0
+and `notifications_seen` to the newest item's time. Items that the page will
+hide later (the actor gets blocked or muted, the post is deleted) would
+leave it too high until then, so those actions recount it
+(`notifications_recount`), and the page corrects it when opened.
+"""
+
+import logging
+from datetime import datetime
+from types import SimpleNamespace
+
+from bson import ObjectId
+from bson.errors import InvalidId
+
+from feeds.documents import Post
+from feeds.visibility import can_see, circles_placed_in, needs_graph
+from notifications import buckets
+from profiles.documents import User
+from socialsite.clock import aware, now
+
+log = logging.getLogger(__name__)
+
+KINDS = ("follow", "like", "repost", "comment", "reply", "mention", "wall")
+# The kinds that are always about a post (a mention may be in a post or a comment).
+POST_KINDS = {"like", "repost", "comment", "reply", "mention", "wall"}
+USER_FIELDS = {"name": 1, "blocked": 1, "muted": 1, "status": 1, "notifications_seen": 1}
+POST_FIELDS = {"by": 1, "to": 1, "circles": 1, "removed": 1}
+
+
+def notify(
+    *,
+    recipient: str,
+    kind: str,
+    actor: str,
+    post_id: str | ObjectId | None = None,
+    comment_slug: str | None = None,
+) -> None:
+    """Tell `recipient` that `actor` did `kind` (about a post or a comment)."""
+    try:
+        _notify(recipient, kind, actor, post_id, comment_slug)
+    except Exception:
+        # Logged with its traceback; the caller's action has succeeded.
+        log.exception("notification_failed", extra={"kind": kind, "recipient": recipient})
+
+
+def _parse_post_id(value) -> ObjectId | None:
+    if value is None or isinstance(value, ObjectId):
+        return value
+    try:
+        return ObjectId(str(value))
+    except (InvalidId, TypeError):
+        return None
+
+
+def _notify(recipient, kind, actor, post_id, comment_slug) -> None:
+    if kind not in KINDS:
+        log.warning("notification_unknown_kind", extra={"kind": kind})
+        return
+    if not recipient or not actor or recipient == actor:
+        return
+    post_id = _parse_post_id(post_id)
+    if kind in POST_KINDS and post_id is None:
+        return
+    people = {
+        row["_id"]: row
+        for row in User._get_collection().find({"_id": {"$in": [recipient, actor]}}, USER_FIELDS)
+    }
+    target, doer = people.get(recipient), people.get(actor)
+    if target is None or doer is None or target.get("status") != "active":
+        return
+    if actor in target.get("blocked", []) or recipient in doer.get("blocked", []):
+        return
+    if actor in target.get("muted", []):
+        return
+    if post_id is not None and not _recipient_sees(target, post_id):
+        return
+    seen = aware(target.get("notifications_seen"))
+    ts = now()
+    if kind == "like":
+        outcome = buckets.join_group(
+            recipient,
+            post_id=post_id,
+            actor=actor,
+            actor_name=doer.get("name", ""),
+            ts=ts,
+            unread_after=seen,
+        )
+        if outcome in ("already", "joined-unread"):
+            return
+        if outcome == "joined-read":
+            _count_one_more(recipient)
+            return
+    item = {
+        "id": ObjectId(),
+        "kind": kind,
+        "actor": actor,
+        "actor_name": doer.get("name", ""),
+        "ts": ts,
+    }
+    if post_id is not None:
+        item["post"] = post_id
+    if comment_slug:
+        item["comment"] = str(comment_slug)
+    if kind == "like":
+        item.update(actors=[actor], actor_count=1)
+    if buckets.push_item(recipient, item):
+        _count_one_more(recipient)
+
+
+def _recipient_sees(target: dict, post_id: ObjectId) -> bool:
+    post = Post._get_collection().find_one({"_id": post_id}, POST_FIELDS)
+    if post is None or post.get("removed") is not None:
+        return False
+    viewer = SimpleNamespace(
+        is_authenticated=True, handle=target["_id"], blocked=target.get("blocked", [])
+    )
+    placed_in = {}
+    if needs_graph(viewer, post):
+        placed_in = circles_placed_in(viewer.handle, [post["by"]["id"]])
+    return can_see(viewer, post, placed_in)
+
+
+def _count_one_more(recipient: str) -> None:
+    User._get_collection().update_one({"_id": recipient}, {"$inc": {"notifications_unread": 1}})
+
+
+def notifications_mark_read(*, user: User, newest: datetime | None) -> None:
+    """The page was opened: everything up to `newest` (the newest item stored
+    when the page read the buckets) is read, and the count goes to 0.
+
+    One write, and none when nothing is unread. Its filter only moves
+    `notifications_seen` forward (a slower request that read less never
+    un-reads anything) and expects the count the page loaded: a notification
+    that arrived meanwhile has raised it, and is newer than `newest`, so the
+    count is then recounted instead of zeroed.
+    """
+    loaded = getattr(user, "notifications_unread", 0) or 0
+    seen = aware(getattr(user, "notifications_seen", None))
+    if newest is None or (seen is not None and seen >= newest):
+        if not loaded:
+            return
+        newest = seen or now()
+    forward = {"$or": [{"notifications_seen": None}, {"notifications_seen": {"$lte": newest}}]}
+    marked = User._get_collection().update_one(
+        {"_id": user.handle, "notifications_unread": loaded, **forward},
+        {"$set": {"notifications_seen": newest, "notifications_unread": 0}},
+    )
+    if marked.matched_count == 0:
+        User._get_collection().update_one(
+            {"_id": user.handle, **forward}, {"$set": {"notifications_seen": newest}}
+        )
+        notifications_recount(owner=user.handle)
+
+
+def notifications_recount(*, owner: str) -> None:
+    """Set the owner's unread count to what the page would list now (after a
+    block, a mute or a deletion hid some items)."""
+    from notifications import selectors  # selectors import services' constants
+
+    user = User.objects(handle=owner).first()
+    if user is None:
+        return
+    unread = selectors.unread_visible(user)
+    User._get_collection().update_one({"_id": owner}, {"$set": {"notifications_unread": unread}})
+
+
+def notifications_forget_post(*, post_id: ObjectId) -> None:
+    """A post was deleted: its notifications go, and their owners' counts follow."""
+    for owner in buckets.forget_post(post_id):
+        notifications_recount(owner=owner)

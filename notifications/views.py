@@ -1,0 +1,24 @@
+"""The notifications page. Thin: parse the cursor, read, mark read, render."""
+
+from django.http import Http404
+from django.shortcuts import render
+
+from feeds.timelines.base import Cursor
+from notifications import selectors, services
+from socialsite.http import login_required
+
+
+@login_required
+def notification_list(request):
+    raw = request.GET.get("before")
+    before = None
+    if raw is not None:
+        before = Cursor.decode(raw)
+        if before is None:
+            raise Http404("Bad page cursor.")
+    page = selectors.notification_page(request.user, before)
+    if before is None:
+        # Opening the page reads everything up to the newest item stored.
+        services.notifications_mark_read(user=request.user, newest=page.newest)
+        request.user.notifications_unread = 0
+    return render(request, "notifications/list.html", {"page": page})
