@@ -33,6 +33,12 @@ EXPECTED_KEYS = {
     "comment_budget": '{_id: "hashed"}',
     "session": '{_id: "hashed"}',
     "ratelimit": '{_id: "hashed"}',
+    # The ad network (DESIGN.md §8): a decision reads one zone by (site, zone);
+    # viewers and offers by random `_id`; a report reads one campaign's days.
+    "ad_zone": "{site_id: 1, zone_id: 1}",
+    "ad_user": '{_id: "hashed"}',
+    "ad_offer": '{_id: "hashed"}',
+    "ad_stats": "{campaign_id: 1, day: 1, ad_unit_id: 1}",
 }
 
 
@@ -73,7 +79,7 @@ def test_hashed_keys_get_their_index_before_sharding():
 def test_moderation_collections_stay_unsharded():
     out, _ = run()
     unsharded = [line for line in out.splitlines() if line.startswith("// unsharded")]
-    assert unsharded == ["// unsharded (primary shard): audit_log, report, report_item"]
+    assert unsharded == ["// unsharded (primary shard): audit_log, campaign, report, report_item"]
 
 
 def test_every_shard_key_is_an_index_prefix():
