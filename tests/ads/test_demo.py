@@ -157,10 +157,10 @@ def test_the_ads_demo_is_deterministic_and_cheap(make_user, round_trips):
         demo.seed_more(handles=handles, seed=7)
     first = stats_without_today()
     # Every counter row in one bulk insert: the round trips grow with the
-    # campaigns and units (services), not with the days of stats.
+    # campaigns and units (services), not with the days of stats (fewer
+    # round trips in all than rows written).
     assert len(first) > 100
-    assert trips.commands.count("insert_many") == 1
-    assert trips.total < 150, trips.total
+    assert trips.total < min(150, len(first)), trips.total
 
     for document in (AdStats, AdZone, Campaign):
         document._get_collection().delete_many({})
