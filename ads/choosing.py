@@ -147,6 +147,7 @@ def choose_ads(
     keywords: Sequence[str] = (),
     n: int = 1,
     bot: bool = False,
+    remember: bool = True,
     rng: random.Random | None = None,
     now: datetime | None = None,
 ) -> list[ServedAd]:
@@ -155,6 +156,10 @@ def choose_ads(
     Reads: the zone and (unless a bot) the viewer. Writes: the viewer, the
     stats and the offers. A bot is served but not counted: no impressions,
     no caps, only offers marked `bot` (so its clicks are not counted either).
+    `remember=False` is a viewer who cannot be recognised again (another
+    site's visitor, whose browser sends and keeps no cookie of ours): the
+    impressions count, but no `ad_user` is read or written, so no frequency
+    cap can hold for them and no profile is kept for 90 days per page view.
     """
     for name, value in (("site", site), ("zone", zone), ("viewer", viewer)):
         if not isinstance(value, str):
@@ -168,7 +173,7 @@ def choose_ads(
         return []
     caps: dict = {}
     known = False
-    if not bot:
+    if not bot and remember:
         profile = AdUser._get_collection().find_one({"_id": viewer}, {"caps": 1})
         known = profile is not None
         caps = (profile or {}).get("caps") or {}
@@ -176,8 +181,9 @@ def choose_ads(
     if not picks:
         return []
     if not bot:
-        refused = recording.record_viewer(viewer, picks, caps, known, now)
-        picks = [p for p in picks if p.ad["campaign_id"] not in refused]
+        if remember:
+            refused = recording.record_viewer(viewer, picks, caps, known, now)
+            picks = [p for p in picks if p.ad["campaign_id"] not in refused]
         spent = recording.record_stats(picks, now) if picks else set()
         if spent:
             picks = [p for p in picks if p.ad["campaign_id"] not in spent]

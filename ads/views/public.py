@@ -20,7 +20,7 @@ from ads import bots
 from ads.choosing import choose_ads
 from ads.documents import SLUG_REGEX
 from ads.services import offers
-from ads.viewer import forget_new_token, viewer_id
+from ads.viewer import forget_new_token, new_cookie_token, viewer_id
 from socialsite import ratelimit
 
 MAX_ADS = 10
@@ -100,6 +100,16 @@ def _why(ad) -> str:
     return f"{where} by the advertiser's bid, not by anything about you."
 
 
+def _unrecognisable(request) -> bool:
+    """Another site's page asking with no cookie of ours: its browser drops
+    the SameSite=Lax cookie we would set, so the next request is a stranger
+    again. Keeping a viewer profile for it would store one per page view."""
+    return (
+        new_cookie_token(request) is not None
+        and request.headers.get("Sec-Fetch-Site") == "cross-site"
+    )
+
+
 def _public(response):
     # Any site may read the answer (embed.js); cookies never go with it
     # (no Allow-Credentials), and nothing here may be cached or shared.
@@ -114,15 +124,17 @@ def serve(request):
         site, zone, keywords, n = parse_serve_query(request.GET)
     except BadServeRequest as error:
         return _public(JsonResponse({"error": str(error)}, status=400))
+    viewer = viewer_id(request)
     served = choose_ads(
         site=site,
         zone=zone,
-        viewer=viewer_id(request),
+        viewer=viewer,
         keywords=keywords,
         n=n,
         bot=bots.request_is_bot(request),
+        remember=not _unrecognisable(request),
     )
-    if not served:
+    if not served or _unrecognisable(request):
         # Nothing was recorded for this viewer: no reason to give them a cookie.
         forget_new_token(request)
     ads = [

@@ -182,6 +182,27 @@ def test_the_cookie_is_secure_over_https(client, campaign):
     assert cookie["secure"] is True
 
 
+def test_another_sites_cookieless_visitor_is_counted_but_not_profiled(client, campaign):
+    """Its browser would drop our SameSite=Lax cookie, so every page view
+    would mint a new viewer: keep no `ad_user` and send no cookie."""
+    made = campaign()
+    for _ in range(3):
+        response = serve(client, "site=socialsite&zone=feed", HTTP_SEC_FETCH_SITE="cross-site")
+        assert [ad["campaign_id"] for ad in response.json()["ads"]] == [made.id]
+        assert COOKIE_NAME not in response.cookies
+    assert impressions(made.id) == 3
+    assert AdUser.objects.count() == 0
+    assert AdOffer.objects.count() == 3
+
+
+def test_another_sites_visitor_with_our_cookie_is_still_capped(client, campaign):
+    made = campaign(cap_count=1, cap_hours=24)
+    serve(client, "site=socialsite&zone=feed")  # first-party: the cookie is set
+    again = serve(client, "site=socialsite&zone=feed", HTTP_SEC_FETCH_SITE="cross-site")
+    assert again.json() == {"ads": []}
+    assert impressions(made.id) == 1
+
+
 def test_two_browsers_are_two_viewers(campaign):
     campaign()
     tokens = {
