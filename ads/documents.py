@@ -4,8 +4,8 @@ DESIGN.md §8).
 `campaign` is the system of record. `ad_zone` is the seed's `ad.zone`: the
 serving copy of the active units, one document per (site, zone), sorted by
 eCPM so choosing is one read. `ad_user` is the seed's `ad.user`, made bounded:
-per campaign only a windowed impression counter, so a frequency cap is one
-atomic conditional update. `ad_offer` names one served ad for 2 hours, so
+per capped campaign only the times its cap's sliding window needs, so a
+frequency cap is one atomic conditional update. `ad_offer` names one served ad for 2 hours, so
 views and clicks count only for ads that were really served. `ad_stats`
 holds per-day counters for the reports.
 """
@@ -18,6 +18,7 @@ CAMPAIGN_STATUSES = ("active", "inactive")
 # Site, zone and ad unit ids: short, lowercase, safe in URLs and keys.
 SLUG_REGEX = r"^[a-z0-9][a-z0-9_-]{0,39}$"
 OFFER_TTL_SECONDS = 2 * 60 * 60
+BUDGET_ROW_DAY = "all"
 VIEWER_TTL_SECONDS = 90 * 24 * 60 * 60
 
 
@@ -111,14 +112,6 @@ class AdZone(me.Document):
     }
 
 
-class CampaignCap(me.EmbeddedDocument):
-    """One campaign's impressions to this viewer in the current cap window."""
-
-    campaign_id = me.StringField(required=True)
-    window_start = me.DateTimeField(required=True)
-    count = me.IntField(default=0)
-
-
 class AdEvent(me.EmbeddedDocument):
     """A recent impression or click, for "why this ad" and reports."""
 
@@ -131,12 +124,16 @@ class AdUser(me.Document):
     """Seed 001's `ad.user`: what one viewer has seen, bounded.
 
     `_id` is the signed-in handle or the random `ad_viewer` cookie. `caps`
-    holds one windowed counter per capped campaign (kept to what the longest
-    cap window needs); `recent` and `clicks` are `$slice`-capped.
+    maps each capped campaign id to `{"h": cap hours, "t": [the times of the
+    last cap_count impressions, oldest first]}`: a sliding window per
+    campaign, and a map, not an array, so one decision checks and counts
+    several campaigns with plain conditional operators on
+    `caps.<campaign id>` (ads/recording.py). Entries past their window are
+    pruned; `recent` and `clicks` are `$slice`-capped.
     """
 
     id = me.StringField(primary_key=True)
-    caps = me.ListField(me.EmbeddedDocumentField(CampaignCap), default=list)
+    caps = me.DictField(default=dict)
     recent = me.ListField(me.EmbeddedDocumentField(AdEvent), default=list)
     clicks = me.ListField(me.EmbeddedDocumentField(AdEvent), default=list)
     last_seen = me.DateTimeField(default=now)
@@ -176,7 +173,11 @@ class AdOffer(me.Document):
     meta = {
         "collection": "ad_offer",
         "indexes": [
-            {"fields": ["created"], "expireAfterSeconds": OFFER_TTL_SECONDS, "name": "created_ttl"},
+            {
+                "fields": ["created"],
+                "expireAfterSeconds": OFFER_TTL_SECONDS,
+                "name": "created_ttl",
+            },
         ],
         "shard_key": ("id",),
         "shard_hashed": "id",
@@ -186,7 +187,13 @@ class AdOffer(me.Document):
 
 class AdStats(me.Document):
     """Counters per (campaign, ad unit, day); `_id` is "<campaign>|<unit>|<day>"
-    so a counter is one `$inc` upsert by `_id` (retried once on E11000)."""
+    so a counter is one `$inc` upsert by `_id` (retried once on E11000).
+
+    A campaign with a budget also has one budget row (`budget_row_id`): its
+    impressions in all, counted by a conditional upsert that fails once the
+    budget's impressions are reached. Its `campaign_id` is the row id, never
+    a campaign's, so reports that read `{campaign_id: <id>}` never see it.
+    """
 
     id = me.StringField(primary_key=True)
     campaign_id = me.StringField(required=True)
@@ -205,3 +212,12 @@ class AdStats(me.Document):
         "shard_key": ("campaign_id", "day", "ad_unit_id"),
         "auto_create_index": False,
     }
+
+
+def stats_row_id(campaign_id: str, ad_unit_id: str, day: str) -> str:
+    return f"{campaign_id}|{ad_unit_id}|{day}"
+
+
+def budget_row_id(campaign_id: str) -> str:
+    """The budget row's `_id` (and `campaign_id`): no campaign id has a "|"."""
+    return f"{campaign_id}|budget"

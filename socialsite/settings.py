@@ -75,6 +75,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
+    # Sets the anonymous `ad_viewer` cookie when an ad was chosen (ads/viewer.py).
+    "ads.middleware.AdViewerCookieMiddleware",
 ]
 
 ROOT_URLCONF = "socialsite.urls"
@@ -202,6 +204,13 @@ NOTIFICATIONS_MAX_MENTIONS = env.int("NOTIFICATIONS_MAX_MENTIONS", default=10)  
 
 # --- Moderation ------------------------------------------------------------
 RATELIMIT_REPORT = env.str("RATELIMIT_REPORT", default="20/600")  # per user
+
+# --- Ads (DESIGN.md §8) -----------------------------------------------------
+# Socialsite's own site id in the ad network: its feed, search and profile zones.
+ADS_SITE_ID = env.str("ADS_SITE_ID", default="socialsite")
+# Ad clicks per client IP, each rule "<count>/<seconds>" (EthicalAds' defaults:
+# 1 a minute, 10 an hour). A click past a limit still redirects; it is not counted.
+RATELIMIT_AD_CLICK = env.list("RATELIMIT_AD_CLICK", default=["1/60", "10/3600"])
 
 # Background tasks (django.tasks). "immediate" runs them in the request, as
 # the tests and the demo do; "rq" queues them in Redis for `manage.py run_worker`.

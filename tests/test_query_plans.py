@@ -314,6 +314,68 @@ def test_moderation_pages_page_on_to_the_end_through_index_served_cursors(
     assert_index_served(recorder, ["reports page 2", "log page 2"])
 
 
+def test_ad_management_pages_are_index_served(make_user, login, recorder, monkeypatch):
+    """The campaign list (both roles' indexes, page 2 through its cursor), a
+    campaign page with its report, and the CSV."""
+    from ads import selectors as ad_selectors
+    from ads import services as ads
+    from ads.documents import AdStats, stats_row_id
+
+    monkeypatch.setattr(ad_selectors, "PAGE", 2)
+    admin = login(make_user("ada", role="admin"))
+    advertiser = login(make_user("adv", role="advertiser"))
+    made = [
+        ads.campaign_create(owner="adv", advertiser="acme", name=f"S{n}", ecpm="2", keywords=[])
+        for n in range(3)
+    ]
+    campaign_id = made[0].id
+    for day in ("2026-11-01", "2026-11-02"):
+        AdStats(
+            id=stats_row_id(campaign_id, "u1", day),
+            campaign_id=campaign_id,
+            ad_unit_id="u1",
+            day=day,
+            impressions=10,
+            clicks=1,
+        ).save()
+    pages = [
+        f"/ads/manage/campaigns/{campaign_id}/",
+        f"/ads/manage/campaigns/{campaign_id}/?format=csv",
+    ]
+    for client in (admin, advertiser):
+        first = visit(client, recorder, "/ads/manage/")
+        visit(client, recorder, next_link(first, "/ads/manage/"))
+        for url in pages:
+            visit(client, recorder, url)
+    assert_index_served(recorder, ["/ads/manage/", "/ads/manage/ page 2", *pages])
+
+
+def test_ad_serving_clicks_and_views_are_index_served(make_user, login, recorder):
+    """/ads/serve/ (anonymous and signed in, with keywords and a cap), then a
+    view and a click on what it served (ads/views/public.py)."""
+    from django.test import Client
+
+    from ads import services as ads
+
+    capped = {"cap_count": 3, "cap_hours": 1}
+    made = ads.campaign_create(
+        owner="adv", advertiser="acme", name="Sale", ecpm="2", keywords=["car"], **capped
+    )
+    unit = {"ad_unit_id": "u1", "title": "T", "text": "", "url": "https://example.org/"}
+    ads.unit_add(campaign_id=made.id, site="socialsite", zone="feed", **unit)
+    ads.campaign_activate(campaign_id=made.id)
+    recorder.on = True
+    try:
+        for client in (Client(), login(make_user("ada"))):
+            response = client.get("/ads/serve/?site=socialsite&zone=feed&kw=car")
+            [ad] = response.json()["ads"]
+            assert client.get(ad["view_url"]).status_code == 204
+            assert client.get(ad["click_url"]).status_code == 302
+    finally:
+        recorder.on = False
+    assert_index_served(recorder, ["/ads/serve/", "/ads/view/", "/ads/click/"])
+
+
 def test_a_reader_of_450_authors_gets_an_index_served_news_page(recorder):
     """Past 200 authors one `$in` loses the `by_ts` order (a blocking sort of
     every post of every author); the read model splits it into `$or` clauses."""

@@ -26,6 +26,8 @@ EXPECTED_KEYS = {
     "timeline_cache": "{owner: 1}",
     "timeline_month": "{owner: 1}",
     "timeline_size": "{owner: 1}",
+    # Like the timelines: every read and write names one recipient.
+    "notification_buckets": "{owner: 1}",
     # `{_f}` alone would make a celebrity's edges one chunk that cannot split.
     "following": "{_f: 1, _t: 1}",
     "followers": "{_f: 1, _t: 1}",
@@ -35,6 +37,12 @@ EXPECTED_KEYS = {
     "comment_budget": '{_id: "hashed"}',
     "session": '{_id: "hashed"}',
     "ratelimit": '{_id: "hashed"}',
+    # The ad network (DESIGN.md §8): a decision reads one zone by (site, zone);
+    # viewers and offers by random `_id`; a report reads one campaign's days.
+    "ad_zone": "{site_id: 1, zone_id: 1}",
+    "ad_user": '{_id: "hashed"}',
+    "ad_offer": '{_id: "hashed"}',
+    "ad_stats": "{campaign_id: 1, day: 1, ad_unit_id: 1}",
 }
 
 
@@ -75,7 +83,7 @@ def test_hashed_keys_get_their_index_before_sharding():
 def test_moderation_collections_stay_unsharded():
     out, _ = run()
     unsharded = [line for line in out.splitlines() if line.startswith("// unsharded")]
-    assert unsharded == ["// unsharded (primary shard): audit_log, report, report_item"]
+    assert unsharded == ["// unsharded (primary shard): audit_log, campaign, report, report_item"]
 
 
 def test_every_shard_key_is_an_index_prefix():

@@ -70,9 +70,11 @@ def test_ensure_indexes_is_idempotent_and_reports():
 def test_seed_demo_builds_a_zipf_graph():
     out = StringIO()
     call_command("seed_demo", users=120, maxfollows=20, stdout=out)
-    # 120 demo users, plus the moderator and admin accounts of moderation/demo.py.
+    # 120 demo users, plus the moderator and admin accounts of moderation/demo.py
+    # and the three advertisers of ads/demo.py.
     assert User.objects(role="user").count() == 120
-    assert User.objects.count() == 122
+    assert User.objects(role="advertiser").count() == 3
+    assert User.objects.count() == 125
     assert User.objects(handle="alice").count() == 1
     # Counters match the edges, both directions agree.
     for user in User.objects.only("handle", "followers_count", "following_count"):

@@ -1,1 +1,205 @@
-"""Serving, view beacons and clicks (DESIGN.md §8)."""
+"""Serving, view beacons and clicks (DESIGN.md §8).
+
+`/ads/serve/` is what every ad slot calls, Socialsite's own (same origin,
+so the viewer is the signed-in handle or the first-party cookie) and other
+sites' through static/ads/embed.js. Its answers allow any origin to read
+them but never with credentials: another site's page learns nothing about
+the person but the ads. Every parameter is parsed before anything reads the
+database, so a malformed or operator-shaped one is a 400 that costs no
+round trip.
+"""
+
+import re
+
+from django.conf import settings
+from django.http import Http404, HttpResponse, HttpResponseRedirect, JsonResponse
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_safe
+
+from ads import bots
+from ads.choosing import choose_ads
+from ads.documents import SLUG_REGEX
+from ads.services import offers
+from ads.viewer import forget_new_token, new_cookie_token, viewer_id
+from socialsite import ratelimit
+
+MAX_ADS = 10
+MAX_KEYWORDS = 20  # a campaign has at most as many
+KEYWORD_MAX_CHARS = 40  # and none longer (ads/services/campaigns.py)
+KEYWORD_SPLIT = re.compile(r"[\s,]+")
+_SLUG_RE = re.compile(SLUG_REGEX)
+# ASCII digits only ("\d" takes Arabic-Indic and fullwidth digits too), no
+# sign, no leading zero, at most 2.
+_N_RE = re.compile(r"[1-9][0-9]?")
+# Offer ids are secrets.token_urlsafe output: URL-safe base64, bounded length.
+OFFER_ID_RE = re.compile(r"[A-Za-z0-9_-]{16,64}")
+
+
+class BadServeRequest(ValueError):
+    """A /ads/serve/ query that cannot name a zone: answered 400."""
+
+
+def _single(query, name: str, *, required: bool) -> str | None:
+    values = query.getlist(name)
+    if not values:
+        if required:
+            raise BadServeRequest(f"'{name}' is required.")
+        return None
+    if len(values) > 1:
+        raise BadServeRequest(f"Give '{name}' once.")
+    return values[0]
+
+
+def _slug(query, name: str) -> str:
+    value = _single(query, name, required=True)
+    if not _SLUG_RE.fullmatch(value):
+        raise BadServeRequest(
+            f"'{name}' must be 1 to 40 lowercase letters, digits, '-' or '_', "
+            "starting with a letter or digit."
+        )
+    return value
+
+
+def _count(query) -> int:
+    value = _single(query, "n", required=False)
+    if value is None:
+        return 1
+    if not _N_RE.fullmatch(value) or int(value) > MAX_ADS:
+        raise BadServeRequest(f"'n' must be a whole number from 1 to {MAX_ADS}.")
+    return int(value)
+
+
+def parse_keywords(values) -> list[str]:
+    """Keywords from repeated `kw` values, each split on commas and spaces as
+    campaigns' keywords are (ads/services/campaigns.py): casefolded,
+    deduplicated, at most MAX_KEYWORDS. A word longer than any campaign's
+    keyword could never match, so it is dropped, not refused."""
+    keywords: list[str] = []
+    for value in values:
+        for word in KEYWORD_SPLIT.split(str(value).casefold()):
+            if word and len(word) <= KEYWORD_MAX_CHARS and word not in keywords:
+                keywords.append(word)
+                if len(keywords) == MAX_KEYWORDS:
+                    return keywords
+    return keywords
+
+
+def parse_serve_query(query) -> tuple[str, str, list[str], int]:
+    """(site, zone, keywords, n) from the query, or BadServeRequest."""
+    site = _slug(query, "site")
+    zone = _slug(query, "zone")
+    n = _count(query)
+    return site, zone, parse_keywords(query.getlist("kw")), n
+
+
+def _why(ad) -> str:
+    """The "Why this ad?" note: which zone and which keywords chose it."""
+    where = f"Chosen for the “{ad.zone}” zone of {ad.site}"
+    if ad.matched_keywords:
+        return f"{where} because this page is about: {', '.join(ad.matched_keywords)}."
+    return f"{where} by the advertiser's bid, not by anything about you."
+
+
+def _unrecognisable(request) -> bool:
+    """Another site's page asking with no cookie of ours: its browser drops
+    the SameSite=Lax cookie we would set, so the next request is a stranger
+    again. Keeping a viewer profile for it would store one per page view."""
+    return (
+        new_cookie_token(request) is not None
+        and request.headers.get("Sec-Fetch-Site") == "cross-site"
+    )
+
+
+def _public(response):
+    # Any site may read the answer (embed.js); cookies never go with it
+    # (no Allow-Credentials), and nothing here may be cached or shared.
+    response["Access-Control-Allow-Origin"] = "*"
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+@require_GET  # a HEAD must not record impressions
+def serve(request):
+    try:
+        site, zone, keywords, n = parse_serve_query(request.GET)
+    except BadServeRequest as error:
+        return _public(JsonResponse({"error": str(error)}, status=400))
+    viewer = viewer_id(request)
+    served = choose_ads(
+        site=site,
+        zone=zone,
+        viewer=viewer,
+        keywords=keywords,
+        n=n,
+        bot=bots.request_is_bot(request),
+        remember=not _unrecognisable(request),
+    )
+    if not served or _unrecognisable(request):
+        # Nothing was recorded for this viewer: no reason to give them a cookie.
+        forget_new_token(request)
+    ads = [
+        {
+            "campaign_id": ad.campaign_id,
+            "ad_unit_id": ad.ad_unit_id,
+            "title": ad.title,
+            "text": ad.text,
+            "url": ad.url,
+            "click_url": request.build_absolute_uri(reverse("ads:click", args=[ad.offer_id])),
+            "view_url": request.build_absolute_uri(reverse("ads:view", args=[ad.offer_id])),
+            "image": ad.image,
+            "why": _why(ad),
+        }
+        for ad in served
+    ]
+    return _public(JsonResponse({"ads": ads}))
+
+
+def _offer_id_or_404(value) -> str:
+    if not isinstance(value, str) or not OFFER_ID_RE.fullmatch(value):
+        raise Http404("No such ad.")
+    return value
+
+
+def _within_click_limits(request) -> bool:
+    """Count this click against the IP's limits; False if any is spent."""
+    keys = [f"ip:{ratelimit.client_ip(request)}"]
+    within = True
+    for rule in settings.RATELIMIT_AD_CLICK:
+        try:
+            # One scope per rule: each is its own window of counters.
+            ratelimit.hit(f"ad_click:{rule}", keys, rule)
+        except ratelimit.RateLimited:
+            within = False
+    return within
+
+
+def _counts(request) -> bool:
+    # A HEAD (link checkers, prefetchers) and a crawler follow the ad
+    # without a person behind them: they get the answer, uncounted.
+    return request.method == "GET" and not bots.request_is_bot(request)
+
+
+@require_safe
+def click(request, offer_id):
+    offer_id = _offer_id_or_404(offer_id)
+    count = _counts(request) and _within_click_limits(request)
+    url = offers.offer_click(
+        offer_id=offer_id, viewer=viewer_id(request, assign=False), count=count
+    )
+    if url is None:
+        raise Http404("This ad has expired.")
+    # The unit's stored url (http(s), checked when it was saved): nothing
+    # from the request ever chooses where this goes.
+    response = HttpResponseRedirect(url)
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+@require_safe
+def view(request, offer_id):
+    """The viewability beacon: 204 whether or not this view counted (an
+    offer counts one view; an expired one none), so a beacon never errs."""
+    offer_id = _offer_id_or_404(offer_id)
+    if _counts(request):
+        offers.offer_view(offer_id=offer_id)
+    return _public(HttpResponse(status=204))

@@ -157,3 +157,36 @@ def axe():
     except ImportError:
         _unavailable("the axe-playwright-python package is not installed")
     return Axe()
+
+
+@pytest.fixture
+def ad_campaign():
+    """`ad_campaign(owner, zone, title, ...)`: an active campaign with one unit on
+    Socialsite's own site, made through the ad services; returns its id."""
+    from decimal import Decimal
+
+    from django.conf import settings
+
+    from ads import services
+
+    def make(owner, zone, title, *, keywords=(), ecpm="3.00", url="https://example.org/ad"):
+        campaign = services.campaign_create(
+            owner=owner,
+            advertiser=owner.replace("_", "-"),
+            name=title,
+            ecpm=Decimal(ecpm),
+            keywords=list(keywords),
+        )
+        services.unit_add(
+            campaign_id=campaign.id,
+            ad_unit_id=f"{zone}-unit",
+            site=settings.ADS_SITE_ID,
+            zone=zone,
+            title=title,
+            text="A short line about it, as advertisers write them.",
+            url=url,
+        )
+        services.campaign_activate(campaign_id=campaign.id)
+        return campaign.id
+
+    return make

@@ -14,10 +14,12 @@ import re
 from types import SimpleNamespace
 
 import pytest
+from django.conf import settings
 from django.core.files.uploadedfile import SimpleUploadedFile
 from PIL import Image
 from playwright.sync_api import expect
 
+from ads.choosing import choose_ads
 from comments import services as comments
 from feeds import photos
 from feeds import services as feeds
@@ -46,7 +48,7 @@ def _png(width=320, height=200) -> bytes:
 
 
 @pytest.fixture
-def world(make_user):
+def world(make_user, ad_campaign):
     ada = make_user("ada", "Ada Lovelace")
     bob = make_user("bob", "Bob Kahn")
     cyd = make_user("cyd", "Cyd Charisse")
@@ -106,7 +108,14 @@ def world(make_user):
         reason="harassment",
         note="rude",
     )
-    return SimpleNamespace(thread_id=str(thread.id))
+    # Ads on the feed and on walls, and a campaign whose report has a day.
+    make_user("root", "Ruth Admin", role="admin")
+    make_user("roastery", "Corner Roastery", role="advertiser")
+    campaign_id = ad_campaign("roastery", "feed", "Your first bag is on us", keywords=["baking"])
+    ad_campaign("roastery", "profile", "Coffee for the baker", keywords=["baking"])
+    for viewer in ("bob", "cyd"):
+        choose_ads(site=settings.ADS_SITE_ID, zone="feed", viewer=viewer)
+    return SimpleNamespace(thread_id=str(thread.id), campaign_id=campaign_id)
 
 
 # page name -> (who looks at it, where). Bob visits Ada's wall and post so the
@@ -122,7 +131,14 @@ PAGES = {
     "search": ("ada", lambda w: "/search/?q=a"),
     "moderation": ("mod", lambda w: "/mod/reports/"),
     "not-found": ("ada", lambda w: "/u/nobody_here/"),
+    "ads-manage": ("root", lambda w: "/ads/manage/"),
+    "ads-new": ("root", lambda w: "/ads/manage/campaigns/new/"),
+    "ads-campaign": ("root", lambda w: f"/ads/manage/campaigns/{w.campaign_id}/"),
 }
+# Pages whose ad slot static/ads/embed.js fills after load: checked once the ad is in.
+WITH_AD = {"feed", "wall"}
+# Issue 11: no ads on settings, moderation or ad-management pages.
+NO_ADS = {"settings", "moderation", "ads-manage", "ads-new", "ads-campaign"}
 
 
 # The visible elements sticking out past the right edge of the viewport, in
@@ -196,6 +212,10 @@ def test_page_has_no_serious_accessibility_problem(
     if viewer:
         sign_in(page, viewer)
     page.goto(url(world))
+    if page_name in WITH_AD:
+        expect(page.locator("aside.ad")).to_have_count(1)
+    if page_name in NO_ADS:
+        expect(page.locator("[data-ad-zone], aside.ad")).to_have_count(0)
     load_lazy_images(page)
     page.screenshot(path=str(artifacts_dir / f"a11y-{page_name}-{width}.png"), full_page=True)
 

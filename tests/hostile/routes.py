@@ -44,6 +44,20 @@ STATIC_VALUES: dict[str, list[str]] = {
     "role": list(ROLES),
     "date": ["2999-01-01", "2000-01-01", "2030-02-30"],
     "photo": ["<file>"],
+    # Ads (ads/views/public.py): served zones, and offer ids of the right
+    # shape that no offer has (a served offer expires with the world).
+    "ad_site": ["socialsite", "partner", "nosuch"],
+    "ad_zone": ["feed", "search", "profile"],
+    "ad_count": ["1", "3", "10"],
+    "ad_keyword": ["car", "car,style", "travel food"],
+    "offer_id": ["AAAAAAAAAAAAAAAAAAAAAA", "x" * 22],
+    # Ad management (ads/views/manage.py): the world's campaign (tests/hostile/
+    # world.py) and one of the right shape that does not exist.
+    "campaign_id": ["acme:summer-sale", "acme:nope"],
+    "ad_unit": ["unit1", "nounit"],
+    "campaign_cursor": ["1700000000000_acme:summer-sale", "1_a:b"],
+    "ad_format": ["csv", "html"],
+    "slug_name": ["acme", "partner-2"],
 }
 
 
@@ -71,6 +85,16 @@ POST = {"post_id": "post_id"}
 HANDLE = {"handle": "handle"}
 COMMENT = {"post_id": "thread_post_id", "slug": "slug"}
 THREAD = {"order": "order", "after": "comment_cursor", "before": "comment_cursor"}
+CAMPAIGN_PATH = {"campaign_id": "campaign_id"}
+CAMPAIGN = {
+    "name": "short",
+    "ecpm": "number",
+    "keywords": "ad_keyword",
+    "cap_count": "number",
+    "cap_hours": "number",
+    "budget": "number",
+    "ends": "date",
+}
 
 ROUTES: dict[str, Route] = {
     "": Route(),
@@ -229,6 +253,41 @@ ROUTES: dict[str, Route] = {
             "skip": "skip",
         },
     ),
+    "ads/serve/": Route(
+        query={"site": "ad_site", "zone": "ad_zone", "kw": "ad_keyword", "n": "ad_count"}
+    ),
+    "ads/click/<str:offer_id>/": Route(path={"offer_id": "offer_id"}),
+    "ads/view/<str:offer_id>/": Route(path={"offer_id": "offer_id"}),
+    # Management: admins and advertisers only (404 for the rest), so probed
+    # as staff, which includes the admin.
+    "ads/manage/": Route(staff=True, query={"before": "campaign_cursor"}),
+    "ads/manage/campaigns/new/": Route(staff=True),
+    "ads/manage/campaigns/": Route(staff=True, form={"advertiser": "slug_name", **CAMPAIGN}),
+    "ads/manage/campaigns/<str:campaign_id>/": Route(
+        staff=True, path=CAMPAIGN_PATH, query={"format": "ad_format"}, form=CAMPAIGN
+    ),
+    "ads/manage/campaigns/<str:campaign_id>/units/": Route(
+        staff=True,
+        path=CAMPAIGN_PATH,
+        form={
+            "ad_unit_id": "ad_unit",
+            "site": "ad_site",
+            "zone": "ad_zone",
+            "title": "short",
+            "text": "text",
+            "url": "url",
+            "image": "url",
+        },
+    ),
+    "ads/manage/campaigns/<str:campaign_id>/units/<str:ad_unit_id>/delete/": Route(
+        staff=True, path={**CAMPAIGN_PATH, "ad_unit_id": "ad_unit"}, method="POST"
+    ),
+    "ads/manage/campaigns/<str:campaign_id>/activate/": Route(
+        staff=True, path=CAMPAIGN_PATH, method="POST"
+    ),
+    "ads/manage/campaigns/<str:campaign_id>/deactivate/": Route(
+        staff=True, path=CAMPAIGN_PATH, method="POST"
+    ),
 }
 
 
@@ -260,7 +319,7 @@ READS = re.compile(
 def view_parameters() -> dict[str, set[str]]:
     """Every parameter name the views read by name: name -> the files."""
     found: dict[str, set[str]] = {}
-    for app in ("socialsite", "profiles", "feeds", "comments", "moderation"):
+    for app in ("socialsite", "profiles", "feeds", "comments", "moderation", "ads"):
         for path in [*(ROOT / app).glob("views.py"), *(ROOT / app).glob("views/*.py")]:
             for name in READS.findall(path.read_text()):
                 found.setdefault(name, set()).add(str(path.relative_to(ROOT)))

@@ -96,6 +96,29 @@ def _client(handle: str) -> Client:
     return client
 
 
+def _campaign() -> None:
+    """The admin's active campaign `acme:summer-sale` with unit `unit1` and a
+    day of stats: what the ad management routes name (routes.py)."""
+    from ads import services as ads
+    from ads.documents import AdStats, stats_row_id
+
+    campaign = ads.campaign_create(
+        owner="admin", advertiser="acme", name="Summer sale", ecpm="2.50", keywords=["car"]
+    )
+    ads.unit_add(
+        campaign_id=campaign.id,
+        ad_unit_id="unit1",
+        site="socialsite",
+        zone="feed",
+        title="Cars",
+        text="Fast ones",
+        url="https://example.org/cars",
+    )
+    ads.campaign_activate(campaign_id=campaign.id)
+    row = stats_row_id(campaign.id, "unit1", "2026-01-01")
+    AdStats(id=row, campaign_id=campaign.id, ad_unit_id="unit1", day="2026-01-01").save()
+
+
 def build() -> World:
     alice = _user("alice", "Alice Liddell")
     bob = _user("bob", "Bob Kahn")
@@ -150,6 +173,7 @@ def build() -> World:
     comments.comment_delete(post_id=status.id, slug=gone.slug, actor=bob)
     _user("dora", "Dora Suspended")
     moderation.user_suspend(moderator=mod, target=resolve_target("user:dora"), reason="spam")
+    _campaign()
 
     values = {
         "handle": ["bob", "alice", "cyd", "dora", "mod", "admin", "nobody_here"],

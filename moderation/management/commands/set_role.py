@@ -6,7 +6,10 @@ from socialsite.ids import parse_handle
 
 
 class Command(BaseCommand):
-    help = "Set a user's role: user, moderator or admin (logged in the audit log as 'system')."
+    help = (
+        "Set a user's role: user, moderator, admin or advertiser "
+        "(logged in the audit log as 'system')."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("handle")

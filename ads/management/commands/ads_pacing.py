@@ -1,0 +1,16 @@
+"""`manage.py ads_pacing`: stop campaigns past their end or over their budget."""
+
+from django.core.management.base import BaseCommand
+
+from ads.services import ads_pacing
+
+
+class Command(BaseCommand):
+    help = "Deactivate ad campaigns that have ended or spent their budget, and say which."
+
+    def handle(self, *args, **options):
+        stopped = ads_pacing()
+        for campaign_id, reason in stopped:
+            why = "its end has passed" if reason == "ended" else "its budget is spent"
+            self.stdout.write(f"deactivated {campaign_id}: {why}")
+        self.stdout.write(f"{len(stopped)} campaign(s) deactivated.")
