@@ -201,12 +201,10 @@ def test_the_page_stays_within_two_round_trips_at_1000_notifications(
         page(client)
     with round_trips() as deeper:
         page(client, next_path.replace("&amp;", "&"))
-    print(f"session {session.commands}\nfirst {first.commands}")
-    print(f"again {again.commands}\ndeeper {deeper.commands}")
     # Besides the session: the buckets and the posts, at any depth; opening
     # the page with unread items also marks them read, with one write.
     assert again.total - session.total <= 2, again.commands
     assert deeper.total - session.total <= 2, deeper.commands
     assert first.total - session.total <= 2 + 1, first.commands
-    assert first.commands[-1] == "update_one"
+    assert first.commands[-1] in ("update_one", "update")  # demo database, wire
     assert unread("ann") == 0
