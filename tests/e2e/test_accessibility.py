@@ -92,6 +92,15 @@ def world(make_user, ad_campaign):
     post(ada, "link", {"url": "https://example.org/crumb", "title": "Reading a crumb", "text": ""})
     post(ada, "status", {"text": "Tea at mine on Sunday, friends only"}, circles=["friends"])
     post(ada, "status", {"text": "Thanks for the recipe!"}, circles=[ALL_CIRCLES])
+    # A long unbreakable URL, in a post and in a comment shown on feed cards,
+    # must wrap inside its post, not widen every post and the page.
+    long_url = "https://www.mongodb.com/docs/manual/data-modeling/design-patterns/bucket-pattern/"
+    linked = post(ada, "status", {"text": f"The bucket pattern: {long_url}"})
+    comments.comment_create(
+        post=Post._get_collection().find_one({"_id": linked.id}),
+        author=bob,
+        text=f"Here it is: {long_url}",
+    )
     post(bob, "status", {"text": "Happy birthday, Ada!"}, to="ada")
     thread = post(ada, "status", {"text": f"{THREAD_TEXT} Ask @bob about his."})
 
