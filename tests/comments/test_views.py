@@ -692,7 +692,10 @@ def test_thread_page_round_trips_do_not_grow_with_depth(people, login, settings,
         docs.append(doc)
         if parent is None:
             tops.append(doc)
-    CommentDocument._get_collection().insert_many(docs)
+    # In slices: one 2,000-document insert can hold a one-command-at-a-time
+    # test server (the wire pass) long enough to miss the driver's heartbeat.
+    for start in range(0, len(docs), 250):
+        CommentDocument._get_collection().insert_many(docs[start : start + 250])
     ordered = sorted(docs, key=lambda d: d["full_slug"])
     client = login(bob)
     client.get(f"/posts/{post_id}/")  # warm the session
