@@ -5,41 +5,19 @@ only) with a message; a request that asks for JSON gets
 `{"reposted": bool, "reposts": n}` or `{"error": ...}`.
 """
 
-from urllib.parse import urlencode
-
 from django.conf import settings
 from django.contrib import messages
-from django.http import Http404, JsonResponse
-from django.shortcuts import redirect
-from django.urls import reverse
+from django.http import Http404
 from django.views.decorators.http import require_POST
 
 from feeds import reposts
 from feeds.documents import PostRepost
-from feeds.views import post_detail, visible_post_or_404
-from socialsite import ratelimit
-from socialsite.http import redirect_back, safe_next
+from feeds.post_actions import done, refused, signed_in_and_within_limit, wants_json
+from feeds.views import visible_post_or_404
 from socialsite.ids import object_id_or_404
 
 DONE = {True: "Reposted to your followers.", False: "Repost undone."}
 ALREADY = {True: "You reposted this already.", False: "You had not reposted this."}
-
-
-def _wants_json(request) -> bool:
-    return request.get_preferred_type(["text/html", "application/json"]) == "application/json"
-
-
-def _refused(request, post_id: str, message: str, status: int):
-    """The reason, with nothing changed: JSON, or a message on the page the
-    button was on (a rate limit: the post's page, answered 429)."""
-    if _wants_json(request):
-        return JsonResponse({"error": message}, status=status)
-    messages.error(request, message)
-    if status == 429:
-        response = post_detail(request, post_id)
-        response.status_code = 429
-        return response
-    return redirect_back(request, reverse("feeds:post", args=[post_id]))
 
 
 def _reposted(post_id, user) -> bool:
@@ -55,25 +33,22 @@ def _act(request, post_id: str, action, *, undo: bool):
     # but one's own repost can always be undone, whatever became of the post.
     if not (undo and _reposted(oid, request.user)):
         visible_post_or_404(request, post_id)
-    if not request.user.is_authenticated:
-        back = safe_next(request, reverse("feeds:post", args=[post_id]))
-        return redirect(f"{settings.LOGIN_URL}?{urlencode({'next': back})}")
-    try:
-        ratelimit.hit("repost", [f"user:{request.user.handle}"], settings.RATELIMIT_REPOST)
-    except ratelimit.RateLimited as exc:
-        response = _refused(request, post_id, str(exc), 429)
-        response["Retry-After"] = str(exc.retry_after)
-        return response
+    answer = signed_in_and_within_limit(
+        request, post_id, scope="repost", rule=settings.RATELIMIT_REPOST
+    )
+    if answer is not None:
+        return answer
     try:
         state = action(post_id=oid, user=request.user)
     except reposts.NoSuchPost as exc:  # deleted or removed since the read
         raise Http404("No such post.") from exc
     except reposts.RepostError as exc:  # own, limited audience, across a block
-        return _refused(request, post_id, str(exc), 403)
-    if _wants_json(request):
-        return JsonResponse({"reposted": state.reposted, "reposts": state.reposts})
-    messages.success(request, DONE[state.reposted] if state.changed else ALREADY[state.reposted])
-    return redirect_back(request, reverse("feeds:post", args=[post_id]))
+        return refused(request, post_id, str(exc), 403)
+    if not wants_json(request):
+        messages.success(
+            request, DONE[state.reposted] if state.changed else ALREADY[state.reposted]
+        )
+    return done(request, post_id, {"reposted": state.reposted, "reposts": state.reposts})
 
 
 @require_POST

@@ -43,6 +43,16 @@ def _campaign_or_404(request, campaign_id):
     return campaign
 
 
+def _report(request, action, success: str) -> None:
+    """Run a campaign action; say what it did, or why the service refused."""
+    try:
+        action()
+    except services.AdsError as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(request, success)
+
+
 def _campaign_url(campaign_id: str) -> str:
     return f"/ads/manage/campaigns/{campaign_id}/"
 
@@ -188,12 +198,11 @@ def unit_remove(request, campaign_id, ad_unit_id):
     unit_id = selectors.parse_unit_id(ad_unit_id)
     if unit_id is None or all(unit.ad_unit_id != unit_id for unit in campaign.units):
         raise Http404("No such unit.")
-    try:
-        services.unit_remove(campaign_id=campaign.id, ad_unit_id=unit_id)
-    except services.AdsError as exc:
-        messages.error(request, str(exc))
-    else:
-        messages.success(request, f"Unit {unit_id} removed.")
+    _report(
+        request,
+        lambda: services.unit_remove(campaign_id=campaign.id, ad_unit_id=unit_id),
+        f"Unit {unit_id} removed.",
+    )
     return redirect(_campaign_url(campaign.id) + "#units")
 
 
@@ -201,12 +210,11 @@ def unit_remove(request, campaign_id, ad_unit_id):
 @require_POST
 def campaign_activate(request, campaign_id):
     campaign = _campaign_or_404(request, campaign_id)
-    try:
-        services.campaign_activate(campaign_id=campaign.id)
-    except services.AdsError as exc:
-        messages.error(request, str(exc))
-    else:
-        messages.success(request, "Campaign activated: its units are being served.")
+    _report(
+        request,
+        lambda: services.campaign_activate(campaign_id=campaign.id),
+        "Campaign activated: its units are being served.",
+    )
     return redirect(_campaign_url(campaign.id))
 
 
@@ -214,10 +222,9 @@ def campaign_activate(request, campaign_id):
 @require_POST
 def campaign_deactivate(request, campaign_id):
     campaign = _campaign_or_404(request, campaign_id)
-    try:
-        services.campaign_deactivate(campaign_id=campaign.id)
-    except services.AdsError as exc:
-        messages.error(request, str(exc))
-    else:
-        messages.success(request, "Campaign deactivated: its units are no longer served.")
+    _report(
+        request,
+        lambda: services.campaign_deactivate(campaign_id=campaign.id),
+        "Campaign deactivated: its units are no longer served.",
+    )
     return redirect(_campaign_url(campaign.id))
