@@ -6,9 +6,12 @@ For each model: seed the graph, create `--posts` posts from Zipf-chosen
 authors through `post_create` (delivery runs in the same thread, on the
 immediate tasks backend), read `--reads` news pages of random users, then
 count what the timelines store. Round trips are counted the way the tests
-count them (DESIGN.md §6). It runs against MONGODB_URI when that is set (the
-database is emptied: pass --wipe), and otherwise in demo mode (in-process database),
-whose timings say nothing about MongoDB.
+count them (DESIGN.md §6). Then, unless --no-shadows, each stored model runs
+again with FEED_SHADOW_MODELS=all (every stored model kept current, as the
+demo does for /dev/) and a second table prints what shadows cost a fan-out.
+It runs against MONGODB_URI when that is set (the database is emptied: pass
+--wipe), and otherwise in demo mode (in-process database), whose timings say
+nothing about MongoDB.
 """
 
 import argparse
@@ -79,6 +82,12 @@ def parse_args(argv):
         help="comma-separated, from " + ",".join(TIMELINE_MODELS),
     )
     parser.add_argument("--embed", action="store_true", help="entries embed the post")
+    parser.add_argument(
+        "--no-shadows",
+        action="store_false",
+        dest="shadows",
+        help="skip the runs with FEED_SHADOW_MODELS=all",
+    )
     add_common_arguments(parser)
     args = parser.parse_args(argv)
     models = [m.strip() for m in args.models.split(",") if m.strip()]
@@ -92,14 +101,15 @@ def parse_args(argv):
 
 
 def prepare(args) -> list[str]:
-    from feeds.timelines import get_store
+    from feeds.timelines import write_stores
     from profiles import demo
     from profiles.documents import User
     from socialsite.clock import now
 
     empty_database()
     handles = demo.seed(users=args.users, maxfollows=args.maxfollows, seed=args.seed)
-    get_store().ensure_owner(handles)
+    for store in write_stores():
+        store.ensure_owner(handles)
     User._get_collection().update_many({}, {"$set": {"last_seen": now(), "status": "active"}})
     return handles
 
@@ -108,7 +118,7 @@ def write_posts(args, handles, rng) -> tuple[int, float, int, int]:
     """(posts, seconds, entries delivered, round trips)."""
     from feeds import services
     from feeds.documents import ALL_CIRCLES, PUBLIC, Post
-    from feeds.timelines import get_store
+    from feeds.timelines import write_stores
     from profiles.documents import User
     from socialsite import roundtrips
     from socialsite.zipf import Zipf
@@ -128,7 +138,7 @@ def write_posts(args, handles, rng) -> tuple[int, float, int, int]:
             )
         seconds = time.perf_counter() - start
     entries = 0
-    if get_store().stores_entries:
+    if write_stores():
         rows = Post._get_collection().aggregate(
             [
                 {
@@ -170,18 +180,24 @@ def read_pages(args, handles, rng) -> tuple[int, float, int]:
     return pages, seconds, trips.total
 
 
-def run_model(model: str, args) -> Result:
+def run_model(model: str, args, shadows: str = "") -> Result:
     from django.test import override_settings
 
-    from feeds.timelines import get_store
+    from feeds.timelines import write_stores
 
     rng = random.Random(args.seed)
-    overrides = {"FEED_MODEL": model, "FEED_EMBED": args.embed, "TASKS": IMMEDIATE_TASKS}
+    overrides = {
+        "FEED_MODEL": model,
+        "FEED_EMBED": args.embed,
+        "FEED_SHADOW_MODELS": shadows,
+        "TASKS": IMMEDIATE_TASKS,
+    }
     with override_settings(**overrides):
         handles = prepare(args)
         posts, post_seconds, entries, post_trips = write_posts(args, handles, rng)
         reads, read_seconds, read_trips = read_pages(args, handles, rng)
-        stats = get_store().stats()
+        every = [store.stats() for store in write_stores()]
+        stats = {k: sum(s[k] for s in every) for k in ("documents", "entries")}
     return Result(
         model,
         posts,
@@ -194,6 +210,49 @@ def run_model(model: str, args) -> Result:
         stats["documents"],
         stats["entries"],
     )
+
+
+SHADOW_HEADER = (
+    "model",
+    "trips/post",
+    "+shadows",
+    "ms/post",
+    "+shadows",
+    "timeline docs",
+    "+shadows",
+)
+
+
+def ms_per(seconds: float, n: int) -> str:
+    return f"{1000 * seconds / n:.2f}" if n else "-"
+
+
+def shadow_row(alone: Result, shadowed: Result) -> tuple[str, ...]:
+    return (
+        alone.model,
+        per(alone.post_trips, alone.posts),
+        per(shadowed.post_trips, shadowed.posts),
+        ms_per(alone.post_seconds, alone.posts),
+        ms_per(shadowed.post_seconds, shadowed.posts),
+        f"{alone.docs:,}",
+        f"{shadowed.docs:,}",
+    )
+
+
+def print_shadow_costs(args, results: list[Result]) -> None:
+    """Each stored model again with FEED_SHADOW_MODELS=all, beside its own run."""
+    rows = []
+    for alone in results:
+        if alone.model == "read":  # stores nothing: with shadows it writes the others
+            continue
+        started = time.perf_counter()
+        shadowed = run_model(alone.model, args, shadows="all")
+        print(f"  {alone.model}+shadows: done in {time.perf_counter() - started:.1f} s")
+        rows.append(shadow_row(alone, shadowed))
+    if rows:
+        print()
+        print("Cost of shadows (FEED_SHADOW_MODELS=all: every fan-out writes every stored model):")
+        print(table([SHADOW_HEADER, *rows]))
 
 
 def main(argv=None) -> int:
@@ -231,6 +290,8 @@ def main(argv=None) -> int:
         "database round trips (reads: the news page without session or user lookups). "
         "The read model stores nothing, so its reads do the work."
     )
+    if args.shadows:
+        print_shadow_costs(args, results)
     return 0
 
 

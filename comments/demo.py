@@ -13,7 +13,7 @@ import random
 from datetime import timedelta
 
 from comments import services
-from comments.stores import get_store
+from comments.stores import get_store, shadows
 from feeds.documents import PUBLIC, Post
 from profiles.documents import FollowingEdge, User
 from socialsite.clock import aware, now
@@ -129,6 +129,11 @@ def seed_more(*, handles: list[str], seed: int, stdout=None) -> None:
         touched.append(post["_id"])
     for post_id in touched:
         services.summary_refresh(post_id)
+    # The threads went straight into the store of record (backdated): copy
+    # them into the shadow stores (COMMENTS_SHADOW_STORES, on in the demo),
+    # as `convert_comments` would, so /dev/ can read them under every store.
+    for shadow in shadows.shadow_stores():
+        shadows.convert(source=store, target=shadow)
     if stdout:
         stdout.write(
             f"  {total} comments on {len(touched)} posts ({store.name} store; "

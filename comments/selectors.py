@@ -7,6 +7,7 @@ from django.conf import settings
 
 from comments.documents import CommentDocument
 from comments.stores import Comment, CommentPage, ThreadingUnsupported, get_store, ledger
+from devlens import active
 from profiles.documents import User
 
 
@@ -133,7 +134,7 @@ def permalink(post_id, slug: str, *, after=None, before=None, viewer=None) -> Pe
 def comments_since(ts: datetime) -> int:
     """Comments posted since `ts` (the moderation dashboard): a count on a
     `posted` index, of `comments` or of the array stores' `comment_log`."""
-    if settings.COMMENTS_STORE == "documents":
+    if active.comment_store() == "documents":
         return CommentDocument._get_collection().count_documents({"posted": {"$gte": ts}})
     return ledger.since(ts)
 

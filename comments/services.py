@@ -3,13 +3,17 @@
 After each change the post's `comments_count` and last FEED_COMMENTS_SHOWN
 comments are refreshed out of band (seed 000's `comment()`), on the post and
 on embedded feed entries alike.
+
+Writes go to the store of record (COMMENTS_STORE), never to the store an
+admin reads through at /dev/, and are copied into the shadow stores
+(COMMENTS_SHADOW_STORES, comments/stores/shadows.py).
 """
 
 from bson import ObjectId
 from django.conf import settings
 
 from comments import tasks
-from comments.stores import Comment, DiscussionFull, ReplyTooDeep, UnknownParent, get_store
+from comments.stores import Comment, DiscussionFull, ReplyTooDeep, UnknownParent, shadows
 from comments.stores.base import HIDDEN_TEXT
 from feeds import fanout
 from feeds.documents import CacheTimeline, MonthTimeline, Post, SizeTimeline
@@ -52,13 +56,13 @@ def comment_create(
     _refuse_if_frozen(post)
     replying_to = None
     if parent_slug is not None:
-        parent = get_store().get(post["_id"], parent_slug)
+        parent = shadows.primary().get(post["_id"], parent_slug)
         if parent is None:
             raise UnknownParent(post["_id"], parent_slug)
         replying_to = parent.author["id"]
     _refuse_across_blocks(author, owner=post["by"]["id"], replying_to=replying_to)
     try:
-        comment = get_store().post(
+        comment = shadows.primary().post(
             post["_id"],
             author={"id": author.handle, "name": author.name},
             text=text,
@@ -68,6 +72,7 @@ def comment_create(
         raise CommentLimitReached(TOO_DEEP) from exc
     except DiscussionFull as exc:
         raise CommentLimitReached(FULL) from exc
+    shadows.copy_comment(post["_id"], comment)
     tasks.refresh_summary.enqueue(str(post["_id"]))
     notification_events.comment_created(post=post, comment=comment, replying_to=replying_to)
     return comment
@@ -111,7 +116,7 @@ def _post_of(post_id: ObjectId) -> dict:
 
 
 def _alive(post_id: ObjectId, slug: str) -> Comment:
-    comment = get_store().get(post_id, slug)
+    comment = shadows.primary().get(post_id, slug)
     if comment is None or comment.deleted:
         raise CommentRefused("That comment is gone.")
     return comment
@@ -127,11 +132,12 @@ def comment_edit(*, post_id: ObjectId, slug: str, actor: User, text: str) -> Non
         raise CommentRefused("Only its author can change a comment.")
     _refuse_across_blocks(actor, owner=post["by"]["id"])
     try:
-        edited = get_store().edit(post_id, slug, text=text)
+        edited = shadows.primary().edit(post_id, slug, text=text)
     except DiscussionFull as exc:
         raise CommentLimitReached(FULL_EDIT) from exc
     if not edited:
         raise CommentRefused("That comment is gone.")  # deleted meanwhile
+    shadows.replay("edit", post_id, slug, text=text)
     tasks.refresh_summary.enqueue(str(post_id))
 
 
@@ -163,20 +169,22 @@ def comment_delete(*, post_id: ObjectId, slug: str, actor: User) -> str:
 
 
 def comment_soft_delete(*, post_id: ObjectId, slug: str, by: str) -> bool:
-    done = get_store().soft_delete(post_id, slug, by=by)
+    done = shadows.primary().soft_delete(post_id, slug, by=by)
+    shadows.replay("soft_delete", post_id, slug, by=by)
     tasks.refresh_summary.enqueue(str(post_id))
     return done
 
 
 def comment_restore(*, post_id: ObjectId, slug: str, text: str) -> bool:
-    done = get_store().restore(post_id, slug, text=text)
+    done = shadows.primary().restore(post_id, slug, text=text)
+    shadows.replay("restore", post_id, slug, text=text)
     tasks.refresh_summary.enqueue(str(post_id))
     return done
 
 
 def summary_refresh(post_id: ObjectId) -> None:
     """Recount and re-copy the last comments onto the post and its feed entries."""
-    store = get_store()
+    store = shadows.primary()  # the record, whatever store this request reads
     last = store.last(post_id, settings.FEED_COMMENTS_SHOWN)
     suspended = _suspended_authors({c.author["id"] for c in last})
     shown = [

@@ -1,13 +1,33 @@
 """Post documents (raw dicts) turned into what the post template shows."""
 
-from feeds import likes, mentions, polls
+from dataclasses import dataclass
+
+from feeds import fragments, likes, mentions, polls
 from feeds.documents import ALL_CIRCLES, PUBLIC
 from feeds.selectors import viewer_votes
 from socialsite.clock import aware
 
 
+@dataclass(frozen=True)
+class Seer:
+    """What the cards read of the viewer, read once per page: the viewer is
+    a lazy object around a document, costly to ask twenty times."""
+
+    handle: str | None  # None: not signed in
+    blocked: frozenset[str]
+
+    @classmethod
+    def of(cls, viewer) -> "Seer":
+        if not viewer.is_authenticated:
+            return cls(None, frozenset())
+        return cls(viewer.handle, frozenset(getattr(viewer, "blocked", None) or ()))
+
+
 class PostCard:
-    def __init__(self, post: dict, viewer, choice=None, liked: bool = False):
+    """A post as one viewer sees it. Every attribute that depends on the
+    viewer is in `fragment_key`: the rendered card is cached under it (feeds/fragments.py)."""
+
+    def __init__(self, post: dict, viewer, choice=None, liked: bool = False, *, seer=None):
         self.raw = post
         self.id = str(post["_id"])
         self.author_handle = post["by"]["id"]
@@ -24,20 +44,42 @@ class PostCard:
         # Shown here because this handle reposted it (feeds/entries.py `resolve`).
         self.reposted_by = post.get("reposted_by")
         self.liked = liked
+        seer = seer or Seer.of(viewer)
         # Blocks hide in both directions (DESIGN.md §4): the viewer never sees
         # a preview by someone they blocked. Their list is on their document.
-        blocked = set(getattr(viewer, "blocked", None) or ())
         self.comments_shown = [
             c
             for c in post.get("comments_shown") or []
-            if (c.get("by") or {}).get("id") not in blocked
+            if (c.get("by") or {}).get("id") not in seer.blocked
         ]
         self.removed = bool(post.get("removed"))
-        self.viewer_handle = viewer.handle if viewer.is_authenticated else None
-        self.is_own = viewer.is_authenticated and viewer.handle == self.author_handle
+        self.viewer_handle = seer.handle
+        self.is_own = seer.handle is not None and seer.handle == self.author_handle
         self.poll = (
-            polls.poll_results(post, viewer.handle, choice=choice) if self.type == "poll" else None
+            polls.poll_results(post, seer.handle, choice=choice) if self.type == "poll" else None
         )
+
+    def fragment_key(self, viewer: fragments.Viewer, *, in_thread: bool) -> dict:
+        """Every input of the card's HTML: the post as stored (a new like
+        count, an edit, a vote, a removal or a new comment preview is a new
+        version) and the viewer-dependent state, never the viewer's name."""
+        return {
+            "post": self.raw,
+            "shown": self.comments_shown,
+            "viewer": viewer.key(),
+            "state": [
+                self.liked,
+                self.is_own,
+                self.reposted_by_viewer,
+                self.poll["choice"] if self.poll else None,
+                in_thread,
+            ],
+            "linked": fragments.linked_mentions(
+                self.detail.get("text"),
+                self.detail.get("question"),
+                *(comment.get("text") for comment in self.comments_shown),
+            ),
+        }
 
     @property
     def visibility(self) -> str:
@@ -78,9 +120,12 @@ def cards(posts: list[dict], viewer) -> list[PostCard]:
     # Only a liked post can be liked by the viewer: a page with no likes on
     # it costs no query for the buttons' state.
     liked = likes.liked_by(viewer, [p["_id"] for p in posts if p.get("likes_count")])
+    seer = Seer.of(viewer)
     page_cards = [
-        PostCard(p, viewer, votes.get(p["_id"]), liked=str(p["_id"]) in liked) for p in posts
+        PostCard(p, viewer, votes.get(p["_id"]), liked=str(p["_id"]) in liked, seer=seer)
+        for p in posts
     ]
+    # Only a text with an "@" can mention anyone: the rest skip the pattern.
     mentions.prefetch(
         text
         for card in page_cards
@@ -89,5 +134,6 @@ def cards(posts: list[dict], viewer) -> list[PostCard]:
             card.detail.get("question"),
             *(comment.get("text") for comment in card.comments_shown),
         )
+        if text is not None and "@" in str(text)
     )
     return page_cards

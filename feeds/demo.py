@@ -1,18 +1,33 @@
-"""Demo posts of every type, spread over the last weeks, delivered through
-the normal fan-out path (the same tasks a real post goes through)."""
+"""Demo posts of every type, spread over the last weeks, and their delivery
+into every timeline store the site keeps (`write_stores()`, shadows too).
+
+Two paths build the same data. `one_by_one` is the site's own: each post
+through `services.post_create` and its fan-out task, as a real post goes.
+`in_bulk` (the default) writes the posts in one insert, and fills each
+timeline once, through the stores' `replace`, with the entries the fan-out
+would have delivered to it (`_fan_out` applies `fanout.audience`'s and
+`active_readers`' rules to the graph read once): a few thousand writes for
+a world of 1,500 users rather than tens of thousands of array pushes.
+tests/test_seed_bulk.py builds a small world both ways and compares them.
+"""
 
 import io
 import random
+from collections import Counter, defaultdict
 from datetime import timedelta
 
+from django.conf import settings
 from django.core.files.uploadedfile import SimpleUploadedFile
 from PIL import Image, ImageDraw
+from pymongo import UpdateOne
 
-from feeds import photos, polls, services, tasks
-from feeds.documents import ALL_CIRCLES, PUBLIC, Post
-from feeds.timelines import get_store
-from profiles.documents import User
-from socialsite.clock import now, to_millis
+from feeds import fanout, photos, polls, services, tasks
+from feeds.documents import ALL_CIRCLES, CARD_FIELDS, PUBLIC, Author, Delivery, Post
+from feeds.entries import entry_for
+from feeds.timelines import write_stores
+from notifications import events as notification_events
+from profiles.documents import FollowerEdge, FollowingEdge, User
+from socialsite.clock import aware, now, to_millis
 
 STATUSES = [
     "Shipped the new release today. Thanks everyone who tested it!",
@@ -46,8 +61,11 @@ POLLS = [
 COLOURS = [(109, 92, 246), (22, 163, 160), (240, 140, 60), (220, 70, 110)]
 
 
-def _photo(rng: random.Random) -> photos.ProcessedPhoto:
+def _photo(rng: random.Random, made: dict) -> photos.ProcessedPhoto:
+    """A gradient photo; one encoding per colour pair (`made` keeps them)."""
     a, b = rng.sample(COLOURS, 2)
+    if (a, b) in made:
+        return made[a, b]
     image = Image.new("RGB", (640, 420), a)
     draw = ImageDraw.Draw(image)
     for i in range(0, 420, 6):
@@ -59,27 +77,22 @@ def _photo(rng: random.Random) -> photos.ProcessedPhoto:
     buffer = io.BytesIO()
     image.save(buffer, "JPEG", quality=85)
     upload = SimpleUploadedFile("demo.jpg", buffer.getvalue(), content_type="image/jpeg")
-    return photos.process_upload(upload)
+    made[a, b] = photos.process_upload(upload)
+    return made[a, b]
 
 
 def _vote(post: Post, voters: list[str], rng: random.Random) -> None:
-    """Demo votes in one poll. They are written as `services.poll_vote` writes
-    a vote, and, as it does, the poll's embedded copies in timelines are
-    refreshed (FEED_EMBED): once per poll rather than once per vote."""
+    """Demo votes in one poll, each through `polls.poll_vote`."""
     for voter in voters:
         option = rng.randrange(len(post.detail["options"]))
         try:
             polls.poll_vote(post_id=post.id, voter=voter, option=option)
         except polls.PollError:
             continue  # refused, as for anyone: e.g. a block between the two
-    tasks.refresh_copies.enqueue(str(post.id), ["detail"])
 
 
-def seed_more(*, handles: list[str], seed: int, stdout=None, posts_per_user: float = 1.5) -> None:
-    rng = random.Random(seed + 1)
-    get_store().ensure_owner(handles)
-    users = {u.handle: u for u in User.objects(handle__in=handles)}
-    count = int(len(handles) * posts_per_user)
+def _plan(handles: list[str], users: dict, rng: random.Random, count: int) -> list[dict]:
+    """The posts to make, oldest first: post_create's keyword arguments."""
     start = now() - timedelta(days=21)
     # Posts arrive in time order, as they would on a live site; the early,
     # popular users post more.
@@ -89,7 +102,8 @@ def seed_more(*, handles: list[str], seed: int, stdout=None, posts_per_user: flo
     )
     weights = [1 / (i + 1) ** 0.6 for i in range(len(handles))]
     authors = rng.choices(handles, weights=weights, k=count)
-    made = []
+    photos_made: dict = {}
+    planned = []
     for ts, handle in zip(times, authors, strict=True):
         author = users[handle]
         kind = rng.choices(["status", "link", "photo", "checkin", "poll"], [6, 2, 1, 1, 1])[0]
@@ -106,22 +120,186 @@ def seed_more(*, handles: list[str], seed: int, stdout=None, posts_per_user: flo
             url, title, text = rng.choice(LINKS)
             detail = {"url": url, "title": title, "text": text}
         elif kind == "photo":
-            detail, photo = {"text": "Today's colours."}, _photo(rng)
+            detail, photo = {"text": "Today's colours."}, _photo(rng, photos_made)
         elif kind == "checkin":
             place, lat, lng = rng.choice(PLACES)
             detail = {"place": place, "lat": lat, "lng": lng, "text": "Here now."}
         else:
             question, options = rng.choice(POLLS)
             detail = {"question": question, "options": options, "votes": [0] * len(options)}
+        planned.append(
+            {"author": author, "type": kind, "detail": detail, "circles": circles, "to": to}
+            | {"photo": photo, "ts": ts}
+        )
+    return planned
+
+
+def one_by_one(planned: list[dict]) -> list:
+    """Each post through `post_create`, delivered by its task as it is made."""
+    made = []
+    for kwargs in planned:
         try:
-            post = services.post_create(
-                author=author, type=kind, detail=detail, circles=circles, to=to, photo=photo, ts=ts
-            )
+            made.append(services.post_create(**kwargs))
         except services.PostError:
             continue
+    return made
+
+
+def _allowed(kwargs: dict, users: dict) -> bool:
+    """post_create's refusals that demo posts can meet: a wall across a block."""
+    to, author = kwargs["to"], kwargs["author"]
+    if to is None or to == author.handle:
+        return True
+    target = users.get(to)
+    return target is not None and author.handle not in target.blocked and to not in author.blocked
+
+
+def in_bulk(planned: list[dict], users: dict) -> list:
+    """The posts as `post_create` writes them, in one insert; their counts and
+    notifications as it makes them. Delivery follows, in `_fan_out`."""
+    docs, made = [], []
+    for kwargs in planned:
+        if not _allowed(kwargs, users):
+            continue
+        author, detail = kwargs["author"], dict(kwargs["detail"])
+        to = None if kwargs["to"] == author.handle else kwargs["to"]
+        if kwargs["photo"] is not None:
+            detail.update(photos.store(kwargs["photo"], author.handle))
+        post = Post(
+            by=Author(id=author.handle, name=author.name),
+            to=to,
+            circles=list(kwargs["circles"]),
+            type=kwargs["type"],
+            detail=detail,
+            ts=to_millis(aware(kwargs["ts"])),
+            delivery=Delivery(state="pending", queued=now()),
+        )
+        docs.append(post.to_mongo().to_dict())
         made.append(post)
-    for post in made:
-        if post.type == "poll":
-            _vote(post, rng.sample(handles, min(len(handles), 12)), rng)
+    if not docs:
+        return []
+    inserted = Post._get_collection().insert_many(docs).inserted_ids
+    for post, post_id in zip(made, inserted, strict=True):
+        post.id = post_id
+        notification_events.post_created(post)
+    counts = Counter(post.by.id for post in made)
+    User._get_collection().bulk_write(
+        [UpdateOne({"_id": h}, {"$inc": {"posts_count": n}}) for h, n in counts.items()],
+        ordered=False,
+    )
+    return made
+
+
+def _fan_out(post_ids: list) -> None:
+    """What `fanout.deliver_post` does for each post, for all of them at once:
+    walls (author and `to`), and news for the audience (followers of a
+    public post, the author's circle members otherwise, and the author) who
+    are active, not suspended and have not blocked the author. Each
+    timeline is then written once per store, in time order."""
+    stores = write_stores()
+    posts = list(
+        Post._get_collection().find({"_id": {"$in": post_ids}}, CARD_FIELDS).sort("ts", 1)
+    )
+    followers = defaultdict(list)
+    for row in FollowerEdge._get_collection().find({}, {"_id": 0, "_f": 1, "_t": 1}):
+        followers[row["_f"]].append(row["_t"])
+    placed = defaultdict(list)  # author -> [(member, circles)]
+    for row in FollowingEdge._get_collection().find({}, {"_id": 0, "_f": 1, "_t": 1, "_g": 1}):
+        placed[row["_f"]].append((row["_t"], set(row.get("_g") or ())))
+    cutoff = now() - timedelta(days=settings.FEED_ACTIVE_DAYS)
+    readers = {}  # handle -> whom they blocked, for readers fan-out reaches
+    for row in User._get_collection().find(
+        {"status": "active", "last_seen": {"$gte": cutoff}}, {"blocked": 1}
+    ):
+        readers[row["_id"]] = set(row.get("blocked") or ())
+    timelines = defaultdict(list)  # (kind, owner) -> entries, oldest first
+    delivered = []
+    for post in posts:
+        author, circles = post["by"]["id"], post["circles"]
+        if PUBLIC in circles:
+            audience = followers[author]
+        elif ALL_CIRCLES in circles:
+            audience = [member for member, named in placed[author] if named]
+        else:
+            audience = [member for member, named in placed[author] if named & set(circles)]
+        news = [
+            reader
+            for reader in sorted(set(audience) | {author})
+            if reader == author or (reader in readers and author not in readers[reader])
+        ]
+        entry = entry_for(post) if stores else None
+        for owner in sorted({author, post.get("to")} - {None}):
+            timelines["wall", owner].append(entry)
+        for owner in news:
+            timelines["news", owner].append(entry)
+        delivered.append(UpdateOne({"_id": post["_id"]}, {"$set": _delivered(len(news))}))
+    if stores:
+        for (kind, owner), entries in timelines.items():
+            for store in stores:
+                store.replace(kind, owner, entries[::-1])
+    if delivered:
+        Post._get_collection().bulk_write(delivered, ordered=False)
+
+
+def _delivered(readers: int) -> dict:
+    t = now()
+    return {
+        "delivery.state": "done",
+        "delivery.started": t,
+        "delivery.finished": t,
+        "delivery.attempts": 1,
+        "delivery.readers": readers,
+    }
+
+
+def deliver_pending() -> int:
+    """Deliver every post still waiting for its delivery (the demo's, when
+    `seed_more` was told not to deliver); returns how many. In bulk while the
+    timelines are empty, as when seeding; else each through the site's own
+    fan-out, since the bulk path's `replace` would drop what they hold."""
+    rows = Post._get_collection().find({"delivery.state": "pending"}, {"_id": 1})
+    post_ids = [row["_id"] for row in rows]
+    owners = [row["_id"] for row in User._get_collection().find({}, {"_id": 1})]
+    stores = write_stores()
+    for store in stores:
+        store.ensure_owner(owners)
+    if any(store.stats()["entries"] for store in stores):
+        for post_id in post_ids:
+            fanout.deliver_post(post_id)
+    elif post_ids:
+        _fan_out(post_ids)
+    return len(post_ids)
+
+
+def seed_more(
+    *,
+    handles: list[str],
+    seed: int,
+    stdout=None,
+    posts_per_user: float = 1.5,
+    bulk: bool = True,
+    deliver: bool = True,
+) -> None:
+    """`bulk=False` makes every post through the site's own per-post path.
+    `deliver=False` (bulk only) leaves the posts pending for `deliver_pending`,
+    which seed_demo runs last: the other demos' comments and votes are then
+    in the posts before they are copied into timelines, rather than
+    refreshed in every copy afterwards."""
+    rng = random.Random(seed + 1)
+    users = {u.handle: u for u in User.objects(handle__in=handles)}
+    planned = _plan(handles, users, rng, int(len(handles) * posts_per_user))
+    if not bulk:
+        for store in write_stores():
+            store.ensure_owner(handles)
+    made = in_bulk(planned, users) if bulk else one_by_one(planned)
+    polls_made = [post for post in made if post.type == "poll"]
+    for post in polls_made:
+        _vote(post, rng.sample(handles, min(len(handles), 12)), rng)
+    if bulk and deliver:
+        deliver_pending()  # after the votes: the copies carry them
+    elif not bulk:
+        for post in polls_made:  # copies refreshed once per poll rather than per vote
+            tasks.refresh_copies.enqueue(str(post.id), ["detail"])
     if stdout:
-        stdout.write(f"  {len(made)} posts delivered ({Post.objects.count()} in all)")
+        state = "delivered" if deliver or not bulk else "waiting for delivery"
+        stdout.write(f"  {len(made)} posts {state} ({Post.objects.count()} in all)")

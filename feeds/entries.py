@@ -3,6 +3,9 @@
 import bson
 from django.conf import settings
 
+from devlens import active
+from feeds.timelines import stores_copies
+
 # The fields of a post that an embedded entry copies (everything a card shows).
 SNAPSHOT_FIELDS = (
     "by",
@@ -41,8 +44,9 @@ def entry_for(post: dict, *, embed: bool | None = None, stored: bool = True) -> 
     """The timeline entry for a post (a raw `post` document).
 
     `stored=False` for entries that only live in memory (the read model's
-    pages): their copy is the whole post, with no byte budget."""
-    embed = settings.FEED_EMBED if embed is None else embed
+    pages): their copy is the whole post, with no byte budget. A stored
+    entry embeds when FEED_EMBED is on or shadows are (`stores_copies`)."""
+    embed = stores_copies() if embed is None else embed
     entry = {
         "id": post["_id"],
         "ts": post["ts"],
@@ -54,6 +58,14 @@ def entry_for(post: dict, *, embed: bool | None = None, stored: bool = True) -> 
         if copy is not None:
             entry["post"] = copy
     return entry
+
+
+def reads_copies() -> bool:
+    """Whether this request's pages use the embedded copies (an embed read)
+    or leave them on the server and load posts from `post` (a link read):
+    FEED_EMBED, unless an admin switched it for their session at /dev/
+    (Contract B, `devlens.active.embed`)."""
+    return active.embed()
 
 
 def post_from_entry(entry: dict) -> dict:

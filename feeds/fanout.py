@@ -9,6 +9,13 @@ in one query (per FEED_ACTIVE_LOOKUP readers) and written with one
 `update_many`/bulk write with `$in`, never one write per follower. Readers
 not seen for FEED_ACTIVE_DAYS get nothing (as Mastodon and Twitter do);
 their timelines are rebuilt when they return.
+
+Every write goes to `write_stores()`: the configured model and, with
+FEED_SHADOW_MODELS, the other stored models (Contract C), batch by batch,
+one write per store per batch. A delivery that dies between two stores'
+writes is simply run again: each store's write is idempotent, and a second
+run asks the stores whose guard cannot see a whole timeline (`holding`)
+which readers have the entry already.
 """
 
 import logging
@@ -22,7 +29,8 @@ from pymongo.errors import PyMongoError
 
 from feeds.documents import ALL_CIRCLES, CARD_FIELDS, LIVE, PUBLIC, Post
 from feeds.entries import SNAPSHOT_FIELDS, bounded_snapshot, entry_for
-from feeds.timelines import get_store
+from feeds.timelines import stores_copies, write_stores
+from feeds.timelines.base import TimelineStore
 from feeds.timelines.month import PlacementFailed
 from feeds.timelines.read import read_entries, reposts_page
 from feeds.visibility import can_see, circles_placed_in
@@ -30,6 +38,10 @@ from profiles.documents import FollowerEdge, FollowingEdge, User
 from socialsite.clock import now
 
 log = logging.getLogger(__name__)
+
+# What a delivery claims: the post as a card, and its attempts (a second one
+# makes `deliver_to` ask which readers hold the entry already).
+CLAIM_FIELDS = {name: 0 for name in CARD_FIELDS if name != "delivery"}
 
 
 def _chunks(items: list, size: int):
@@ -91,6 +103,26 @@ def active_readers(readers: list[str], author: str, *, also: str | None = None) 
     return sorted(set(active) | ({author} & set(readers)))
 
 
+def deliver_to(
+    stores: list[TimelineStore], kind: str, owners: list[str], entry: dict, *, again: bool
+) -> None:
+    """One batch into every store: one write each. `again` (the delivery
+    ran before and may have written some stores, or part of one) leaves out,
+    per store, the owners that hold the entry already."""
+    for store in stores:
+        targets = owners
+        if again:
+            held = store.holding(kind, owners, entry)
+            targets = [owner for owner in owners if owner not in held]
+        if targets:
+            store.deliver(kind, targets, entry)
+
+
+def attempted_before(doc: dict) -> bool:
+    """Whether a claimed delivery (post or repost) ran before this attempt."""
+    return ((doc.get("delivery") or {}).get("attempts") or 0) > 1
+
+
 def deliver_post(post_id) -> int:
     """Deliver one post (see `_deliver`), counting attempts: a write that
     fails on the last of FEED_DELIVERY_MAX_ATTEMPTS gives up (`give_up`); an
@@ -145,25 +177,28 @@ def _deliver(post_id) -> int:
             "$set": {"delivery.state": "delivering", "delivery.started": now()},
             "$inc": {"delivery.attempts": 1},
         },
-        projection=CARD_FIELDS,
+        projection=CLAIM_FIELDS,
         return_document=ReturnDocument.AFTER,
     )
     if post is None:
         return 0
-    store = get_store()
+    stores = write_stores()
+    again = attempted_before(post)
     readers = 0
-    if store.stores_entries:
+    if stores:
         entry = entry_for(post)
-        store.deliver("wall", sorted({post["by"]["id"], post.get("to")} - {None}), entry)
+        walls = sorted({post["by"]["id"], post.get("to")} - {None})
+        deliver_to(stores, "wall", walls, entry, again=again)
         for followers in audience(post):
             batch = active_readers(followers, post["by"]["id"])
             if batch:
-                store.deliver("news", batch, entry)
+                deliver_to(stores, "news", batch, entry, again=again)
             readers += len(batch)
         # A delete or a moderator's removal that ran while we were writing
         # removed the entries before ours landed: look once more, after them.
         if posts.count_documents({"_id": post_id, **LIVE}, limit=1) == 0:
-            store.remove_post(post_id)
+            for store in stores:
+                store.remove_post(post_id)
     posts.update_one(
         {"_id": post_id},
         {
@@ -184,10 +219,11 @@ def resync(reader: str, author: str) -> None:
     two: the author's entries are taken out, then up to FEED_BACKFILL of their
     newest posts that the reader may now see are put back.
     """
-    store = get_store()
-    if not store.stores_entries:
+    stores = write_stores()
+    if not stores:
         return
-    store.remove_author("news", reader, author)
+    for store in stores:
+        store.remove_author("news", reader, author)
     viewer = User.objects(handle=reader).only("handle", "blocked", "status").first()
     if viewer is None or author in viewer.blocked or viewer.status != "active":
         return
@@ -209,19 +245,21 @@ def resync(reader: str, author: str) -> None:
         # Their recent reposts come with the follow, as their posts do (the
         # originals are read, and checked, when a page shows them).
         entries += reposts_page([author], None, settings.FEED_BACKFILL)
-    store.append("news", reader, entries)
+    for store in stores:
+        store.append("news", reader, entries)
 
 
 def rebuild(owner: str, kind: str) -> None:
     """Rebuild one timeline from the read model (returning readers, the command)."""
-    store = get_store()
+    stores = write_stores()
     user = User.objects(handle=owner).only("handle", "blocked").first()
-    if store.stores_entries and user is not None:
+    if stores and user is not None:
         limit = settings.FEED_REBUILD_LIMIT
         chunk = read_entries(kind, owner, None, limit, user.blocked)
         # A repost's entry stays a link to its original (feeds/entries.py).
         entries = [e if e.get("of") else entry_for(_post_of(e)) for e in chunk.entries]
-        store.replace(kind, owner, entries)
+        for store in stores:
+            store.replace(kind, owner, entries)
     User._get_collection().update_one({"_id": owner}, {"$unset": {"feed_rebuild": ""}})
 
 
@@ -230,15 +268,18 @@ def _post_of(entry: dict) -> dict:
 
 
 def remove_everywhere(post_id) -> None:
-    get_store().remove_post(post_id)
+    for store in write_stores():
+        store.remove_post(post_id)
 
 
 def remove_entries_everywhere(entry_ids: list) -> None:
-    get_store().remove_entries(entry_ids)
+    for store in write_stores():
+        store.remove_entries(entry_ids)
 
 
 def remove_author_everywhere(author: str) -> None:
-    get_store().remove_author_everywhere(author)
+    for store in write_stores():
+        store.remove_author_everywhere(author)
 
 
 def refresh_copies(post_id, fields: list[str]) -> None:
@@ -246,16 +287,17 @@ def refresh_copies(post_id, fields: list[str]) -> None:
 
     The whole post is read, because a change may take the copy past
     FEED_EMBED_MAX_BYTES: then every copy becomes a link entry instead."""
-    if not settings.FEED_EMBED or not set(fields) & set(SNAPSHOT_FIELDS):
+    if not stores_copies() or not set(fields) & set(SNAPSHOT_FIELDS):
         return
     post = Post._get_collection().find_one({"_id": post_id}, CARD_FIELDS)
     if post is None:
         return
     copy = bounded_snapshot(post)
-    if copy is None:
-        get_store().unembed(post_id)
-    else:
-        get_store().update_embedded(post_id, {name: copy.get(name) for name in fields})
+    for store in write_stores():
+        if copy is None:
+            store.unembed(post_id)
+        else:
+            store.update_embedded(post_id, {name: copy.get(name) for name in fields})
 
 
 def refresh_circle_copies(owner: str, circle: str) -> int:
@@ -265,7 +307,7 @@ def refresh_circle_copies(owner: str, circle: str) -> int:
     One multi-document update per post, since reaching every matching entry
     of one array needs `arrayFilters`, which the embedded demo database
     lacks. Renames are rare and run in a task; link entries need nothing."""
-    if not settings.FEED_EMBED:
+    if not stores_copies():
         return 0
     rows = Post._get_collection().find({"by.id": owner, "circles": circle}, {"_id": 1})
     count = 0

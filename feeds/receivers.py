@@ -12,7 +12,7 @@ from django.tasks import TaskResultStatus
 
 from feeds import reposts, tasks
 from feeds.documents import Post
-from feeds.timelines import get_store
+from feeds.timelines import write_stores
 from profiles import signals
 from profiles.documents import User
 from socialsite.clock import aware, now
@@ -54,7 +54,9 @@ def _circle_renamed(sender, owner, old, new, **kwargs):
 
 @receiver(signals.user_created)
 def _user_created(sender, handle, **kwargs):
-    get_store().ensure_owner([handle])
+    # Every stored model the site keeps current, shadows included.
+    for store in write_stores():
+        store.ensure_owner([handle])
 
 
 @receiver(signals.user_seen)
@@ -63,7 +65,7 @@ def _user_seen(sender, user, previous, **kwargs):
     previous = aware(previous)
     if previous is None or now() - previous < timedelta(days=settings.FEED_ACTIVE_DAYS):
         return
-    if not get_store().stores_entries:
+    if not write_stores():
         return
     started = now()
     User._get_collection().update_one({"_id": user.handle}, {"$set": {"feed_rebuild": started}})

@@ -2,7 +2,9 @@
 
 The same audience batches (the reposter's followers, FEED_FANOUT_BATCH at a
 time, one keyset read, one active-reader filter and one write per batch),
-the same store `deliver` (idempotent: the entry has the repost's own id),
+the same stores (`write_stores`, the configured model and its shadows, one
+write each per batch, through `fanout.deliver_to`; idempotent: the entry has
+the repost's own id, and a second attempt leaves out who holds it already),
 the same pending/delivering/done states, swept up by `redeliver_pending`
 (feeds/reposts.py `reposts_redeliver_pending`) and given up after
 FEED_DELIVERY_MAX_ATTEMPTS.
@@ -17,8 +19,8 @@ from pymongo.errors import PyMongoError
 
 from feeds.documents import LIVE, PUBLIC, Post, PostRepost
 from feeds.entries import repost_entry
-from feeds.fanout import active_readers, audience
-from feeds.timelines import get_store
+from feeds.fanout import active_readers, attempted_before, audience, deliver_to
+from feeds.timelines import write_stores
 from feeds.timelines.month import PlacementFailed
 from socialsite.clock import now
 
@@ -62,21 +64,23 @@ def _deliver_repost(key: dict) -> int:
         return 0
     # A removed original's reposts wait: restoring it delivers them again.
     original = posts.find_one({"_id": key["post"], "circles": PUBLIC, **LIVE}, {"by.id": 1})
-    store = get_store()
+    stores = write_stores()
+    again = attempted_before(repost)
     readers = 0
-    if original is not None and store.stores_entries:
+    if original is not None and stores:
         entry = repost_entry(repost, [PUBLIC])
-        store.deliver("wall", [key["by"]], entry)
+        deliver_to(stores, "wall", [key["by"]], entry, again=again)
         for followers in audience({"by": {"id": key["by"]}, "circles": [PUBLIC]}):
             batch = active_readers(followers, key["by"], also=original["by"]["id"])
             if batch:
-                store.deliver("news", batch, entry)
+                deliver_to(stores, "news", batch, entry, again=again)
             readers += len(batch)
         # An undo, a delete or a removal that ran while we were writing took
         # the entries out before ours landed: look once more, after them.
         undone = reposts.count_documents({**key, "_id": repost["_id"]}, limit=1) == 0
         if undone or posts.count_documents({"_id": key["post"], **LIVE}, limit=1) == 0:
-            store.remove_post(repost["_id"])
+            for store in stores:
+                store.remove_post(repost["_id"])
     reposts.update_one(
         {**key, "_id": repost["_id"]},
         {

@@ -13,7 +13,7 @@ from django.conf import settings
 
 from feeds import polls
 from feeds.documents import CARD_FIELDS, LIVE, Post
-from feeds.entries import resolve
+from feeds.entries import reads_copies, resolve
 from feeds.repeats import Once
 from feeds.timelines import get_store
 from feeds.timelines.base import Cursor
@@ -78,7 +78,9 @@ def _page(
             # Twice what is wanted: room for the repeats of reposted posts,
             # which `pick` skips before anything is resolved, so that a page
             # of them needs no second chunk. Stored entries are small.
-            chunk = store.entries(kind, owner.handle, cursor, 2 * want)
+            # A link read leaves the embedded copies on the server
+            # (Contract C: one set of stored entries serves both).
+            chunk = store.entries(kind, owner.handle, cursor, 2 * want, copies=reads_copies())
         entries, used = once.pick(chunk.entries, want)
         posts = _resolve(entries)
         posts = (keep_read or keep)(posts) if use_read else keep(posts)

@@ -10,9 +10,9 @@ from comments.stores import get_store
 from feeds.documents import LIVE, PUBLIC, Post
 from moderation import services
 from moderation.targets import resolve_target
-from profiles import services as profiles
-from profiles.demo import DEMO_PASSWORD
+from profiles.demo import demo_account
 from profiles.documents import User
+from profiles.services import HandleTaken
 
 ACCOUNTS = (
     ("moderator", "Morgan Moderator", "moderator"),
@@ -31,8 +31,8 @@ COMMENT = "Click here for cheap followers!!! best deals"
 def _accounts() -> User:
     for handle, name, role in ACCOUNTS:
         try:
-            profiles.user_create(handle=handle, name=name, password=DEMO_PASSWORD, role=role)
-        except profiles.HandleTaken:
+            demo_account(handle=handle, name=name, role=role)
+        except HandleTaken:
             services.role_set(actor=None, handle=handle, role=role)
     return User.objects.get(handle="moderator")
 

@@ -3,8 +3,7 @@
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from django.conf import settings
-
+from devlens import active
 from feeds.documents import CARD_FIELDS, Post
 from feeds.timelines.base import EPOCH, MAX_MILLIS, ONE_MS
 from moderation.documents import AuditEntry, ReportedItem
@@ -56,7 +55,7 @@ def dashboard() -> dict:
         "oldest_pending": oldest_ts,
         "oldest_pending_seconds": int((t - oldest_ts).total_seconds()) if oldest_ts else None,
         "latest": list(AuditEntry.objects.order_by("-ts").limit(10)),
-        "feed_model": settings.FEED_MODEL,
+        "feed_model": active.timeline_model(),
     }
 
 

@@ -66,12 +66,25 @@ def logout(request) -> None:
     request.user = AnonymousVisitor()
 
 
+def _stored_user(session, handle: str) -> User | None:
+    """The user the session's load read with it (no query), else one point read."""
+    read_user = getattr(session, "read_user", None)
+    if read_user is not None and read_user(handle):
+        doc = session.user_document(handle)
+        return None if doc is None else User._from_son(doc)
+    return User.objects(handle=handle).first()
+
+
 def get_user(request):
-    """The signed-in, active user of this request's session, or an anonymous visitor."""
+    """The signed-in, active user of this request's session, or an anonymous visitor.
+
+    The user's document comes with the session's own read (socialsite/sessions.py),
+    so it is as fresh as the session: a suspension or a password change made
+    before this request ends this session now."""
     handle = parse_handle(request.session.get(USER_KEY))
     if handle is None:
         return AnonymousVisitor()
-    user = User.objects(handle=handle).first()
+    user = _stored_user(request.session, handle)
     valid = (
         user is not None
         and user.is_active
@@ -82,3 +95,26 @@ def get_user(request):
         request.session.flush()
         return AnonymousVisitor()
     return user
+
+
+def page_user(request, handle: str) -> User | None:
+    """The active user `handle` for a page about them (a wall), read with the
+    session when it is not loaded yet: the viewer's own page costs no read,
+    someone else's rides along in the session's one round trip. None if there
+    is no such active user. Without a session (an anonymous visitor) it is
+    one point read."""
+    asked = getattr(request.session, "also_read_users", None)
+    if asked is not None:
+        asked([handle])
+    viewer = request.user
+    if viewer.is_authenticated and viewer.handle == handle:
+        return viewer
+    user = _stored_user(request.session, handle)
+    return user if user is not None and user.is_active else None
+
+
+def page_edges(request, handle: str) -> list[dict] | None:
+    """The follow edges between the viewer and `handle` if the session's read
+    brought them along with `page_user(request, handle)`; else None."""
+    edges_with = getattr(request.session, "edges_with", None)
+    return edges_with(handle) if edges_with is not None else None

@@ -1,13 +1,17 @@
 """Demo users, profiles, circles and a Socialite-style Zipf follower graph."""
 
+import functools
 import random
 from datetime import datetime, timedelta
 
+from django.conf import settings
 from django.contrib.auth.hashers import make_password
-from pymongo import InsertOne, UpdateOne
+from mongoengine.errors import NotUniqueError
+from pymongo.errors import DuplicateKeyError
 
+from profiles import signals
 from profiles.documents import FollowerEdge, FollowingEdge, Profile, User
-from profiles.services import name_terms
+from profiles.services import HandleTaken, name_terms
 from socialsite.clock import now
 from socialsite.zipf import Zipf
 
@@ -52,6 +56,39 @@ JOINED_UNTIL_DAYS_AGO = 22
 LAST_SEEN_WITHIN_HOURS = 20  # everyone is active (FEED_ACTIVE_DAYS) and gets fan-out
 
 
+def demo_password_hash() -> str:
+    """The demo password, hashed once per process (and hasher setting) and
+    shared by every demo account: a PBKDF2 hash costs most of a second, and
+    the demo seeds on start."""
+    return _hashed(DEMO_PASSWORD, tuple(settings.PASSWORD_HASHERS))
+
+
+@functools.cache
+def _hashed(password: str, hashers: tuple) -> str:
+    return make_password(password)
+
+
+def demo_account(*, handle: str, name: str, role: str) -> User:
+    """A demo staff or advertiser account with the demo password, written as
+    `user_create` writes a user (the document, then `user_created`, which
+    gives it its timelines) but with the shared hash. HandleTaken when the
+    handle exists already."""
+    user = User(
+        handle=handle,
+        name=name,
+        name_terms=name_terms(name),
+        password=demo_password_hash(),
+        role=role,
+        profile=Profile(),
+    )
+    try:
+        user.save(force_insert=True)
+    except (DuplicateKeyError, NotUniqueError) as exc:
+        raise HandleTaken(handle) from exc
+    signals.user_created.send(sender=User, handle=handle)
+    return user
+
+
 def join_dates(n: int, t: datetime, rng: random.Random) -> list[datetime]:
     """n sign-up times, ascending, spread over the joining weeks."""
     start = t - timedelta(days=JOINED_FROM_DAYS_AGO)
@@ -89,7 +126,7 @@ def seed(*, users: int, maxfollows: int, seed: int = 42, stdout=None) -> list[st
     """
     rng = random.Random(seed)
     people = demo_people(users, rng)
-    password = make_password(DEMO_PASSWORD)  # hashed once: the demo starts fast
+    password = demo_password_hash()
     t = now()
     # Its own generator: the calendar leaves the people and the graph as they were.
     calendar = random.Random(seed + 1000)
@@ -117,11 +154,10 @@ def seed(*, users: int, maxfollows: int, seed: int = 42, stdout=None) -> list[st
             else t - timedelta(seconds=calendar.uniform(0, LAST_SEEN_WITHIN_HOURS * 3600)),
         )
         user_docs.append(user.to_mongo().to_dict())
-    User._get_collection().insert_many(user_docs)
 
     follows_zipf = Zipf(max(1, maxfollows), rng=rng)
     target_zipf = Zipf(users, rng=rng)
-    following_ops, follower_ops = [], []
+    following_docs, follower_docs = [], []
     following_count = [0] * users
     followers_count = [0] * users
     for i in range(1, users):
@@ -131,19 +167,17 @@ def seed(*, users: int, maxfollows: int, seed: int = 42, stdout=None) -> list[st
             follower, followee = people[i][0], people[j][0]
             circles = [c for c in user_docs[i]["circles"] if rng.random() < 0.35]
             since = _after(joined[i], calendar, t)
-            following_ops.append(
-                InsertOne(
-                    {
-                        "_f": follower,
-                        "_t": followee,
-                        "_g": circles,
-                        "state": "active",
-                        "since": since,
-                        "changed": since,
-                    }
-                )
+            following_docs.append(
+                {
+                    "_f": follower,
+                    "_t": followee,
+                    "_g": circles,
+                    "state": "active",
+                    "since": since,
+                    "changed": since,
+                }
             )
-            follower_ops.append(InsertOne({"_f": followee, "_t": follower, "since": since}))
+            follower_docs.append({"_f": followee, "_t": follower, "since": since})
             following_count[i] += 1
             followers_count[j] += 1
     # Early users follow some of the newer ones back, so everyone has a feed.
@@ -151,39 +185,29 @@ def seed(*, users: int, maxfollows: int, seed: int = 42, stdout=None) -> list[st
         for j in rng.sample(range(i + 1, users), min(users - i - 1, 6)):
             follower, followee = people[i][0], people[j][0]
             since = _after(joined[j], calendar, t)  # j joined after i
-            following_ops.append(
-                InsertOne(
-                    {
-                        "_f": follower,
-                        "_t": followee,
-                        "_g": [user_docs[i]["circles"][0]],
-                        "state": "active",
-                        "since": since,
-                        "changed": since,
-                    }
-                )
+            following_docs.append(
+                {
+                    "_f": follower,
+                    "_t": followee,
+                    "_g": [user_docs[i]["circles"][0]],
+                    "state": "active",
+                    "since": since,
+                    "changed": since,
+                }
             )
-            follower_ops.append(InsertOne({"_f": followee, "_t": follower, "since": since}))
+            follower_docs.append({"_f": followee, "_t": follower, "since": since})
             following_count[i] += 1
             followers_count[j] += 1
-    if following_ops:
-        FollowingEdge._get_collection().bulk_write(following_ops, ordered=False)
-        FollowerEdge._get_collection().bulk_write(follower_ops, ordered=False)
-    User._get_collection().bulk_write(
-        [
-            UpdateOne(
-                {"_id": handle},
-                {
-                    "$set": {
-                        "following_count": following_count[k],
-                        "followers_count": followers_count[k],
-                    }
-                },
-            )
-            for k, (handle, _) in enumerate(people)
-        ],
-        ordered=False,
-    )
+    # Each user is written once, counts included, and each edge collection in
+    # one insert_many: a bulk insert on a server, and a single unique-index
+    # pass in the demo database (a bulk_write of InsertOne checks per document).
+    for k, doc in enumerate(user_docs):
+        doc["following_count"] = following_count[k]
+        doc["followers_count"] = followers_count[k]
+    User._get_collection().insert_many(user_docs, ordered=False)
+    if following_docs:
+        FollowingEdge._get_collection().insert_many(following_docs, ordered=False)
+        FollowerEdge._get_collection().insert_many(follower_docs, ordered=False)
     if stdout:
-        stdout.write(f"  {users} users, {len(following_ops)} follow edges")
+        stdout.write(f"  {users} users, {len(following_docs)} follow edges")
     return [h for h, _ in people]

@@ -31,7 +31,10 @@ def user_active(handle: str) -> User | None:
     return User.objects(handle=handle, status="active").first()
 
 
-def relationship(viewer, other: User) -> Relationship:
+def relationship(viewer, other: User, *, edges: list[dict] | None = None) -> Relationship:
+    """Who follows whom between `viewer` and `other`. `edges`: the follow
+    edges between them when already read (the session's read of a wall's
+    owner brings them, socialsite/sessions.py); otherwise one query."""
     if not viewer.is_authenticated:
         return Relationship()
     if viewer.handle == other.handle:
@@ -39,15 +42,16 @@ def relationship(viewer, other: User) -> Relationship:
     # One query answers both directions: the edges viewer->other and other->viewer.
     # Each `$or` branch names a whole `{_f, _t}` shard key, so a mongos asks
     # only the (at most two) shards holding those edges.
-    edges = FollowingEdge._get_collection().find(
-        {
-            "$or": [
-                {"_f": viewer.handle, "_t": other.handle},
-                {"_f": other.handle, "_t": viewer.handle},
-            ]
-        },
-        {"_id": 0, "_f": 1, "_g": 1},
-    )
+    if edges is None:
+        edges = FollowingEdge._get_collection().find(
+            {
+                "$or": [
+                    {"_f": viewer.handle, "_t": other.handle},
+                    {"_f": other.handle, "_t": viewer.handle},
+                ]
+            },
+            {"_id": 0, "_f": 1, "_g": 1},
+        )
     rel = Relationship(blocked=other.handle in viewer.blocked, muted=other.handle in viewer.muted)
     for edge in edges:
         if edge["_f"] == viewer.handle:
@@ -127,11 +131,62 @@ def muted_people(owner: User) -> list[User]:
     return _people(sorted(owner.muted)) if owner.muted else []
 
 
-def search_people(query: str, after: str | None = None) -> Page:
-    """Active people by handle or name prefix, case-insensitive; keyset-paginated by handle."""
+@dataclass(frozen=True, slots=True)
+class Person:
+    """One search result: the fields `_person.html` shows, read as a plain
+    row. Building a full `User` document per result cost more than the rest
+    of the page's own work (DESIGN.md §6: app CPU)."""
+
+    handle: str
+    name: str
+    bio: str
+    followers_count: int | None
+
+    @property
+    def profile(self) -> dict:
+        return {"bio": self.bio}  # as `User.profile.bio`, for the shared template
+
+
+# What a search result needs from the user document, and nothing else.
+PERSON_PROJECTION = {"name": 1, "profile.bio": 1, "followers_count": 1}
+
+
+def search_people(query: str, after: str | None = None, viewer=None) -> Page:
+    """Active people by handle or name prefix, case-insensitive; keyset-paginated
+    by handle. A signed-in viewer never finds someone they blocked or who
+    blocked them (DESIGN.md §4: blocks hide in both directions)."""
     size = settings.SEARCH_PAGE_SIZE
-    users = matching_people(query, after=after, limit=size + 1)
-    return Page(users[:size], users[size - 1].handle if len(users) > size else None)
+    rows = _matching_rows(
+        query,
+        after=after,
+        limit=size + 1,
+        status="active",
+        projection=PERSON_PROJECTION,
+        unseen=_block_filter(viewer),
+    )
+    people = [
+        Person(
+            handle=row["_id"],
+            name=row.get("name") or "",
+            bio=(row.get("profile") or {}).get("bio") or "",
+            followers_count=row.get("followers_count"),
+        )
+        for row in rows[:size]
+    ]
+    return Page(people, people[-1].handle if len(rows) > size else None)
+
+
+def _block_filter(viewer) -> dict:
+    """The conditions leaving out both sides of the viewer's blocks: the
+    handles on the viewer's own (loaded) document, and anyone whose document
+    lists the viewer. Residual conditions on the rows the index already
+    bounds: no extra round trip."""
+    if viewer is None or not getattr(viewer, "is_authenticated", False):
+        return {}
+    unseen: dict = {"blocked": {"$ne": viewer.handle}}
+    if viewer.blocked:
+        unseen["_id"] = {"$nin": list(viewer.blocked)}
+    return unseen
 
 
 def matching_people(
@@ -143,7 +198,27 @@ def matching_people(
     fields: tuple[str, ...] = ("handle", "name", "profile.bio", "followers_count"),
 ) -> list[User]:
     """Up to `limit` users whose handle or a name word starts with the query,
-    in handle order after `after` (people search, the moderators' user list).
+    in handle order after `after`, as `User` documents with only `fields`
+    (the moderators' user list)."""
+    projection = {}
+    for name in fields:
+        first, *rest = name.split(".")
+        projection[".".join([User._fields[first].db_field, *rest])] = 1
+    rows = _matching_rows(query, after=after, limit=limit, status=status, projection=projection)
+    return [User._from_son(row) for row in rows]
+
+
+def _matching_rows(
+    query: str,
+    *,
+    after: str | None,
+    limit: int,
+    status: str | None,
+    projection: dict,
+    unseen: dict | None = None,
+) -> list[dict]:
+    """Up to `limit` raw user rows whose handle or a name word starts with
+    the query, in handle order after `after`, narrowed by `unseen`.
 
     Two queries, each an index read in handle order, merged here: an `$or`
     of the two would end in a sort of every match. The handle branch is a
@@ -155,19 +230,23 @@ def matching_people(
     if not prefix:
         return []
     handle_prefix = re.sub(r"[^a-z0-9_]", "", query.lower())
+    unseen = dict(unseen or {})
     base: dict = {} if status is None else {"status": status}
-    found: dict[str, User] = {}
+    base.update((key, value) for key, value in unseen.items() if key != "_id")
+    found: dict[str, dict] = {}
     branches: list[tuple[str, object]] = [("name_terms", prefix)]
     if handle_prefix:
         branches.append(("_id", {"$gte": handle_prefix, "$lt": _successor(handle_prefix)}))
+    users = User._get_collection()
     for field_name, condition in branches:
         query_filter = {**base, field_name: condition}
+        handle_range = {**query_filter.get("_id", {}), **unseen.get("_id", {})}
         if after:
-            query_filter["_id"] = {**query_filter.get("_id", {}), "$gt": after}
-        rows = list(
-            User.objects(__raw__=query_filter).only(*fields).order_by("handle").limit(limit)
-        )
-        found.update((user.handle, user) for user in rows)
+            handle_range["$gt"] = after
+        if handle_range:
+            query_filter["_id"] = handle_range
+        rows = users.find(query_filter, projection).sort("_id", 1).limit(limit)
+        found.update((row["_id"], row) for row in rows)
     return [found[handle] for handle in sorted(found)[:limit]]
 
 

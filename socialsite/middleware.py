@@ -13,13 +13,15 @@ from django.shortcuts import render
 from django.utils.functional import SimpleLazyObject, empty
 from pymongo.errors import PyMongoError
 
-from socialsite import checks, roundtrips
+from socialsite import checks, meter, roundtrips
 
 request_log = structlog.get_logger("socialsite.requests")
 
 
 class RequestLogMiddleware:
-    """One JSON line per request: method, path, status, ms, round trips, user.
+    """One JSON line per request: method, path, status, ms, round trips, user;
+    and the same figures on the response: `Server-Timing` for everyone, the
+    footer meter for staff (socialsite/meter.py).
 
     First in MIDDLEWARE, so the time and the round trips include every other
     middleware. Each line, and every line logged while the request is served,
@@ -37,6 +39,7 @@ class RequestLogMiddleware:
             roundtrips.count() as trips,
         ):
             response = self.get_response(request)
+            ms = (time.perf_counter() - started) * 1000
             status = response.status_code
             line = request_log.error if status >= 500 else request_log.info
             line(
@@ -44,10 +47,15 @@ class RequestLogMiddleware:
                 method=request.method,
                 path=request.path[:500],
                 status=status,
-                ms=round((time.perf_counter() - started) * 1000, 1),
+                ms=round(ms, 1),
                 round_trips=trips.total,
                 user=_handle(request),
             )
+        meter.fill_footer(request, response, trips, ms)
+        timing = meter.server_timing(trips, ms)
+        # A panel of the debug toolbar (DEBUG only) may have put its own there.
+        earlier = response.get("Server-Timing")
+        response["Server-Timing"] = f"{timing}, {earlier}" if earlier else timing
         response["X-Request-ID"] = request_id
         return response
 

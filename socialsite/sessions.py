@@ -3,6 +3,13 @@
 Set `SESSION_ENGINE = "socialsite.sessions"`. Expired sessions are removed by
 the TTL index on `expire`; loads also ignore them in case the TTL monitor
 (which runs once a minute on a server) has not caught up yet.
+
+A signed-in page needs the session and its user's document, and a wall also
+the wall owner's: the load reads them all in one round trip (DESIGN.md §6), an
+aggregate that matches the session by `_id` and looks the users up by `_id`
+(the handle) in `user`. `profiles.auth` builds the request's user from the
+document read here, so suspension and password changes are still checked
+against the user as stored at this request, with no second read.
 """
 
 from django.contrib.sessions.backends.base import CreateError, SessionBase, UpdateError
@@ -13,17 +20,100 @@ from socialsite.documents import SessionRecord
 
 USER_KEY = "_auth_user_id"
 
+# The collection whose `_id` the session's `user` field names (profiles' User),
+# and the follow edges `{_f: follower, _t: followee, _g: circles}`. Named here,
+# not imported, so the session engine does not load the profiles app.
+USER_COLLECTION = "user"
+EDGE_COLLECTION = "following"
+EDGE_FIELDS = {"_id": 0, "_f": 1, "_t": 1, "_g": 1}
+
 
 def _collection():
     return SessionRecord._get_collection()
 
 
+def _read(session_key: str, also: list[str]) -> dict | None:
+    """The session with its user's document (`_account`) and the documents of
+    the handles in `also` (`_users`): one round trip. `_id` equality on both
+    sides, so the `$match` and each lookup are point reads of an index; on a
+    sharded cluster a `$lookup` into the sharded `user` needs MongoDB 5.1+."""
+    pipeline = [
+        {"$match": {"_id": session_key}},
+        {"$lookup": _by_id("user", "_account")},
+    ]
+    if also:
+        pipeline[1:1] = [{"$addFields": {"_also": {"$literal": also}}}]
+        pipeline += [
+            {"$lookup": _by_id("_also", "_users")},
+            {"$lookup": _edges("_f", "_t", also, "_edges_out")},
+            {"$lookup": _edges("_t", "_f", also, "_edges_in")},
+            {"$project": {"_also": 0}},
+        ]
+    return next(iter(_collection().aggregate(pipeline)), None)
+
+
+def _edges(viewer_side: str, other_side: str, others: list[str], into: str) -> dict:
+    """The follow edges between the session's user and `others`, one direction:
+    `{viewer_side: user, other_side: $in others}`, a point read of the
+    `(_f, _t)` / `(_t, _f)` index per other (MongoDB 5.0's `$lookup` with
+    both `localField` and `pipeline`)."""
+    return {
+        "from": EDGE_COLLECTION,
+        "localField": "user",
+        "foreignField": viewer_side,
+        "pipeline": [{"$match": {other_side: {"$in": others}}}, {"$project": EDGE_FIELDS}],
+        "as": into,
+    }
+
+
+def _by_id(local_field: str, into: str) -> dict:
+    return {"from": USER_COLLECTION, "localField": local_field, "foreignField": "_id", "as": into}
+
+
 class SessionStore(SessionBase):
+    def __init__(self, session_key=None):
+        super().__init__(session_key)
+        self._also: list[str] = []
+        self._users: dict[str, dict] = {}
+        self._looked_up: set[str] = set()
+        self._edges: list[dict] = []
+
+    def also_read_users(self, handles) -> bool:
+        """Ask the session's load to read these users' documents with it.
+
+        True if it will (the session is not loaded yet and has a key); then
+        `user_document(handle)` answers for them without another query."""
+        if hasattr(self, "_session_cache") or not self.session_key:
+            return False
+        self._also = sorted(set(self._also) | set(handles))
+        return True
+
+    def user_document(self, handle: str) -> dict | None:
+        """The stored document of `handle` as the load read it, or None."""
+        return self._users.get(handle)
+
+    def read_user(self, handle: str) -> bool:
+        """Whether the load looked `handle` up (so None from `user_document`
+        means there is no such user, not that nobody asked)."""
+        return handle in self._looked_up
+
+    def edges_with(self, handle: str) -> list[dict] | None:
+        """The follow edges between the session's user and `handle` (either
+        direction) as the load read them, or None if it did not look."""
+        if handle not in self._looked_up:
+            return None
+        return [edge for edge in self._edges if handle in (edge["_f"], edge["_t"])]
+
     def load(self):
-        doc = _collection().find_one({"_id": self.session_key}) if self.session_key else None
+        self._users, self._looked_up, self._edges = {}, set(), []
+        doc = _read(self.session_key, self._also) if self.session_key else None
         if doc is None or aware(doc["expire"]) <= now():
             self._session_key = None
             return {}
+        found = doc.get("_account", []) + doc.get("_users", [])
+        self._users = {user["_id"]: user for user in found}
+        self._looked_up = set(self._also) | ({doc["user"]} if doc.get("user") else set())
+        self._edges = doc.get("_edges_out", []) + doc.get("_edges_in", [])
         return self.decode(doc["data"])
 
     def exists(self, session_key):

@@ -5,6 +5,7 @@ The data lives in MongoDB (`MONGODB_URI`), or, when that is unset, in an
 in-process mongomock database seeded with demo data ("demo mode").
 """
 
+import importlib.util
 import sys
 from pathlib import Path
 
@@ -58,6 +59,7 @@ INSTALLED_APPS = [
     "moderation",
     "ads",
     "notifications",
+    "devlens",
 ]
 
 MIDDLEWARE = [
@@ -72,12 +74,48 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "profiles.middleware.AuthenticationMiddleware",
+    # An admin's session may read through other models (/dev/, DESIGN.md §10).
+    "devlens.middleware.LensMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     # Sets the anonymous `ad_viewer` cookie when an ad was chosen (ads/viewer.py).
     "ads.middleware.AdViewerCookieMiddleware",
 ]
+
+# django-debug-toolbar (the `dev` extras) with a MongoDB panel (socialsite/
+# debug_panel.py): asked for with DEBUG_TOOLBAR=true, with DEBUG on and the
+# package installed, never under the test suite, whose routes and middleware
+# stay production's. Opt-in because it records every request (a /healthz
+# answers in ~75 ms instead of ~1 ms): the footer meter is the everyday view.
+DEBUG_TOOLBAR = (
+    env.bool("DEBUG_TOOLBAR", default=False)
+    and DEBUG
+    and not TESTING
+    and importlib.util.find_spec("debug_toolbar") is not None
+)
+if DEBUG_TOOLBAR:
+    INSTALLED_APPS.append("debug_toolbar")
+    # Inside the request log, so the meter counts the toolbar's time as the app's.
+    MIDDLEWARE.insert(
+        MIDDLEWARE.index("socialsite.middleware.RequestLogMiddleware") + 1,
+        "debug_toolbar.middleware.DebugToolbarMiddleware",
+    )
+    INTERNAL_IPS = env.list("INTERNAL_IPS", default=["127.0.0.1", "::1"])
+    # No SQL panel: there is no SQL database.
+    DEBUG_TOOLBAR_PANELS = [
+        "debug_toolbar.panels.history.HistoryPanel",
+        "debug_toolbar.panels.timer.TimerPanel",
+        "socialsite.debug_panel.MongoPanel",
+        "debug_toolbar.panels.request.RequestPanel",
+        "debug_toolbar.panels.headers.HeadersPanel",
+        "debug_toolbar.panels.templates.TemplatesPanel",
+        "debug_toolbar.panels.settings.SettingsPanel",
+        "debug_toolbar.panels.versions.VersionsPanel",
+        "debug_toolbar.panels.staticfiles.StaticFilesPanel",
+        "debug_toolbar.panels.signals.SignalsPanel",
+        "debug_toolbar.panels.alerts.AlertsPanel",
+    ]
 
 ROOT_URLCONF = "socialsite.urls"
 WSGI_APPLICATION = "socialsite.wsgi.application"
@@ -151,6 +189,12 @@ LAST_SEEN_RESOLUTION = env.int("LAST_SEEN_RESOLUTION", default=300)
 # --- Feeds (see feeds/timelines/__init__.py) --------------------------------
 FEED_MODEL = env.str("FEED_MODEL", default="cache")  # cache | month | size | read
 FEED_EMBED = env.bool("FEED_EMBED", default=False)  # entries embed a copy of the post
+# Timeline models kept current besides FEED_MODEL (Contract C, feeds/timelines/
+# __init__.py `write_stores`): "" none, "all" every stored model, or a comma list
+# ("cache,size"). On in the demo (DEBUG, or no MONGODB_URI) so that /dev/ can
+# switch models live; off in production and, unless a test turns it on, in tests.
+_DEMO_DEFAULTS = (DEBUG or not MONGODB_URI) and not TESTING
+FEED_SHADOW_MODELS = env.str("FEED_SHADOW_MODELS", default="all" if _DEMO_DEFAULTS else "")
 # A copy past this many BSON bytes is not embedded (the entry links instead), so
 # FEED_CACHE_SIZE (or FEED_MONTH_CAP) copies stay well under the 16 MB limit.
 FEED_EMBED_MAX_BYTES = env.int("FEED_EMBED_MAX_BYTES", default=8192)
@@ -164,6 +208,10 @@ FEED_ACTIVE_DAYS = env.int("FEED_ACTIVE_DAYS", default=7)
 FEED_BACKFILL = env.int("FEED_BACKFILL", default=100)
 FEED_REBUILD_LIMIT = env.int("FEED_REBUILD_LIMIT", default=800)
 FEED_PAGE_SIZE = env.int("FEED_PAGE_SIZE", default=20)
+# Rendered post cards, comments and composers kept in each process's memory
+# (feeds/fragments.py): keys are digests of everything a fragment shows, so
+# nothing is ever invalidated; the least recently used go past this many.
+FRAGMENT_CACHE_ENTRIES = env.int("FRAGMENT_CACHE_ENTRIES", default=5000)
 # How often an open feed asks /feed/new/ for "n new posts" (milliseconds).
 FEED_NEW_POLL_MS = env.int("FEED_NEW_POLL_MS", default=30000)
 FEED_PENDING_SECONDS = env.int("FEED_PENDING_SECONDS", default=300)
@@ -184,6 +232,9 @@ POST_PAGE_EXTENSIONS = ["comments.views.thread_context"]
 
 # --- Comments (see comments/stores/__init__.py) ----------------------------
 COMMENTS_STORE = env.str("COMMENTS_STORE", default="documents")  # documents | embedded | buckets
+# Comment stores kept current besides COMMENTS_STORE: "" none, "all", or a comma
+# list (comments/stores/shadows.py). Same default as FEED_SHADOW_MODELS.
+COMMENTS_SHADOW_STORES = env.str("COMMENTS_SHADOW_STORES", default="all" if _DEMO_DEFAULTS else "")
 COMMENTS_BUCKET_SIZE = env.int("COMMENTS_BUCKET_SIZE", default=100)  # buckets: soft size
 COMMENTS_MAX_DEPTH = env.int("COMMENTS_MAX_DEPTH", default=8)  # deepest indent shown
 # Deepest reply stored (top level is 0): MongoDB nests documents at most 100

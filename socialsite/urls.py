@@ -1,3 +1,4 @@
+from django.conf import settings
 from django.urls import include, path
 
 from socialsite import views
@@ -11,7 +12,13 @@ urlpatterns = [
     path("", include("moderation.urls")),
     path("", include("notifications.urls")),
     path("ads/", include("ads.urls")),
+    path("", include("devlens.urls")),
 ]
+
+if settings.DEBUG_TOOLBAR:  # DEBUG only, never under tests (settings.py)
+    from debug_toolbar.toolbar import debug_toolbar_urls
+
+    urlpatterns += debug_toolbar_urls()
 
 handler404 = "socialsite.views.not_found"
 handler403 = "socialsite.views.forbidden"

@@ -287,6 +287,26 @@ def test_notifications_page_is_index_served(world, login, recorder, settings):
     assert_index_served(recorder, ["/notifications/", "/notifications/ page 2"])
 
 
+def test_the_developers_lens_pages_are_index_served(settings, make_user, login, recorder):
+    """/dev/ and /dev/compare/ (issue 14): the compare page sends its page's
+    queries under every timeline model and comment store, shadows on."""
+    settings.FEED_SHADOW_MODELS = "all"
+    settings.COMMENTS_SHADOW_STORES = "all"
+    root, ada = make_user("root", role="admin"), make_user("ada")
+    graph.follow_create(follower=root, followee="ada")
+    post = feed_services.post_create(
+        author=ada, type="status", detail={"text": "discuss"}, circles=[PUBLIC]
+    )
+    raw = Post._get_collection().find_one({"_id": post.id})
+    comment_services.comment_create(post=raw, author=root, text="a comment")
+    client = login(root)
+    pages = ["/dev/", "/feed/", f"/posts/{post.id}/", "/u/ada/"]
+    visit(client, recorder, pages[0])
+    for page in pages[1:]:
+        visit(client, recorder, f"/dev/compare/?path={page}")
+    assert_index_served(recorder, pages)
+
+
 @pytest.mark.parametrize(("caller", "field"), list(ALLOWED))
 def test_every_allowed_query_is_sent_and_still_flagged(world, login, recorder, caller, field):
     """The allow-list is not a place to forget things: each entry names a query

@@ -8,7 +8,6 @@
   rollover, chronological only (threaded raises ThreadingUnsupported).
 """
 
-from django.conf import settings
 from django.utils.module_loading import import_string
 
 from comments.stores.base import (
@@ -23,6 +22,7 @@ from comments.stores.base import (
     ThreadingUnsupported,
     UnknownParent,
 )
+from devlens import active
 
 STORES = {
     "documents": "comments.stores.documents.DocumentsStore",
@@ -47,7 +47,9 @@ __all__ = [
 
 
 def get_store(name: str | None = None) -> CommentStore:
-    name = name or settings.COMMENTS_STORE
+    # COMMENTS_STORE, unless the developer's lens reads this request through
+    # another store (devlens/active.py).
+    name = name or active.comment_store()
     try:
         return import_string(STORES[name])()
     except KeyError as exc:

@@ -247,6 +247,39 @@ class CommentStore(ABC):
     def delete_discussion(self, discussion_id: ObjectId) -> None:
         """Drop every comment of the discussion (the post is being deleted)."""
 
+    # --- copies from another store (comments/stores/shadows.py) -------------
+
+    @abstractmethod
+    def put(self, discussion_id: ObjectId, comment: dict) -> bool:
+        """Store a comment another store holds (`stored_form`: same id,
+        slugs and time) if this store does not hold it yet: a shadow write,
+        idempotent. False when it was there already. Its parent must be here."""
+
+    @abstractmethod
+    def replace_thread(self, discussion_id: ObjectId, comments: list[dict]) -> None:
+        """Make the discussion hold exactly `comments` (stored forms, oldest
+        first by (posted, id)): `convert_comments`, a few writes per thread."""
+
+
+def stored_form(comment: Comment) -> dict:
+    """What the stores keep of a comment (`slugs.new_comment`'s shape), to
+    copy it into another store under the same id and slugs."""
+    return {
+        "_id": ObjectId(comment.id),
+        "slug": comment.slug,
+        "full_slug": comment.full_slug,
+        "depth": comment.depth,
+        "posted": comment.posted,
+        "author": {"id": comment.author.get("id"), "name": comment.author.get("name")},
+        "text": comment.text,
+        "edited": comment.edited,
+        "deleted_by": comment.deleted_by,
+    }
+
+
+def parent_of(slug: str) -> str | None:
+    return slug.rpartition("/")[0] or None
+
 
 def page_size(limit: int | None) -> int:
     limit = settings.COMMENTS_PAGE_SIZE if limit is None else limit

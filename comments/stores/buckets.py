@@ -91,7 +91,42 @@ class BucketsStore(ArrayCommentUpdates, CommentStore):
             parent = self._find(discussion_id, parent_slug)
             if parent is None:
                 raise UnknownParent(discussion_id, parent_slug)
-        comment = self._fresh(discussion_id, posted, parent, author, text)
+        stored = self._push(
+            discussion_id,
+            self._fresh(discussion_id, posted, parent, author, text),
+            redraw=lambda: self._fresh(discussion_id, posted, parent, author, text),
+        )
+        return Comment.from_dict(stored, discussion_id)
+
+    def put(self, discussion_id, comment) -> bool:
+        # The `$ne` guard sees one bucket: look in all of them first.
+        if self._find(discussion_id, comment["slug"]) is not None:
+            return False
+        return self._push(discussion_id, comment, redraw=lambda: None) is not None
+
+    def replace_thread(self, discussion_id, comments) -> None:
+        """Full buckets in order, the last one being filled: two writes and the post's counter."""
+        _buckets().delete_many({"discussion_id": discussion_id})
+        n = self.bucket_size
+        chunks = [list(comments[i : i + n]) for i in range(0, len(comments), n)]
+        buckets = [
+            {"discussion_id": discussion_id, "bucket": i, "count": len(c), "comments": c}
+            for i, c in enumerate(chunks)
+        ]
+        if buckets:
+            _buckets().insert_many(buckets)
+        last = len(buckets) - 1 if buckets else 0
+        # A full last bucket is moved past, as `post` moves past it.
+        if buckets and buckets[-1]["count"] >= n:
+            last += 1
+        _posts().update_one({"_id": discussion_id}, {"$set": {COUNTER: last}})
+        ledger.forget(discussion_id)
+        ledger.record_many(discussion_id, comments)
+
+    def _push(self, discussion_id, comment: dict, *, redraw) -> dict | None:
+        """Seed 004's find-and-modify upsert into the bucket being filled.
+        When a racer took the comment's slug, `redraw()` gives a new comment
+        (a new post) or None (a copy: it is there already, stop)."""
         for _ in range(ATTEMPTS):
             head = _posts().find_one({"_id": discussion_id}, {COUNTER: 1})
             if head is None:
@@ -114,7 +149,9 @@ class BucketsStore(ArrayCommentUpdates, CommentStore):
                 # A racer created this bucket first (retry), or a racer took
                 # our slug in it (draw a new one).
                 if self._find(discussion_id, comment["slug"]) is not None:
-                    comment = self._fresh(discussion_id, posted, parent, author, text)
+                    comment = redraw()
+                    if comment is None:
+                        return None
                 continue
             if bucket["count"] >= self.bucket_size:
                 # Race-safe rollover: only the first writer to see it full moves on.
@@ -122,7 +159,7 @@ class BucketsStore(ArrayCommentUpdates, CommentStore):
                     {"_id": discussion_id, **_counter_is(number)}, {"$inc": {COUNTER: 1}}
                 )
             ledger.record(discussion_id, comment)
-            return Comment.from_dict(comment, discussion_id)
+            return comment
         raise CommentError("could not store the comment")
 
     def _fresh(self, discussion_id, posted, parent, author, text) -> dict:

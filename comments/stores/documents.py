@@ -25,6 +25,7 @@ from comments.stores.base import (
     check_deleted_by,
     check_order,
     page_size,
+    parent_of,
 )
 from socialsite.clock import now
 
@@ -208,3 +209,31 @@ class DocumentsStore(CommentStore):
 
     def delete_discussion(self, discussion_id) -> None:
         _collection().delete_many({"discussion_id": discussion_id})
+
+    def put(self, discussion_id, comment) -> bool:
+        parent_id = None
+        if parent_of(comment["slug"]):
+            # Seed 004's `parent_id`: the parent's id, which every store shares.
+            parent = _collection().find_one(
+                {"discussion_id": discussion_id, "slug": parent_of(comment["slug"])}, {"_id": 1}
+            )
+            if parent is None:
+                raise UnknownParent(discussion_id, parent_of(comment["slug"]))
+            parent_id = parent["_id"]
+        try:
+            _collection().insert_one(
+                {**comment, "discussion_id": discussion_id, "parent_id": parent_id}
+            )
+        except DuplicateKeyError:  # the unique (discussion_id, slug): there already
+            return False
+        return True
+
+    def replace_thread(self, discussion_id, comments) -> None:
+        _collection().delete_many({"discussion_id": discussion_id})
+        ids = {c["slug"]: c["_id"] for c in comments}
+        docs = [
+            {**c, "discussion_id": discussion_id, "parent_id": ids.get(parent_of(c["slug"]))}
+            for c in comments
+        ]
+        if docs:
+            _collection().insert_many(docs)

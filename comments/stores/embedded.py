@@ -43,10 +43,12 @@ from comments.stores.base import (
     CommentError,
     CommentPage,
     CommentStore,
+    DiscussionFull,
     DiscussionNotFound,
     UnknownParent,
     check_order,
     page_size,
+    parent_of,
 )
 from comments.stores.paging import keyset_in_memory, offset_page
 from feeds.documents import Post
@@ -267,3 +269,46 @@ class EmbeddedStore(ArrayCommentUpdates, CommentStore):
         _posts().update_one({"_id": discussion_id}, {"$unset": {"comments": "", TREE: ""}})
         ledger.forget(discussion_id)
         budget.forget(discussion_id)
+
+    def put(self, discussion_id, comment) -> bool:
+        path = TREE
+        parent_slug = parent_of(comment["slug"])
+        if parent_slug is not None:
+            doc = _posts().find_one({"_id": discussion_id}, {TREE: 1})
+            if doc is None:
+                raise DiscussionNotFound(f"no post {discussion_id}")
+            positions = _positions(doc.get(TREE) or [], parent_slug)
+            if positions is None:
+                raise UnknownParent(discussion_id, parent_slug)
+            path = _replies_path(positions)
+        size = budget.cost(comment, {"slug": comment["slug"], "replies": []})
+        budget.reserve(discussion_id, size)
+        result = _posts().update_one(
+            {"_id": discussion_id, "comments.slug": {"$ne": comment["slug"]}},
+            {"$push": {"comments": comment, path: {"slug": comment["slug"], "replies": []}}},
+        )
+        if not result.matched_count:  # there already (or the post is gone)
+            budget.release(discussion_id, size)
+            return False
+        ledger.record(discussion_id, comment)
+        return True
+
+    def replace_thread(self, discussion_id, comments) -> None:
+        """One `$set` of both arrays, after the byte budget is counted anew."""
+        tree: list[dict] = []
+        nodes: dict[str, dict] = {}
+        for comment in sorted(comments, key=lambda c: c["full_slug"]):  # parents first
+            node = {"slug": comment["slug"], "replies": []}
+            parent = nodes.get(parent_of(comment["slug"]) or "")
+            (parent["replies"] if parent else tree).append(node)
+            nodes[comment["slug"]] = node
+        size = sum(budget.cost(c, {"slug": c["slug"], "replies": []}) for c in comments)
+        if size > settings.COMMENTS_EMBEDDED_MAX_BYTES:  # refused before anything changes
+            raise DiscussionFull(f"post {discussion_id}: {size} bytes of comments")
+        budget.forget(discussion_id)
+        budget.reserve(discussion_id, size)
+        _posts().update_one(
+            {"_id": discussion_id}, {"$set": {"comments": list(comments), TREE: tree}}
+        )
+        ledger.forget(discussion_id)
+        ledger.record_many(discussion_id, comments)

@@ -6,10 +6,12 @@ Every query here is served by one of its indexes: `since` counts on
 deletes by the (discussion_id, slug) prefix.
 """
 
+from contextlib import suppress
 from datetime import datetime
 
 from bson import ObjectId
 from pymongo import DESCENDING
+from pymongo.errors import BulkWriteError, DuplicateKeyError
 
 from comments.documents import CommentLogEntry
 
@@ -18,17 +20,34 @@ def _log():
     return CommentLogEntry._get_collection()
 
 
+def _line(discussion_id: ObjectId, comment: dict) -> dict:
+    return {
+        "_id": comment["_id"],
+        "discussion_id": discussion_id,
+        "slug": comment["slug"],
+        "posted": comment["posted"],
+        "author": comment["author"]["id"],
+    }
+
+
 def record(discussion_id: ObjectId, comment: dict) -> None:
-    """Log a comment just stored (its stored form, from `slugs.new_comment`)."""
-    _log().insert_one(
-        {
-            "_id": comment["_id"],
-            "discussion_id": discussion_id,
-            "slug": comment["slug"],
-            "posted": comment["posted"],
-            "author": comment["author"]["id"],
-        }
-    )
+    """Log a comment just stored (its stored form, from `slugs.new_comment`).
+
+    Both array stores log here, under the comment's id: with shadow stores
+    the second one finds the line there already, which is fine."""
+    with suppress(DuplicateKeyError):
+        _log().insert_one(_line(discussion_id, comment))
+
+
+def record_many(discussion_id: ObjectId, comments: list[dict]) -> None:
+    """Log a converted thread's comments (one write), skipping lines there already."""
+    if not comments:
+        return
+    try:
+        _log().insert_many([_line(discussion_id, c) for c in comments], ordered=False)
+    except BulkWriteError as exc:
+        if any(e.get("code") != 11000 for e in exc.details.get("writeErrors", [])):
+            raise
 
 
 def since(ts: datetime) -> int:

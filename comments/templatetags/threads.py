@@ -3,6 +3,7 @@ from django.conf import settings
 
 from comments.stores import get_store
 from comments.stores.base import BLOCKED_TEXT
+from feeds import fragments
 
 register = template.Library()
 
@@ -30,3 +31,77 @@ def can_reply(comment) -> bool:
     """Whether the store keeps a reply to `comment`: no Reply form is offered
     at the deepest level stored (the store would refuse the reply)."""
     return comment.depth < get_store().max_stored_depth
+
+
+def _fields(comment) -> dict:
+    """The comment's stored fields (a slotted dataclass), for its digest."""
+    return {name: getattr(comment, name) for name in type(comment).__slots__}
+
+
+def _max_stored_depth(context) -> int:
+    """The store's deepest level, asked once per page (it may differ per
+    session: the developer's lens switches stores)."""
+    render_context = context.render_context
+    if _max_stored_depth not in render_context:
+        render_context[_max_stored_depth] = get_store().max_stored_depth
+    return render_context[_max_stored_depth]
+
+
+def _comment_fragment(context, page, c, hidden, blocked, continue_at, base) -> tuple:
+    """A comment's cache key (every input the template reads) and the
+    context its template renders with (only what the key holds)."""
+    card = context["card"]
+    author = (c.author or {}).get("id")
+    viewer = page.viewer(author)
+    # Only what the template reads of the post: no viewer state beyond is_own.
+    post = {"id": card.id, "removed": card.removed, "is_own": card.is_own}
+    linked = context.get("linked")
+    key = {
+        "comment": _fields(c),
+        "post": post,
+        "viewer": viewer.key(),
+        "state": [
+            author in blocked,
+            author in hidden,
+            c.slug == linked,
+            c.slug in continue_at,
+            indent(c, base),
+            c.depth < _max_stored_depth(context),
+        ],
+        "linked": fragments.linked_mentions(c.text),
+    }
+    template_context = {
+        "c": c,
+        "card": post,
+        "user": viewer,
+        # Sets of the one author that matters: nobody else's handle is seen.
+        "blocked": {author} if author in blocked else set(),
+        "hidden": {author} if author in hidden else set(),
+        "continue_at": {c.slug} if c.slug in continue_at else set(),
+        "linked": c.slug if c.slug == linked else None,
+        "base": base,
+        "moment": c.posted,
+    }
+    return key, template_context
+
+
+@register.simple_tag(takes_context=True)
+def comment_list(context, comments, *, hidden, blocked, continue_at, base=0):
+    """A page of comments (templates/comments/_comment.html each), cached as
+    one fragment under all their keys (feeds/fragments.py): the next view of
+    an unchanged page is one lookup, whatever its length."""
+    page = fragments.page_of(context)
+    parts = [
+        _comment_fragment(context, page, c, hidden, blocked, continue_at, base) for c in comments
+    ]
+    if not parts:
+        return ""
+    card = context["card"]
+    return fragments.render_list(
+        "comments",
+        card.id,
+        {"comments": [key for key, _ in parts]},
+        "comments/_comment.html",
+        [template_context for _, template_context in parts],
+        page,
+    )

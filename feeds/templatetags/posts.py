@@ -8,9 +8,49 @@ from django.urls import reverse
 from django.utils.html import escape, format_html
 from django.utils.safestring import mark_safe
 
-from feeds import mentions
+from feeds import fragments, mentions
 
 register = template.Library()
+
+
+@register.simple_tag(takes_context=True)
+def post_card(context, card):
+    """The post's `<article>` (templates/feeds/_post.html), rendered once per
+    version and viewer state and then served from the fragment cache."""
+    page = fragments.page_of(context)
+    viewer = page.viewer(card.author_handle)
+    in_thread = bool(context.get("thread_template"))
+    return fragments.render(
+        "card",
+        card.id,
+        card.fragment_key(viewer, in_thread=in_thread),
+        "feeds/_post.html",
+        {"card": card, "user": viewer, "thread_template": in_thread, "moment": card.ts},
+        page,
+    )
+
+
+@register.simple_tag(takes_context=True)
+def composer(context, form):
+    """The composer (templates/feeds/_composer.html). A blank one depends
+    only on the author's circles and its initial values, so it is cached on
+    those; one a failed post left (bound, with errors and what was typed)
+    is rendered as it is."""
+    if form.is_bound:
+        return context.template.engine.get_template("feeds/_composer.html").render(context)
+    key = {
+        "circles": [list(choice) for choice in form.fields["circles"].choices],
+        "initial": form.initial,
+        "prefix": form.prefix,
+    }
+    return fragments.render(
+        "composer",
+        "blank",
+        key,
+        "feeds/_composer.html",
+        {"form": form},
+        fragments.page_of(context),
+    )
 
 
 @register.filter(is_safe=True)

@@ -10,6 +10,7 @@
 from django.conf import settings
 from django.utils.module_loading import import_string
 
+from devlens import active
 from feeds.timelines.base import TimelineStore
 
 MODELS = {
@@ -21,8 +22,40 @@ MODELS = {
 
 
 def get_store(name: str | None = None) -> TimelineStore:
-    name = name or settings.FEED_MODEL
+    # FEED_MODEL, unless the developer's lens reads this request through
+    # another model (devlens/active.py).
+    name = name or active.timeline_model()
     try:
         return import_string(MODELS[name])()
     except KeyError as exc:
         raise ValueError(f"FEED_MODEL must be one of {', '.join(MODELS)}, not {name!r}") from exc
+
+
+def shadow_models() -> list[str]:
+    """The stored models FEED_SHADOW_MODELS keeps current besides FEED_MODEL
+    ("" none, "all" every stored model, or a comma list)."""
+    value = (settings.FEED_SHADOW_MODELS or "").strip()
+    if not value:
+        return []
+    names = list(MODELS) if value == "all" else [n.strip() for n in value.split(",") if n.strip()]
+    unknown = [n for n in names if n not in MODELS]
+    if unknown:
+        raise ValueError(f"FEED_SHADOW_MODELS names unknown models: {', '.join(unknown)}")
+    return [n for n in names if n != "read"]  # the read model stores nothing
+
+
+def write_stores() -> list[TimelineStore]:
+    """Every store a write must keep current (Contract C): the configured
+    model first (it is what pages read unless an admin switched at /dev/),
+    then the shadows. Never the session's override: writes serve everyone.
+    The read model stores nothing, so it is never listed."""
+    names = dict.fromkeys([settings.FEED_MODEL, *shadow_models()])
+    stores = [get_store(name) for name in names]
+    return [store for store in stores if store.stores_entries]
+
+
+def stores_copies() -> bool:
+    """Whether stored entries carry the embedded copy of their post: with
+    FEED_EMBED, and with shadows on, so that one set of stored documents
+    serves embed reads and link reads (which project the copy away) alike."""
+    return bool(settings.FEED_EMBED or shadow_models())

@@ -107,9 +107,22 @@ class TimelineStore(ABC):
     def replace(self, kind: str, owner: str, entries: list[dict]) -> None:
         """Make the timeline hold exactly these entries (newest first): a rebuild."""
 
+    def holding(self, kind: str, owners: list[str], entry: dict) -> set[str]:
+        """The owners whose timeline holds the entry already: asked only when a
+        delivery runs again (a crash, the sweeper), by the models whose
+        `deliver` guard cannot see every document of a timeline (`month` after
+        a rollover, `size` after a bucket closed). One round trip there."""
+        return set()
+
     @abstractmethod
-    def entries(self, kind: str, owner: str, before: Cursor | None, limit: int) -> Chunk:
-        """Up to `limit` entries older than `before`, newest first."""
+    def entries(
+        self, kind: str, owner: str, before: Cursor | None, limit: int, *, copies: bool = True
+    ) -> Chunk:
+        """Up to `limit` entries older than `before`, newest first.
+
+        `copies=False`: a link read (devlens `embed()` off) leaves the
+        embedded copies on the server, so its page resolves every post from
+        `post` and costs what linking costs."""
 
     @abstractmethod
     def remove_post(self, post_id: ObjectId) -> None:
@@ -241,6 +254,10 @@ class EntryArrayStore(TimelineStore):
             "documents": row["docs"],
             "entries": row["n"],
         }
+
+
+#: A `$project` stage that drops the embedded copies of the entries in `page`.
+WITHOUT_COPIES = {"$project": {"page.post": 0}}
 
 
 def month_of(ts: datetime) -> str:

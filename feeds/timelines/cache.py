@@ -12,7 +12,14 @@ from pymongo import UpdateOne
 from pymongo.errors import BulkWriteError
 
 from feeds.documents import CacheTimeline
-from feeds.timelines.base import KINDS, Chunk, EntryArrayStore, older_expr, sort_key
+from feeds.timelines.base import (
+    KINDS,
+    WITHOUT_COPIES,
+    Chunk,
+    EntryArrayStore,
+    older_expr,
+    sort_key,
+)
 
 NEWEST_FIRST = {"ts": -1, "id": -1}
 
@@ -67,26 +74,23 @@ class CacheStore(EntryArrayStore):
                 if any(e.get("code") != 11000 for e in exc.details.get("writeErrors", [])):
                     raise
 
-    def entries(self, kind, owner, before, limit):
+    def entries(self, kind, owner, before, limit, *, copies=True):
         entries_expr = "$entries"
         if before is not None:
             entries_expr = {
                 "$filter": {"input": "$entries", "as": "e", "cond": older_expr(before)}
             }
-        rows = list(
-            _collection().aggregate(
-                [
-                    {"$match": {"owner": owner, "kind": kind}},
-                    {"$limit": 1},
-                    {
-                        "$project": {
-                            "page": {"$slice": [entries_expr, limit + 1]},
-                            "stored": {"$size": "$entries"},
-                        }
-                    },
-                ]
-            )
-        )
+        pipeline = [
+            {"$match": {"owner": owner, "kind": kind}},
+            {"$limit": 1},
+            {
+                "$project": {
+                    "page": {"$slice": [entries_expr, limit + 1]},
+                    "stored": {"$size": "$entries"},
+                }
+            },
+        ]
+        rows = list(_collection().aggregate(pipeline if copies else [*pipeline, WITHOUT_COPIES]))
         if not rows:
             return Chunk([], exhausted=False, complete=False)
         # The array is kept in (ts, id) order by `$push`'s `$sort`; sorting the

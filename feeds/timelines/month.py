@@ -15,8 +15,10 @@ collides again are sorted out with one read of their parts: already there
 means nothing to do; otherwise the entry goes into a new part after the last
 (retried the same way if another worker rolls over at the same moment).
 
-A re-delivery into a month that rolled over since the first delivery may
-leave a second copy in the newest part; pages keep the first of each id.
+The guard sees only the part it would push into: once a month has rolled
+over, the entry may sit in an older part. So a delivery that runs again (a
+crash, the sweeper) first asks which readers hold it already (`holding`, one
+read per batch) and leaves them out; pages keep the first of each id anyway.
 """
 
 from dataclasses import dataclass
@@ -26,6 +28,7 @@ from pymongo import UpdateOne
 
 from feeds.documents import MonthTimeline
 from feeds.timelines.base import (
+    WITHOUT_COPIES,
     Chunk,
     EntryArrayStore,
     month_of,
@@ -137,6 +140,19 @@ class MonthStore(EntryArrayStore):
             placed.append(item)
         return [placed[i] for i in bulk_upsert(_collection(), ops)] if ops else []
 
+    def holding(self, kind, owners, entry):
+        # Every part of the entry's month, by the unique index's prefix.
+        rows = _collection().find(
+            {
+                "owner": {"$in": sorted(owners)},
+                "kind": kind,
+                "month": month_of(entry["ts"]),
+                "entries.id": entry["id"],
+            },
+            {"_id": 0, "owner": 1},
+        )
+        return {row["owner"] for row in rows.batch_size(len(owners) + 1)}
+
     def deliver(self, kind, owners, entry):
         month = month_of(entry["ts"])
         items = [_Placement(owner, month, [entry]) for owner in owners]
@@ -160,7 +176,7 @@ class MonthStore(EntryArrayStore):
         _collection().delete_many({"owner": owner, "kind": kind})
         self.append(kind, owner, entries)
 
-    def entries(self, kind, owner, before, limit):
+    def entries(self, kind, owner, before, limit, *, copies=True):
         """One aggregate: the parts newest month first, each cut to its
         `limit + 1` newest entries older than the cursor (parts are sorted,
         so `$slice` keeps exactly those). A month is settled once all of its
@@ -170,13 +186,12 @@ class MonthStore(EntryArrayStore):
         if before is not None:
             match["month"] = {"$lte": month_of(before.ts)}
             older = {"$filter": {"input": "$entries", "as": "e", "cond": older_expr(before)}}
-        rows = _collection().aggregate(
-            [
-                {"$match": match},
-                {"$sort": {"month": -1, "part": -1}},
-                {"$project": {"_id": 0, "month": 1, "page": {"$slice": [older, limit + 1]}}},
-            ]
-        )
+        pipeline = [
+            {"$match": match},
+            {"$sort": {"month": -1, "part": -1}},
+            {"$project": {"_id": 0, "month": 1, "page": {"$slice": [older, limit + 1]}}},
+        ]
+        rows = _collection().aggregate(pipeline if copies else [*pipeline, WITHOUT_COPIES])
         found: dict = {}
         month = None
         for row in rows:

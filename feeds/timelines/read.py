@@ -144,7 +144,7 @@ class ReadStore(TimelineStore):
     def replace(self, kind, owner, entries):
         return None
 
-    def entries(self, kind, owner, before, limit):
+    def entries(self, kind, owner, before, limit, *, copies=True):
         return read_entries(kind, owner, before, limit)
 
     def reposts_above(self, kind, owner, post_ids, after):

@@ -5,11 +5,14 @@ The article's "grouped by size". Each user and kind has one *open* bucket
 in order, (1) "close the open bucket if it is full" - closing sets `slot` to
 the delivered post's id, unique per reader - and (2) an upsert that pushes the
 entry into the open bucket unless it holds it already. Both go in one bulk
-write per batch. Re-delivering a post is a no-op: its entry is in the open
-bucket (the upsert collides with it) or the close collides with the bucket the
-same post closed before. An upsert that collides because another worker
-created the open bucket at the same moment is retried once (feeds/timelines/
-bulk.py) and then pushes into that bucket; what still collides is already there.
+write per batch. The push's guard sees only the open bucket, and a delivery
+that died between its close and its push (or whose bucket another post closed
+since) would find the entry in a closed one: so a delivery that runs again
+first leaves out the readers that hold it already (`holding`, one read per
+batch), and re-delivering a post is a no-op. An upsert that collides because
+another worker created the open bucket at the same moment is retried once
+(feeds/timelines/bulk.py) and then pushes into that bucket; what still
+collides is already there.
 
 A page reads buckets by `max_ts`, newest first, and merges them, so entries
 that arrived out of order (backfill after a follow) still come out in order.
@@ -62,6 +65,21 @@ class SizeStore(EntryArrayStore):
             UpdateOne({**open_bucket, **guard}, push, upsert=True),
         ]
 
+    def holding(self, kind, owners, entry):
+        # Open or closed, the bucket that holds it spans its time: the
+        # (owner, kind, max_ts) index bounds the read.
+        rows = _collection().find(
+            {
+                "owner": {"$in": sorted(owners)},
+                "kind": kind,
+                "max_ts": {"$gte": entry["ts"]},
+                "min_ts": {"$lte": entry["ts"]},
+                "entries.id": entry["id"],
+            },
+            {"_id": 0, "owner": 1},
+        )
+        return {row["owner"] for row in rows.batch_size(len(owners) + 1)}
+
     def deliver(self, kind, owners, entry):
         ops = []
         for owner in owners:
@@ -95,11 +113,12 @@ class SizeStore(EntryArrayStore):
         if ops:
             _collection().bulk_write(ops, ordered=True)
 
-    def entries(self, kind, owner, before, limit):
+    def entries(self, kind, owner, before, limit, *, copies=True):
         query = {"owner": owner, "kind": kind}
         if before is not None:
             query["min_ts"] = {"$lte": before.ts}
-        buckets = _collection().find(query, {"entries": 1, "max_ts": 1}).sort("max_ts", -1)
+        fields = {"entries": 1, "max_ts": 1} if copies else {"entries.post": 0}
+        buckets = _collection().find(query, fields).sort("max_ts", -1)
         found: dict = {}
         pending = None
         for bucket in buckets:

@@ -8,7 +8,7 @@ from django.urls import reverse
 from django.utils.module_loading import import_string
 from django.views.decorators.http import require_http_methods, require_POST
 
-from profiles import selectors, services
+from profiles import auth, selectors, services
 from profiles.forms import CircleNameForm, CirclePickForm, ProfileForm
 from socialsite import ratelimit
 from socialsite.http import login_required, redirect_back
@@ -23,10 +23,15 @@ def _active_user_or_404(handle_value):
 
 
 def profile(request, handle):
-    person = _active_user_or_404(handle)
+    # Read with the session (one round trip for both), or the viewer's own.
+    person = auth.page_user(request, handle_or_404(handle))
+    if person is None:
+        raise Http404("No such user.")
     context = {
         "person": person,
-        "rel": selectors.relationship(request.user, person),
+        "rel": selectors.relationship(
+            request.user, person, edges=auth.page_edges(request, person.handle)
+        ),
     }
     if request.user.is_authenticated:
         context["circle_form"] = CirclePickForm(
@@ -278,5 +283,5 @@ def _circle_param(request, field):
 def search(request):
     query = str(request.GET.get("q", ""))[:80].strip()
     after = parse_handle(request.GET.get("after"))
-    page = selectors.search_people(query, after) if query else None
+    page = selectors.search_people(query, after, viewer=request.user) if query else None
     return render(request, "profiles/search.html", {"q": query, "page": page})

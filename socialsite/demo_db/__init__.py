@@ -8,19 +8,23 @@ pymongo command listener does for a real server, with one more per `getMore`
 batch a server would need for a cursor's results.
 
 Its patches live one concern a module: `uniques` (fast unique-index and
-`$in` checks), `bulk` (`bulk_write`), `batches` (getMore counting) and
-`push_sort` (compound `$push` `$sort`).
+`$in` checks), `bulk` (`bulk_write`), `batches` (getMore counting),
+`push_sort` (compound `$push` `$sort`), and `reads` with `indexes`,
+`planner` and `orders` (lookups, ranges, sorts, `$match`-first aggregates and
+TTL expiry served by secondary indexes, so a page does not scan or copy whole
+collections) and `copies` (copies that share immutable values).
 """
 
 import functools
 import threading
+import time
 
 import mongoengine
 import mongomock
 import mongomock.gridfs
 
 from socialsite import roundtrips
-from socialsite.demo_db import batches, bulk, push_sort, uniques
+from socialsite.demo_db import batches, bulk, copies, lookup, push_sort, reads, uniques
 from socialsite.demo_db.state import flags as _flags
 
 # One lock for the whole in-memory server: operations are serialised the way a
@@ -61,25 +65,37 @@ _UPDATES = {"update_one", "update_many", "find_one_and_update"}
 
 
 def _wrap(name, method):
+    """Make a collection method atomic and count it as one round trip, with
+    the filter it asked for, the documents it returned and the time it took
+    (a cursor's batches add theirs as they are read: see `batches`)."""
+
     @functools.wraps(method)
     def wrapper(self, *args, **kwargs):
         depth = getattr(_depth, "n", 0)
+        started = time.perf_counter()
         with _server_lock:
             _depth.n = depth + 1
             skipping = getattr(_flags, "skip_unique", False)
             try:
                 if depth == 0:
-                    roundtrips.record(name)
+                    query = roundtrips.call_query(name, args, kwargs)
+                    trip = roundtrips.record(name, self.name, query)
                 if name in _UPDATES and len(args) >= 2:
                     _flags.skip_unique = not uniques.touches_unique_key(self, args[1])
                 result = method(self, *args, **kwargs)
-                if depth == 0 and name in batches.CURSOR_METHODS:
-                    batches.batched(
-                        result, kwargs.get("batch_size") or kwargs.get("batchSize") or 0
-                    )
+                if depth == 0:
+                    if name in batches.CURSOR_METHODS:
+                        batches.batched(
+                            result, kwargs.get("batch_size") or kwargs.get("batchSize") or 0
+                        )
+                        result._demo_trip = trip
+                    else:
+                        trip.docs, trip.reply = roundtrips.call_result(name, result)
                 return result
             finally:
                 _depth.n = depth
+                if depth == 0:
+                    trip.ms += (time.perf_counter() - started) * 1000
                 _flags.skip_unique = skipping
 
     return wrapper
@@ -96,6 +112,9 @@ def install() -> None:
     uniques.fast_unique_checks()
     batches.count_batches()
     push_sort.compound_push_sort()
+    lookup.lookup_with_pipeline()
+    reads.route_reads()  # after push_sort: it re-indexes what an update leaves
+    copies.share_immutable_values()
     mongomock.collection.Collection.bulk_write = bulk.bulk_write
     # Photos live in GridFS, which type-checks for pymongo's Database and
     # Collection; this lets it accept mongomock's as well.

@@ -11,6 +11,7 @@ exactly on a batch boundary; this counts only batches that hold documents.)
 """
 
 import functools
+import time
 
 import bson
 import bson.errors
@@ -62,15 +63,22 @@ def _next_batch_if_due(cursor, docs_of, emitted: int) -> None:
     end = cursor._demo_batch_end
     if end is not None and emitted < end:
         return
+    started = time.perf_counter()
     docs = docs_of()
     if emitted >= len(docs):
         return
     size = cursor._demo_batch_size
+    trip = getattr(cursor, "_demo_trip", None)  # the find or aggregate, for the meter
     if end is None:
         cursor._demo_batch_end = _batch_end(docs, 0, size or FIRST_BATCH)
     elif not (getattr(cursor, "_limit", None) or 0) < 0:
-        roundtrips.record("getMore")
+        trip = roundtrips.record("getMore", trip.collection if trip else "")
         cursor._demo_batch_end = _batch_end(docs, emitted, size)
+    else:
+        return
+    if trip is not None:
+        ms = (time.perf_counter() - started) * 1000
+        trip.batch(docs, emitted, cursor._demo_batch_end, ms)
 
 
 def count_batches() -> None:

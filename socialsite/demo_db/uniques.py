@@ -5,6 +5,7 @@ import re
 import mongomock
 from pymongo.errors import DuplicateKeyError
 
+from socialsite.demo_db import indexes, planner
 from socialsite.demo_db.state import flags as _flags
 from socialsite.demo_db.state import value_at as _value_at
 
@@ -33,9 +34,10 @@ def fast_unique_checks():
             if index.get("sparse") and set(wanted) == {None}:
                 continue
             # A direct comparison of the key values: the same check as
-            # mongomock's, without running a query per stored document.
+            # mongomock's, without running a query per stored document, and
+            # only on the documents the first key's index holds it for.
             same = 0
-            for document in self._store.documents:
+            for document in _holding(self._store, keys[0], wanted[0]):
                 if tuple(_value_at(document, key) for key in keys) == wanted:
                     same += 1
                     if same > 1:
@@ -77,13 +79,39 @@ def batch_is_unique(collection, documents) -> bool:
         if index.get("partialFilterExpression") is not None or index.get("sparse"):
             return False
         keys = [key for key, _ in index["key"]]
-        seen = {tuple(_value_at(d, k) for k in keys) for d in collection._store.documents}
-        for document in documents:
-            value = tuple(_value_at(document, k) for k in keys)
-            if value in seen:
+        store = collection._store
+        values = [tuple(_value_at(document, k) for k in keys) for document in documents]
+        if len(set(values)) < len(values):
+            return False
+        held = [_indexed(store, keys[0], value[0]) for value in values]
+        if any(found is None for found in held):
+            # One pass over the collection, rather than one per document.
+            batch = set(values)
+            if any(tuple(_value_at(d, k) for k in keys) in batch for d in store.documents):
                 return False
-            seen.add(value)
+            continue
+        for value, stored in zip(values, held, strict=True):
+            if any(tuple(_value_at(d, k) for k in keys) == value for d in stored):
+                return False
     return True
+
+
+def _indexed(store, field: str, value):
+    """The stored documents that may hold `value` exactly at `field` (the ones
+    its index files under it: a superset), or None when the index cannot tell
+    (None, arrays and sub-documents are found by a walk the index does not make)."""
+    if value is None or not indexes.enabled():
+        return None
+    keys = planner.equal(indexes.state(store), field, value)
+    if keys is None:
+        return None
+    documents = store._documents
+    return [documents[key] for key in keys if key in documents]
+
+
+def _holding(store, field: str, value):
+    found = _indexed(store, field, value)
+    return store.documents if found is None else found
 
 
 def touches_unique_key(collection, update) -> bool:

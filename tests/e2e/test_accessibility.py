@@ -143,11 +143,14 @@ PAGES = {
     "ads-manage": ("root", lambda w: "/ads/manage/"),
     "ads-new": ("root", lambda w: "/ads/manage/campaigns/new/"),
     "ads-campaign": ("root", lambda w: f"/ads/manage/campaigns/{w.campaign_id}/"),
+    # The developer's lens (admins only): the switch, and a post page compared.
+    "dev": ("root", lambda w: "/dev/"),
+    "dev-compare": ("root", lambda w: f"/dev/compare/?path=/posts/{w.thread_id}/"),
 }
 # Pages whose ad slot static/ads/embed.js fills after load: checked once the ad is in.
 WITH_AD = {"feed", "wall"}
 # Issue 11: no ads on settings, moderation or ad-management pages.
-NO_ADS = {"settings", "moderation", "ads-manage", "ads-new", "ads-campaign"}
+NO_ADS = {"settings", "moderation", "ads-manage", "ads-new", "ads-campaign", "dev", "dev-compare"}
 
 
 # The visible elements sticking out past the right edge of the viewport, in

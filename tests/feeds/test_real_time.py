@@ -44,16 +44,18 @@ def test_post_times_are_milliseconds_at_the_source(make_user):
 
 
 def test_demo_posts_are_stamped_to_the_millisecond(make_user, monkeypatch):
-    """At the source: the times the demo hands to `post_create` (a round trip
-    through BSON would hide microseconds, so the arguments are checked)."""
+    """At the source: the times the demo plans its posts at, which it hands
+    to `post_create` or writes in bulk (a round trip through BSON would hide
+    microseconds, so the plan is checked)."""
     handles = [make_user(h).handle for h in ("ada", "bob", "cyd", "dee")]
-    stamps, real_create = [], services.post_create
+    stamps, real_plan = [], demo._plan
 
-    def recording_create(**kwargs):
-        stamps.append(kwargs["ts"])
-        return real_create(**kwargs)
+    def recording_plan(*args, **kwargs):
+        planned = real_plan(*args, **kwargs)
+        stamps.extend(post["ts"] for post in planned)
+        return planned
 
-    monkeypatch.setattr(services, "post_create", recording_create)
+    monkeypatch.setattr(demo, "_plan", recording_plan)
     demo.seed_more(handles=handles, seed=5, posts_per_user=2)
     assert len(stamps) == 8
     assert all(ts.microsecond % 1000 == 0 for ts in stamps)

@@ -58,6 +58,11 @@ STATIC_VALUES: dict[str, list[str]] = {
     "campaign_cursor": ["1700000000000_acme:summer-sale", "1_a:b"],
     "ad_format": ["csv", "html"],
     "slug_name": ["acme", "partner-2"],
+    # The developer's lens (devlens/): its models, and pages to compare.
+    "timeline_model": ["cache", "month", "size", "read"],
+    "comment_store": ["documents", "embedded", "buckets"],
+    "checkbox": ["on", ""],
+    "site_path": ["/feed/", "/u/alice/", "/incoming/", "//evil.example/", "/dev/"],
 }
 
 
@@ -288,6 +293,17 @@ ROUTES: dict[str, Route] = {
     "ads/manage/campaigns/<str:campaign_id>/deactivate/": Route(
         staff=True, path=CAMPAIGN_PATH, method="POST"
     ),
+    # The developer's lens: admins only (404 for the rest), probed as staff.
+    "dev/": Route(
+        staff=True,
+        form={
+            "timeline_model": "timeline_model",
+            "embed": "checkbox",
+            "comment_store": "comment_store",
+            "reset": "checkbox",
+        },
+    ),
+    "dev/compare/": Route(staff=True, query={"path": "site_path"}),
 }
 
 
@@ -319,7 +335,7 @@ READS = re.compile(
 def view_parameters() -> dict[str, set[str]]:
     """Every parameter name the views read by name: name -> the files."""
     found: dict[str, set[str]] = {}
-    for app in ("socialsite", "profiles", "feeds", "comments", "moderation", "ads"):
+    for app in ("socialsite", "profiles", "feeds", "comments", "moderation", "ads", "devlens"):
         for path in [*(ROOT / app).glob("views.py"), *(ROOT / app).glob("views/*.py")]:
             for name in READS.findall(path.read_text()):
                 found.setdefault(name, set()).add(str(path.relative_to(ROOT)))

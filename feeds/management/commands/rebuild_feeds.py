@@ -2,7 +2,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from feeds import fanout
-from feeds.timelines import get_store
+from feeds.timelines import write_stores
 from feeds.timelines.base import KINDS
 from profiles.documents import User
 from socialsite.ids import parse_handle
@@ -36,7 +36,8 @@ class Command(BaseCommand):
             owners = [handle]
         else:
             owners = None
-        if not get_store().stores_entries:
+        stores = [store.name for store in write_stores()]
+        if not stores:
             self.stdout.write(
                 f"FEED_MODEL is {settings.FEED_MODEL!r}: feeds are assembled at read time, "
                 "so there is nothing to rebuild."
@@ -54,6 +55,6 @@ class Command(BaseCommand):
             self.style.SUCCESS(
                 f"Rebuilt {len(owners) * len(kinds)} timeline(s) "
                 f"({', '.join(kinds)}) of {len(owners)} user(s) "
-                f"under FEED_MODEL={settings.FEED_MODEL}."
+                f"under FEED_MODEL={settings.FEED_MODEL} (stores: {', '.join(stores)})."
             )
         )

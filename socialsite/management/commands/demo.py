@@ -1,34 +1,110 @@
+import re
+import time
+
 from django.conf import settings
 from django.core.management import call_command
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
+from gunicorn import glogging
+from gunicorn.app.base import BaseApplication
+from mongoengine.connection import get_connection
 
-from socialsite import indexes, mongo
+from socialsite import gunicorn_conf, indexes, mongo
+
+# runserver's forms: "8000", "0.0.0.0:8000", "[::1]:8000", "localhost:8000".
+ADDRPORT = re.compile(r"^(?:(?P<host>\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):)?(?P<port>\d{1,5})$")
 
 
 class Command(BaseCommand):
     help = (
         "Run the site with demo data: indexes, seed (when the database is empty), "
-        "static files (when DEBUG is off), then the development server in this same "
-        "process (the demo database lives in its memory, so there is no autoreloader)."
+        "static files (when DEBUG is off), then gunicorn in this same process: one "
+        "worker with threads, forked after seeding, so the demo database (which "
+        "lives in this process's memory) is the one it serves."
     )
 
     def add_arguments(self, parser):
         parser.add_argument("addrport", nargs="?", default="127.0.0.1:8000")
         parser.add_argument("--users", type=int, default=settings.DEMO_USERS)
         parser.add_argument("--maxfollows", type=int, default=settings.DEMO_MAXFOLLOWS)
+        parser.add_argument(
+            "--threads", type=int, default=gunicorn_conf.threads, help="gunicorn threads"
+        )
 
-    def handle(self, *args, addrport, users, maxfollows, **options):
+    def handle(self, *args, addrport, users, maxfollows, threads, **options):
+        bind = parse_addrport(addrport)
+        if threads < 1:
+            raise CommandError("--threads must be at least 1.")
         created = indexes.ensure_all()
         self.stdout.write(f"{len(created)} index(es) created.")
+        started = time.perf_counter()
         call_command(
             "seed_demo", users=users, maxfollows=maxfollows, if_empty=True, stdout=self.stdout
         )
+        # benchmarks/http_mix.py reads this line.
+        self.stdout.write(f"Demo data ready in {time.perf_counter() - started:.1f} s.")
         if mongo.is_demo():
             self.stdout.write(
                 self.style.WARNING("DEMO MODE: in-memory database; set MONGODB_URI for MongoDB.")
             )
+        else:
+            # The worker is forked from this process: its client reopens there,
+            # with no monitor thread caught half-way by the fork.
+            get_connection().close()
         collect_static(self.stdout)
-        call_command("runserver", addrport, use_reloader=False, use_threading=True)
+        self.stdout.write(f"Serving on http://{bind}/ with gunicorn ({threads} threads).")
+        self.stdout.flush()
+        DemoServer(bind=bind, threads=threads).run()
+
+
+def parse_addrport(addrport: str) -> str:
+    match = ADDRPORT.match(addrport)
+    if not match or not 0 < int(match["port"]) < 65536:
+        raise CommandError(f"{addrport!r} is not a port or address:port.")
+    return f"{match['host'] or '127.0.0.1'}:{match['port']}"
+
+
+class JsonLinesLogger(glogging.Logger):
+    """gunicorn's own lines (start, stop, worker errors) go through the site's
+    JSON log handler, like every other line the process writes."""
+
+    def setup(self, cfg):
+        super().setup(cfg)
+        self.error_log.handlers.clear()
+        self.error_log.propagate = True
+
+
+class DemoServer(BaseApplication):
+    """gunicorn, run from this process with socialsite/gunicorn_conf.py's settings.
+
+    The site is loaded before the fork (`preload_app`), so the worker inherits
+    the seeded demo database and answers its first request at once. One worker
+    only: a second would hold a copy of the database of its own.
+    """
+
+    def __init__(self, *, bind: str, threads: int):
+        self.options = {
+            **{
+                name: value
+                for name, value in vars(gunicorn_conf).items()
+                if not name.startswith("_")
+            },
+            "bind": bind,
+            "threads": threads,
+            "workers": 1,
+            "preload_app": True,
+            "logger_class": JsonLinesLogger,
+        }
+        super().__init__()
+
+    def load_config(self):
+        for name, value in self.options.items():
+            if name in self.cfg.settings and value is not None:
+                self.cfg.set(name, value)
+
+    def load(self):
+        from django.core.wsgi import get_wsgi_application
+
+        return get_wsgi_application()
 
 
 def collect_static(stdout) -> bool:

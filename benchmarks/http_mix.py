@@ -1,0 +1,397 @@
+"""Drive Socialite's traffic mix over HTTP against the demo server.
+
+    .venv/bin/python -m benchmarks.http_mix --users 150 --seconds 30 --threads 4
+    .venv/bin/python -m benchmarks.http_mix --url http://127.0.0.1:8000 --users 200
+
+Without `--url` it starts `manage.py demo` on a free port with `--users` (rate
+limits and the debug toolbar off, the environment's MONGODB_URI and DEBUG
+otherwise) and stops it at the end; with `--url`, `--users` and `--seed` must
+be the ones that server was seeded with, since the demo handles are derived
+from them.
+
+The mix is Socialite's service calls as pages: read the timeline (`GET /feed/`),
+scroll it (the page's `rel="next"` link), send a post (`POST /posts/`), follow
+and unfollow (`POST /u/<handle>/follow/`, `/unfollow/`). Before the clock starts,
+`--sessions` users drawn Zipf-wise from the world sign in (a login is one
+deliberately slow password hash, so it is kept out of the timed mix); each
+thread holds its share of them on its own keep-alive connection and picks the
+acting user Zipf-wise too, the more popular users acting more. Follow targets
+are Zipf-chosen from the whole world. Round trips and documents per operation
+come from the response's Server-Timing header ("-" when it carries none).
+"""
+
+import argparse
+import http.client
+import os
+import random
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from http.cookies import SimpleCookie
+from pathlib import Path
+from urllib.parse import urlencode, urlsplit
+
+from benchmarks.common import setup_django, table
+
+ROOT = Path(__file__).resolve().parent.parent
+# Operation and weight. Reads dominate, as on every social site.
+MIX = (("read", 50), ("scroll", 20), ("send", 15), ("follow", 8), ("unfollow", 7))
+OPERATIONS = ("login", *(name for name, _ in MIX))
+HEADER = ("operation", "count", "ops/s", "p50 ms", "p99 ms", "trips/op", "docs/op", "4xx", "5xx")
+SERVER_TIMING = re.compile(r'db;desc="(\d+) round trips?, (\d+) docs?"')
+NEXT_LINK = re.compile(r'<a\b[^>]*\brel="next"[^>]*\bhref="([^"]+)"')
+SEEDING = re.compile(r"Demo data ready in ([\d.]+) s")
+
+
+@dataclass
+class Sample:
+    ms: float
+    status: int
+    trips: int | None
+    docs: int | None
+
+
+@dataclass
+class Session:
+    """One signed-in user: its cookies, where its feed scrolls to next, whom it followed."""
+
+    handle: str
+    cookies: dict[str, str] = field(default_factory=dict)
+    next_page: str | None = None
+    followed: list[str] = field(default_factory=list)
+
+
+class Connection:
+    """One keep-alive HTTP connection; each request carries a session's cookies."""
+
+    def __init__(self, host: str, port: int):
+        self.host, self.port = host, port
+        self.http = http.client.HTTPConnection(host, port, timeout=60)
+
+    def request(self, session: Session, method: str, path: str, form=None):
+        headers = {"Cookie": "; ".join(f"{k}={v}" for k, v in session.cookies.items())}
+        body = None
+        if form is not None:
+            body = urlencode({**form, "csrfmiddlewaretoken": session.cookies.get("csrftoken", "")})
+            headers["Content-Type"] = "application/x-www-form-urlencoded"
+        started = time.perf_counter()
+        try:
+            response = self._send(method, path, body, headers)
+        except (ConnectionError, http.client.HTTPException):
+            # The server closed an idle keep-alive connection: one fresh try.
+            self.http.close()
+            response = self._send(method, path, body, headers)
+        content = response.read()
+        ms = (time.perf_counter() - started) * 1000
+        for header in response.msg.get_all("Set-Cookie") or []:
+            for name, morsel in SimpleCookie(header).items():
+                if morsel["max-age"] == "0" or not morsel.value:
+                    session.cookies.pop(name, None)
+                else:
+                    session.cookies[name] = morsel.value
+        timing = SERVER_TIMING.search(response.getheader("Server-Timing") or "")
+        trips, docs = (int(timing[1]), int(timing[2])) if timing else (None, None)
+        return Sample(ms, response.status, trips, docs), content.decode("utf-8", "replace")
+
+    def _send(self, method, path, body, headers):
+        self.http.request(method, path, body=body, headers=headers)
+        return self.http.getresponse()
+
+    def close(self):
+        self.http.close()
+
+
+class Driver(threading.Thread):
+    """One client thread: its own connection, its own signed-in users."""
+
+    def __init__(self, *, url, handles, world, seed):
+        super().__init__(daemon=True)
+        from socialsite.zipf import Zipf
+
+        parts = urlsplit(url)
+        self.connection = Connection(parts.hostname, parts.port or 80)
+        self.sessions = [Session(handle) for handle in handles]
+        self.world = world
+        self.rng = random.Random(seed)
+        self.actors = Zipf(len(self.sessions), rng=self.rng)
+        self.targets = Zipf(len(world), rng=self.rng)
+        self.samples: dict[str, list[Sample]] = {name: [] for name in OPERATIONS}
+        self.deadline = 0.0
+        self.failure: BaseException | None = None
+
+    def login_all(self, password: str) -> None:
+        try:
+            for session in self.sessions:
+                self.connection.request(session, "GET", "/accounts/login/")
+                form = {"username": session.handle, "password": password}
+                sample, _ = self.connection.request(session, "POST", "/accounts/login/", form)
+                self.samples["login"].append(sample)
+                if sample.status != 302:
+                    raise RuntimeError(f"login as {session.handle} answered {sample.status}")
+        except Exception as exc:  # reported by the main thread, before the mix starts
+            self.failure = exc
+
+    def run(self):
+        names = [name for name, _ in MIX]
+        weights = [weight for _, weight in MIX]
+        # Each operation once first, so a short run still shows every row.
+        opening = self.rng.sample(names, len(names))
+        try:
+            while time.perf_counter() < self.deadline:
+                session = self.sessions[self.actors.rank() - 1]
+                name = opening.pop() if opening else self.rng.choices(names, weights)[0]
+                getattr(self, name)(session)
+        except BaseException as exc:  # reported by the main thread
+            self.failure = exc
+        finally:
+            self.connection.close()
+
+    def read(self, session: Session) -> None:
+        sample, page = self.connection.request(session, "GET", "/feed/")
+        self.samples["read"].append(sample)
+        found = NEXT_LINK.search(page)
+        session.next_page = found[1].replace("&amp;", "&") if found else None
+
+    def scroll(self, session: Session) -> None:
+        if not session.next_page:
+            self.read(session)  # a scroll starts from a page the user has seen
+            if not session.next_page:
+                return
+        sample, page = self.connection.request(session, "GET", session.next_page)
+        self.samples["scroll"].append(sample)
+        found = NEXT_LINK.search(page)
+        session.next_page = found[1].replace("&amp;", "&") if found else None
+
+    def send(self, session: Session) -> None:
+        text = f"Benchmark post by {session.handle}, #{self.rng.randrange(10**6)}"
+        form = {"type": "status", "text": text}
+        sample, _ = self.connection.request(session, "POST", "/posts/", form)
+        self.samples["send"].append(sample)
+
+    def follow(self, session: Session) -> None:
+        target = self.world[self.targets.rank() - 1]
+        sample, _ = self.connection.request(session, "POST", f"/u/{target}/follow/", {})
+        self.samples["follow"].append(sample)
+        if sample.status < 400:
+            session.followed.append(target)
+
+    def unfollow(self, session: Session) -> None:
+        if session.followed:
+            target = session.followed.pop(self.rng.randrange(len(session.followed)))
+        else:
+            target = self.world[self.targets.rank() - 1]
+        sample, _ = self.connection.request(session, "POST", f"/u/{target}/unfollow/", {})
+        self.samples["unfollow"].append(sample)
+
+
+def percentile(sorted_values: list[float], p: float) -> float:
+    return sorted_values[min(len(sorted_values) - 1, int(len(sorted_values) * p))]
+
+
+def row(name: str, samples: list[Sample], seconds: float) -> tuple[str, ...]:
+    if not samples:
+        return (name, "0", "-", "-", "-", "-", "-", "0", "0")
+    times = sorted(s.ms for s in samples)
+    timed = [s for s in samples if s.trips is not None]
+    return (
+        name,
+        f"{len(samples):,}",
+        f"{len(samples) / seconds:,.1f}" if seconds else "-",
+        f"{percentile(times, 0.50):.1f}",
+        f"{percentile(times, 0.99):.1f}",
+        f"{sum(s.trips for s in timed) / len(timed):.1f}" if timed else "-",
+        f"{sum(s.docs for s in timed) / len(timed):.1f}" if timed else "-",
+        str(sum(1 for s in samples if 400 <= s.status < 500)),
+        str(sum(1 for s in samples if s.status >= 500)),
+    )
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_server(args, logs: Path) -> tuple[subprocess.Popen, str, str]:
+    """`manage.py demo` on a free port: (process, base URL, seeding seconds)."""
+    port = free_port()
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT),
+        "DEBUG": os.environ.get("DEBUG", "true"),
+        "RATELIMIT_ENABLED": "false",  # one user posting many times a second is the point
+        "DEBUG_TOOLBAR": "false",  # its panels would time themselves, not the site
+    }
+    command = [sys.executable, str(ROOT / "manage.py"), "demo", f"127.0.0.1:{port}"]
+    command += ["--users", str(args.users), "--maxfollows", str(args.maxfollows)]
+    with (logs / "stdout").open("w") as out, (logs / "stderr").open("w") as err:
+        server = subprocess.Popen(  # noqa: S603 (our own interpreter and manage.py)
+            command, cwd=ROOT, env=env, stdout=out, stderr=err, start_new_session=True
+        )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + args.start_timeout
+    while True:
+        if server.poll() is not None:
+            raise RuntimeError(f"manage.py demo exited with {server.returncode}; see {logs}")
+        if time.monotonic() > deadline:
+            stop_server(server)
+            raise RuntimeError(f"the demo server did not start in {args.start_timeout} s")
+        try:
+            probe = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+            probe.request("GET", "/healthz")
+            if probe.getresponse().status == 200:
+                break
+        except OSError:
+            pass
+        time.sleep(0.25)
+    seeding = SEEDING.search((logs / "stdout").read_text())
+    return server, url, f"{seeding[1]} s" if seeding else "-"
+
+
+def stop_server(server: subprocess.Popen) -> None:
+    os.killpg(server.pid, signal.SIGTERM)
+    try:
+        server.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        os.killpg(server.pid, signal.SIGKILL)
+        server.wait()
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.http_mix", description=__doc__)
+    parser.add_argument("--users", type=int, default=150, help="demo users in the world")
+    parser.add_argument("--maxfollows", type=int, default=40)
+    parser.add_argument("--seconds", type=float, default=30.0, help="length of the timed mix")
+    parser.add_argument("--threads", type=int, default=4, help="client threads")
+    parser.add_argument("--sessions", type=int, default=24, help="users signed in, in all")
+    parser.add_argument("--url", help="an already running demo server (seeded with --users)")
+    parser.add_argument("--seed", type=int, default=42, help="the server's seed_demo --seed")
+    parser.add_argument(
+        "--start-timeout", type=float, default=900, help="seconds the server may take to seed"
+    )
+    args = parser.parse_args(argv)
+    if args.users < 2 or args.threads < 1 or args.seconds <= 0:
+        parser.error("--users must be >= 2, --threads >= 1 and --seconds > 0")
+    if args.sessions < args.threads:
+        parser.error("--sessions must be at least --threads (each thread signs in one)")
+    return args
+
+
+def world_handles(users: int, seed: int) -> list[str]:
+    """The demo handles by rank, as seed_demo makes them (rank 1, alice, first)."""
+    setup_django()
+    from profiles.demo import demo_people
+
+    return [handle for handle, _ in demo_people(users, random.Random(seed))]
+
+
+def run_mix(args, url: str) -> tuple[list[Driver], float]:
+    from profiles.demo import DEMO_PASSWORD
+    from socialsite.zipf import Zipf
+
+    world = world_handles(args.users, args.seed)
+    signed_in = [
+        world[rank - 1]
+        for rank in Zipf(len(world), rng=random.Random(args.seed)).distinct(
+            args.sessions, within=len(world)
+        )
+    ]
+    drivers = [
+        Driver(url=url, handles=signed_in[i :: args.threads], world=world, seed=args.seed + i)
+        for i in range(args.threads)
+    ]
+    logins = [threading.Thread(target=d.login_all, args=(DEMO_PASSWORD,)) for d in drivers]
+    for thread in logins:
+        thread.start()
+    for thread in logins:
+        thread.join()
+    for driver in drivers:
+        if driver.failure:
+            raise RuntimeError(f"signing in failed: {driver.failure}")
+    started = time.perf_counter()
+    for driver in drivers:
+        driver.deadline = started + args.seconds
+        driver.start()
+    for driver in drivers:
+        driver.join()
+    return drivers, time.perf_counter() - started
+
+
+def health_checks(url: str, n: int = 200) -> list[float]:
+    """Milliseconds of `n` GET /healthz on one keep-alive connection, before
+    the mix starts (the issue's "< 5 ms over HTTP")."""
+    host, port = url.split("://", 1)[1].split(":")
+    connection = http.client.HTTPConnection(host, int(port), timeout=10)
+    timings = []
+    for _ in range(n):
+        started = time.perf_counter()
+        connection.request("GET", "/healthz")
+        connection.getresponse().read()
+        timings.append((time.perf_counter() - started) * 1000)
+    connection.close()
+    return sorted(timings)
+
+
+def report(args, drivers: list[Driver], seconds: float, seeding: str, health=None) -> str:
+    merged = {name: [s for d in drivers for s in d.samples[name]] for name in OPERATIONS}
+    mixed = sum(len(merged[name]) for name, _ in MIX)
+    rows = [HEADER, *(row(name, merged[name], seconds) for name, _ in MIX)]
+    logins = row("login", merged["login"], 0)
+    rows.append(("login (untimed)", *logins[1:]))
+    lines = [
+        f"{args.users:,} demo users, {args.threads} threads, {len(merged['login'])} "
+        f"signed in, {seconds:.1f} s; seeding: {seeding}",
+        table(rows),
+        f"all operations: {mixed / seconds:,.1f} ops/s",
+    ]
+    if health:
+        p50, p99 = health[len(health) // 2], health[min(len(health) - 1, len(health) * 99 // 100)]
+        lines.append(
+            f"/healthz, {len(health)} on one keep-alive connection: "
+            f"p50 {p50:.2f} ms, p99 {p99:.2f} ms"
+        )
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    server = None
+    logs = Path(tempfile.mkdtemp(prefix="http_mix-"))
+    try:
+        if args.url:
+            url, seeding = args.url.rstrip("/"), "-"
+        else:
+            server, url, seeding = start_server(args, logs)
+        health = health_checks(url)
+        drivers, seconds = run_mix(args, url)
+    except RuntimeError as exc:
+        if args.url:
+            shutil.rmtree(logs, ignore_errors=True)
+            print(exc, file=sys.stderr)
+        else:
+            print(f"{exc}; server logs in {logs}", file=sys.stderr)
+        return 1
+    finally:
+        if server is not None:
+            stop_server(server)
+    print(report(args, drivers, seconds, seeding, health))
+    failures = [d.failure for d in drivers if d.failure]
+    for failure in failures:
+        print(f"a client thread stopped: {failure!r}", file=sys.stderr)
+    server_errors = any(s.status >= 500 for d in drivers for v in d.samples.values() for s in v)
+    if server and (failures or server_errors):
+        print(f"server logs kept in {logs}", file=sys.stderr)
+    else:
+        shutil.rmtree(logs, ignore_errors=True)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

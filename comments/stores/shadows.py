@@ -1,0 +1,117 @@
+"""Shadow comment stores: COMMENTS_SHADOW_STORES keeps the other stores
+current besides COMMENTS_STORE (Contract C), so the developer's lens can read
+any thread under any store for one session (DESIGN.md §10).
+
+COMMENTS_STORE stays the system of record: a write goes there first, with
+all its checks and its random slug, and is then copied into each shadow
+under the same id, slugs and time (`CommentStore.put`), or replayed there
+(edit, soft delete, restore by slug). A shadow that refuses (the embedded
+store's byte budget, say) logs a warning and is left behind rather than
+failing the user's write: `manage.py convert_comments --to <store>` brings
+it level again, as it does for comments written before shadows were on.
+
+`buckets` keeps every comment but cannot thread: read under it, a thread
+page shows the chronological order with the store's notice
+(ThreadingUnsupported), as it does when `buckets` is COMMENTS_STORE.
+"""
+
+import logging
+
+from bson import ObjectId
+from django.conf import settings
+
+from comments.stores import STORES, CommentError, get_store
+from comments.stores.base import Comment, CommentStore, stored_form
+
+log = logging.getLogger(__name__)
+
+
+def shadow_names() -> list[str]:
+    value = (settings.COMMENTS_SHADOW_STORES or "").strip()
+    if not value:
+        return []
+    names = list(STORES) if value == "all" else [n.strip() for n in value.split(",") if n.strip()]
+    unknown = [n for n in names if n not in STORES]
+    if unknown:
+        raise ValueError(f"COMMENTS_SHADOW_STORES names unknown stores: {', '.join(unknown)}")
+    return [n for n in dict.fromkeys(names) if n != settings.COMMENTS_STORE]
+
+
+def primary() -> CommentStore:
+    """The store of record, whatever store this request reads through."""
+    return get_store(settings.COMMENTS_STORE)
+
+
+def shadow_stores() -> list[CommentStore]:
+    return [get_store(name) for name in shadow_names()]
+
+
+def write_stores() -> list[CommentStore]:
+    """The store of record first, then the shadows."""
+    return [primary(), *shadow_stores()]
+
+
+def _missed(store: CommentStore, what: str, discussion_id, exc: Exception) -> None:
+    log.warning(
+        "comment shadow %s missed %s on post %s (%s): run convert_comments --to %s",
+        store.name,
+        what,
+        discussion_id,
+        exc,
+        store.name,
+    )
+
+
+def copy_comment(discussion_id: ObjectId, comment: Comment) -> None:
+    """Copy a comment the store of record just took into every shadow."""
+    doc = stored_form(comment)
+    for store in shadow_stores():
+        try:
+            store.put(discussion_id, doc)
+        except CommentError as exc:
+            _missed(store, f"comment {comment.slug}", discussion_id, exc)
+
+
+def replay(action: str, discussion_id: ObjectId, slug: str, **arguments) -> None:
+    """Replay an edit, soft delete or restore (`action`, a store method) on
+    every shadow: each is guarded by the comment's state, so a replay that
+    runs twice changes nothing the second time."""
+    for store in shadow_stores():
+        try:
+            getattr(store, action)(discussion_id, slug, **arguments)
+        except CommentError as exc:
+            _missed(store, f"{action} of {slug}", discussion_id, exc)
+
+
+#: Comments read from the source store per page while converting a thread.
+CONVERT_PAGE = 1000
+
+
+def thread_of(store: CommentStore, discussion_id: ObjectId) -> list[dict]:
+    """A whole discussion as stored forms, oldest first: `oldest` pages, which
+    every store serves (keyset or `$slice`), CONVERT_PAGE at a time."""
+    comments, after = [], None
+    while True:
+        page = store.page(discussion_id, order="oldest", after=after, limit=CONVERT_PAGE)
+        comments += [stored_form(c) for c in page.comments]
+        if page.next is None:
+            return comments
+        after = page.next
+
+
+def convert(*, source: CommentStore, target: CommentStore) -> tuple[int, int]:
+    """Make `target` hold every thread as `source` holds it (`manage.py
+    convert_comments`). Threads are the posts with comments (`comments_count`,
+    refreshed after every comment write); each is read whole from the source
+    and written whole into the target (`replace_thread`). Returns (threads,
+    comments)."""
+    from feeds.documents import Post  # comments depend on feeds, not the reverse
+
+    threads = written = 0
+    rows = Post._get_collection().find({"comments_count": {"$gt": 0}}, {"_id": 1}).sort("_id", 1)
+    for row in rows:
+        comments = thread_of(source, row["_id"])
+        target.replace_thread(row["_id"], comments)
+        threads += 1
+        written += len(comments)
+    return threads, written

@@ -1,0 +1,93 @@
+"""`/dev/` (switch this session's models) and `/dev/compare/` (one page under
+every model). Admins only: everyone else, anonymous visitors included, gets
+the site's 404, so the pages' existence is not advertised."""
+
+from functools import wraps
+
+from django.contrib import messages
+from django.http import Http404
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_http_methods, require_safe
+
+from devlens import compare as comparing
+from devlens import selectors
+from devlens.active import COMMENT_STORES, TIMELINE_MODELS
+from devlens.forms import ModelsForm
+
+
+def admin_only(view):
+    @wraps(view)
+    def wrapper(request, *args, **kwargs):
+        if not getattr(request.user, "is_admin", False):
+            raise Http404("No such page.")
+        return view(request, *args, **kwargs)
+
+    return wrapper
+
+
+def _page(request, form, status=200):
+    session = request.session
+    return render(
+        request,
+        "devlens/switch.html",
+        {
+            "form": form,
+            "in_use": selectors.models_in_use(session),
+            "ignored": selectors.ignored_choices(session),
+            "shadows_on": selectors.shadows_on(),
+            "maintained": sorted(selectors.maintained_timeline_models()),
+            "maintained_stores": sorted(selectors.maintained_comment_stores()),
+            "last": selectors.last_page(session),
+            "timeline_models": TIMELINE_MODELS,
+            "comment_stores": COMMENT_STORES,
+        },
+        status=status,
+    )
+
+
+@admin_only
+@require_http_methods(["GET", "POST"])
+def switch(request):
+    session = request.session
+    if request.method == "GET":
+        # From now on this session records what each page it views costs.
+        if not session.get(selectors.SESSION_RECORDING):
+            session[selectors.SESSION_RECORDING] = True
+        in_use = {row.name: row.value for row in selectors.models_in_use(session)}
+        form = ModelsForm(
+            initial={
+                "timeline_model": in_use["timeline model"],
+                "embed": in_use["entries"] == "embed",
+                "comment_store": in_use["comment store"],
+            }
+        )
+        return _page(request, form)
+    if "reset" in request.POST:
+        session.pop(selectors.SESSION_CHOICE, None)
+        messages.success(request, "Back to the models the settings name.")
+        return redirect("devlens:switch")
+    form = ModelsForm(request.POST)
+    if not form.is_valid():
+        return _page(request, form, status=400)
+    session[selectors.SESSION_CHOICE] = form.choice()
+    for warning in form.warnings():
+        messages.warning(request, warning)
+    messages.success(request, "Switched: this session's pages now read through these models.")
+    return redirect("devlens:switch")
+
+
+@admin_only
+@require_safe
+def compare(request):
+    raw = request.GET.get("path")
+    try:
+        target = comparing.parse_target(raw)
+    except comparing.BadPath as exc:
+        context = {"error": str(exc), "path": raw if isinstance(raw, str) else ""}
+        return render(request, "devlens/compare.html", context, status=400)
+    comparison = comparing.compare(request, target)
+    return render(
+        request,
+        "devlens/compare.html",
+        {"c": comparison, "path": target.full_path, "shadows_on": selectors.shadows_on()},
+    )

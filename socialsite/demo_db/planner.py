@@ -1,0 +1,137 @@
+"""Which documents a filter can match, from the indexes in indexes.py.
+
+`candidates(store, spec)` answers the store keys of a superset of what
+`spec` matches, in insertion order, or None when no indexed clause narrows
+it (then the caller scans, as mongomock does). It reads the clauses a server
+would serve from an index: equality (`{f: v}`, `$eq`), `$in`, and
+`$gt`/`$gte`/`$lt`/`$lte` ranges on `_id` or the first key of a declared
+index, also inside `$and`, and `$or` when every branch narrows. The smallest
+candidate set wins. Bounds are taken inclusively; the filter run on each
+candidate afterwards applies them exactly.
+"""
+
+import bisect
+import math
+
+from bson import ObjectId
+from mongomock import helpers
+
+from socialsite.demo_db import indexes
+
+# Past this share of the collection, a scan in store order is the cheaper plan.
+_SCAN_SHARE = 0.5
+
+
+def indexed_fields(store) -> dict:
+    """field -> whether its index serves ranges (hashed and text keys do not)."""
+    fields = {"_id": True}
+    for index in store.indexes.values():
+        field, direction = next(iter(index["key"]))  # a list, or dict items
+        if isinstance(direction, (int, float)) and not isinstance(direction, bool):
+            fields[field] = True
+        elif direction == "hashed":
+            fields.setdefault(field, False)
+    return fields
+
+
+def candidates(store, spec):
+    if not indexes.enabled() or not isinstance(spec, dict) or not spec:
+        return None
+    state = indexes.state(store)
+    found = _narrow(
+        state, indexed_fields(store), helpers.patch_datetime_awareness_in_document(spec)
+    )
+    if found is None or len(found) > _SCAN_SHARE * max(1, len(state.documents)):
+        return None
+    seq = state.seq
+    return sorted((key for key in found if key in seq), key=seq.__getitem__)
+
+
+def _smaller(best, found):
+    if found is None:
+        return best
+    return found if best is None or len(found) < len(best) else best
+
+
+def _narrow(state, fields: dict, spec: dict):
+    best = None
+    for key, search in spec.items():
+        if key == "$and" and isinstance(search, list):
+            for clause in search:
+                if isinstance(clause, dict):
+                    best = _smaller(best, _narrow(state, fields, clause))
+        elif key == "$or" and isinstance(search, list) and search:
+            best = _smaller(best, _union(state, fields, search))
+        elif not key.startswith("$") and key in fields:
+            best = _smaller(best, _clause(state, key, search, ranged=fields[key]))
+    return best
+
+
+def _union(state, fields: dict, branches: list):
+    union: set = set()
+    for branch in branches:
+        found = _narrow(state, fields, branch) if isinstance(branch, dict) else None
+        if found is None:
+            return None  # one branch needs a scan, so the whole $or does
+        union |= found
+    return union
+
+
+def _clause(state, field: str, search, ranged: bool):
+    if not isinstance(search, dict):
+        return equal(state, field, search)
+    if not search or not all(op.startswith("$") for op in search):
+        return None  # a sub-document compared whole
+    best = None
+    if "$eq" in search:
+        best = _smaller(best, equal(state, field, search["$eq"]))
+    if "$in" in search:
+        best = _smaller(best, _in(state, field, search["$in"]))
+    if ranged and any(op in search for op in indexes._RANGE_OPS):
+        best = _smaller(best, _range(state, field, search))
+    return best
+
+
+def equal(state, field: str, value):
+    """Keys of the documents `{field: value}` may match, or None if unknown."""
+    if not indexes._plain(value):
+        return None
+    if field == "_id":
+        return {value} if value in state.documents else indexes._EMPTY
+    by_value = state.hash_index(field)
+    if isinstance(value, ObjectId):  # mongomock also matches its string in an array
+        return by_value.get(value, indexes._EMPTY) | by_value.get(str(value), indexes._EMPTY)
+    return by_value.get(value, indexes._EMPTY)
+
+
+def _in(state, field: str, values):
+    if not isinstance(values, (list, tuple)) or not all(indexes._plain(v) for v in values):
+        return None
+    if field == "_id":
+        return {value for value in values if value in state.documents}
+    by_value = state.hash_index(field)
+    found: set = set()
+    for value in values:
+        found |= by_value.get(value, indexes._EMPTY)
+    return found
+
+
+def _range(state, field: str, search: dict):
+    lows = [search[op] for op in ("$gt", "$gte") if op in search]
+    highs = [search[op] for op in ("$lt", "$lte") if op in search]
+    low = next((v for v in lows if indexes._bound_class(v) is not None), None)
+    high = next((v for v in highs if indexes._bound_class(v) is not None), None)
+    if (
+        low is not None
+        and high is not None
+        and indexes._bound_class(low) != indexes._bound_class(high)
+    ):
+        high = None  # never both true: one bound alone is still a superset
+    if low is None and high is None:
+        return None
+    cls = indexes._bound_class(low if low is not None else high)
+    sorted_list = state.range_index(field).get(cls, [])
+    start = 0 if low is None else bisect.bisect_left(sorted_list, (low,))
+    end = len(sorted_list) if high is None else bisect.bisect_right(sorted_list, (high, math.inf))
+    found = {item[2] for item in sorted_list[start:end]}
+    return found | state.odd[field] if state.odd[field] else found

@@ -1,0 +1,210 @@
+"""mongomock's reads and writes, routed through the indexes (indexes.py, planner.py).
+
+What mongomock did per call, and what this changes (results are unchanged):
+- every filter ran over every document (`_iter_documents`): now only over
+  the candidates the planner finds, still in insertion order;
+- a cursor deep-copied every matching document before applying its limit:
+  now it copies the first skip + limit after sorting, and `find_one` the first;
+- a sort sorted every match on every read: a large equality group keeps its
+  order between writes (orders.py), and the read stops at skip + limit;
+- `aggregate` deep-copied the whole collection before its first stage: a
+  pipeline that starts with `$match` now starts from the candidates (the
+  `$match` stage itself still runs on them);
+- every access to a collection with a TTL index checked each document for
+  expiry: now a sorted list of the expiry times tells which ones are due.
+Writes keep the indexes current: the store's set and delete, and the
+in-place changes an update makes to a stored document.
+"""
+
+import functools
+import itertools
+from collections.abc import Mapping
+
+import mongomock
+from mongomock import aggregate, filtering, helpers
+from mongomock.store import CollectionStore
+
+from socialsite.demo_db import indexes, orders, planner
+
+
+def route_reads() -> None:
+    collection_class = mongomock.collection.Collection
+    cursor_class = mongomock.collection.Cursor
+    _keep_indexes_on_writes(collection_class)
+    _scan_candidates_only(collection_class)
+    _copy_what_is_returned(collection_class, cursor_class)
+    _aggregate_from_candidates(collection_class)
+    _expire_from_sorted_times()
+
+
+def _keep_indexes_on_writes(collection_class) -> None:
+    set_item, del_item = CollectionStore.__setitem__, CollectionStore.__delitem__
+
+    def setitem(self, key, value):
+        set_item(self, key, value)
+        state = indexes.live_state(self)
+        if state is not None:
+            state.on_set(key, value)
+
+    def delitem(self, key):
+        del_item(self, key)
+        state = indexes.live_state(self)
+        if state is not None:
+            state.on_delete(key)
+
+    CollectionStore.__setitem__, CollectionStore.__delitem__ = setitem, delitem
+
+    def reindexing(method):
+        # An update changes the stored document in place, behind the store's back.
+        @functools.wraps(method)
+        def apply(self, existing_document, *args, **kwargs):
+            key = indexes.store_key(existing_document.get("_id"))
+            try:
+                return method(self, existing_document, *args, **kwargs)
+            finally:
+                state = indexes.live_state(self._store)
+                if state is not None and state.documents.get(key) is existing_document:
+                    state.reindex(key)
+
+        return apply
+
+    for name in ("_apply_update_document", "_apply_update_pipeline"):
+        setattr(collection_class, name, reindexing(getattr(collection_class, name)))
+
+
+def _scan_candidates_only(collection_class) -> None:
+    scan = collection_class._iter_documents
+
+    def iter_documents(self, filter):
+        store = self._store
+        keys = planner.candidates(store, filter) if not store.is_empty else None
+        if keys is None:
+            return scan(self, filter)
+        documents = store._documents
+        chosen = [documents[key] for key in keys]
+        return (document for document in chosen if filtering.filter_applies(filter, document))
+
+    collection_class._iter_documents = iter_documents
+
+
+def _copy_what_is_returned(collection_class, cursor_class) -> None:
+    compute = cursor_class._compute_results
+    get_dataset = collection_class._get_dataset
+
+    def dataset(self, spec, sort, fields, as_class):
+        store = self._store
+        order = orders.ordered(store, spec, sort) if not store.is_empty else None
+        if order is None:
+            yield from get_dataset(self, spec, sort, fields, as_class)
+            return
+        documents = store._documents
+        for key in order:  # lazily: the cursor stops reading at skip + limit
+            document = documents.get(key)
+            if document is not None and filtering.filter_applies(spec, document):
+                yield self._copy_only_fields(document, fields, as_class)
+
+    find_one = collection_class.find_one
+
+    def compute_results(self, with_limit_and_skip=False):
+        if not indexes.enabled():
+            return compute(self, with_limit_and_skip)
+        bound = None
+        if with_limit_and_skip and self._limit:
+            bound = (self._skip or 0) + abs(self._limit)
+        previous = getattr(self, "_demo_bound", None)
+        covered = previous is None or (bound is not None and bound <= previous)
+        if (
+            not self._results
+            or self._factory_last_generated_results != self._factory
+            or not covered
+        ):
+            results = list(itertools.islice(self._factory(), bound))
+            if self.collection.codec_options.tz_aware:
+                results = [helpers.make_datetime_timezone_aware_in_document(x) for x in results]
+            self._factory_last_generated_results = self._factory
+            self._results, self._demo_bound = results, bound
+        if not with_limit_and_skip:
+            return self._results
+        results = self._results[self._skip :]
+        return results[: abs(self._limit)] if self._limit else results
+
+    def first_only(self, filter=None, *args, **kwargs):
+        if not indexes.enabled():
+            return find_one(self, filter, *args, **kwargs)
+        if filter is None:
+            filter = {}
+        if not isinstance(filter, Mapping):
+            filter = {"_id": filter}
+        # The first document is the first whatever the limit: copy only it.
+        cursor = self.find(filter, *args, **kwargs)
+        cursor._limit = 1
+        return next(cursor, None)
+
+    collection_class._get_dataset = dataset
+    cursor_class._compute_results = compute_results
+    collection_class.find_one = first_only
+
+
+def _aggregate_from_candidates(collection_class) -> None:
+    run = collection_class.aggregate
+
+    def aggregate_pipeline(self, pipeline, session=None, **kwargs):
+        stages = list(pipeline) if isinstance(pipeline, (list, tuple)) else None
+        first = stages[0] if stages else None
+        if not (isinstance(first, dict) and list(first) == ["$match"]):
+            return run(self, pipeline, session, **kwargs)
+        store = self._store
+        keys = planner.candidates(store, first["$match"]) if not store.is_empty else None
+        if keys is None:
+            return run(self, pipeline, session, **kwargs)
+        # The copies `self.find()` would have made, of the candidates only; the
+        # `$match` stage then keeps exactly the documents it kept before.
+        documents, tz_aware = store._documents, self.codec_options.tz_aware
+        copies = []
+        for key in keys:
+            copy = self._copy_only_fields(documents[key], None, dict)
+            copies.append(
+                helpers.make_datetime_timezone_aware_in_document(copy) if tz_aware else copy
+            )
+        return aggregate.process_pipeline(copies, self.database, stages, session)
+
+    collection_class.aggregate = aggregate_pipeline
+
+
+def _expire_from_sorted_times() -> None:
+    scan_for_expired = CollectionStore._remove_expired_documents
+
+    def remove_expired_documents(self):
+        if not self._ttl_indexes:
+            return
+        if not indexes.enabled():
+            return scan_for_expired(self)
+        state = indexes.state(self)
+        for index in list(self._ttl_indexes.values()):
+            try:
+                expiry = int(index["expireAfterSeconds"])
+            except ValueError:
+                continue
+            if len(index["key"]) > 1:
+                continue
+            field = next(iter(index["key"]))[0]
+            due = _due(state.ttl_index(field), expiry)
+            for key in due:
+                if key in self._documents:
+                    del self[key]
+
+    CollectionStore._remove_expired_documents = remove_expired_documents
+
+
+def _due(sorted_times: list, expiry: int) -> list:
+    """Keys whose time is at least `expiry` seconds before mongomock's clock."""
+    now = mongomock.utcnow()
+    due = []
+    for when, _, key in sorted_times:
+        try:
+            if (now - when).total_seconds() < expiry:
+                break
+        except TypeError:  # an aware clock: mongomock expires nothing then
+            break
+        due.append(key)
+    return due

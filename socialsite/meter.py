@@ -1,0 +1,65 @@
+"""The round-trip meter of a response (DESIGN.md §10): the `Server-Timing`
+header everyone gets and the footer staff see, both from the counter the
+request log reads, so the three always agree.
+
+The footer cannot be rendered with the page: the page's own round trips
+(the session saved, the messages stored) happen after its template is done.
+So the template leaves `PLACEHOLDER` in the footer, for staff only, and
+RequestLogMiddleware swaps in the finished meter once the response is
+complete.
+"""
+
+from django.template.loader import render_to_string
+from django.utils.functional import SimpleLazyObject, empty
+
+# What templates/base.html puts in the footer for moderators and admins.
+PLACEHOLDER = b"<!--db-meter-->"
+
+
+def server_timing(trips, total_ms: float) -> str:
+    """`db;desc="<n> round trips, <docs> docs";dur=<ms>, app;dur=<ms>`."""
+    db_ms = trips.ms
+    app_ms = max(total_ms - db_ms, 0.0)
+    return (
+        f'db;desc="{trips.total} round trips, {trips.docs} docs";dur={db_ms:.1f}, '
+        f"app;dur={app_ms:.1f}"
+    )
+
+
+def fill_footer(request, response, trips, total_ms: float) -> None:
+    """Put the finished meter where the page left its placeholder (staff only)."""
+    if response.streaming or response.get("Content-Encoding"):
+        return
+    if not response.get("Content-Type", "").startswith("text/html"):
+        return
+    content = response.content
+    at = content.rfind(PLACEHOLDER)
+    if at < 0:
+        return
+    meter = "" if not _is_staff(request) else _render(trips, total_ms)
+    response.content = b"".join(
+        (content[:at], meter.encode(response.charset), content[at + len(PLACEHOLDER) :])
+    )
+    if response.has_header("Content-Length"):
+        response["Content-Length"] = str(len(response.content))
+
+
+def _is_staff(request) -> bool:
+    user = getattr(request, "user", None)
+    if isinstance(user, SimpleLazyObject) and user._wrapped is empty:
+        return False  # never loaded, so no template asked: do not query for it now
+    return bool(getattr(user, "is_moderator", False))
+
+
+def _render(trips, total_ms: float) -> str:
+    db_ms = trips.ms
+    return render_to_string(
+        "socialsite/db_meter.html",
+        {
+            "round_trips": trips.total,
+            "docs": trips.docs,
+            "db_ms": db_ms,
+            "app_ms": max(total_ms - db_ms, 0.0),
+            "commands": trips.details,
+        },
+    )

@@ -1,0 +1,249 @@
+"""Whole-page round-trip budgets (DESIGN.md §6, issue 13 item 2).
+
+A signed-in feed page under the `cache` model with link entries costs at most
+3 round trips in all: the session with its user (one aggregate), the timeline,
+and the linked posts; the reader's own wall likewise, and the incoming page
+needs no timeline. Flat from 5 to 1,000 followings. Counted on the demo
+database and, with MONGODB_TEST_URI, on a wire server through the command
+listener (where a `find_one` is a `find`).
+"""
+
+import pytest
+from django.test import Client
+
+from feeds import reposts
+from feeds import services as posts
+from feeds.documents import PUBLIC
+from profiles import services as accounts
+from profiles.documents import FollowerEdge, FollowingEdge, User
+from socialsite import sessions
+from socialsite.clock import now
+from socialsite.documents import SessionRecord
+from tests.conftest import PASSWORD
+
+# Bulk inserts go in slices: the wire server answers one command at a time.
+SLICE = 250
+AUTHORS_WHO_POST = 4
+
+
+def user(handle: str) -> User:
+    return User.objects.get(handle=handle)
+
+
+def _insert(collection, documents: list[dict]) -> None:
+    for start in range(0, len(documents), SLICE):
+        collection.insert_many(documents[start : start + SLICE], ordered=False)
+
+
+def _author(handle: str, t) -> dict:
+    """A stored user document, as `user_create` writes one (minus the hashing)."""
+    return {
+        "_id": handle,
+        "name": handle.title(),
+        "name_terms": [handle],
+        "profile": {"bio": "", "location": "", "interests": [], "website": ""},
+        "password": "md5$unused$unused",
+        "role": "user",
+        "circles": [],
+        "blocked": [],
+        "muted": [],
+        "followers_count": 1,
+        "following_count": 0,
+        "posts_count": 0,
+        "notifications_unread": 0,
+        "created": t,
+        "last_seen": t,
+        "status": "active",
+    }
+
+
+@pytest.fixture
+def reader_of(settings, make_user):
+    """`reader_of(n)`: a reader following n authors, a news feed and a wall
+    full of public posts and reposts, and posts on the incoming page."""
+    settings.FEED_MODEL, settings.FEED_EMBED = "cache", False
+    settings.FEED_PAGE_SIZE = 10
+    # No `last_seen` write in the middle of a counted page.
+    settings.LAST_SEEN_RESOLUTION = 24 * 3600
+
+    def build(n: int) -> User:
+        make_user("reader")
+        t = now()
+        handles = [f"author{i:04d}" for i in range(n)]
+        # Those who post are made as sign-up makes them (their timelines
+        # exist); the rest in bulk.
+        for handle in handles[:AUTHORS_WHO_POST]:
+            make_user(handle)
+        _insert(User._get_collection(), [_author(h, t) for h in handles[AUTHORS_WHO_POST:]])
+        edge = {"_g": [], "state": "active", "since": t, "changed": t}
+        _insert(
+            FollowingEdge._get_collection(), [{"_f": "reader", "_t": h, **edge} for h in handles]
+        )
+        _insert(
+            FollowerEdge._get_collection(),
+            [{"_f": h, "_t": "reader", "since": t} for h in handles],
+        )
+        User._get_collection().update_one({"_id": "reader"}, {"$set": {"following_count": n}})
+        theirs = []
+        for round_ in range(3):
+            for handle in handles[:AUTHORS_WHO_POST]:
+                say = {"type": "status", "circles": [PUBLIC], "author": user(handle)}
+                theirs.append(posts.post_create(detail={"text": f"{handle} {round_}"}, **say))
+                posts.post_create(detail={"text": f"to you {round_}"}, to="reader", **say)
+        # The reader's wall begins with their own posts and reposts: a page
+        # of guests' posts also asks whether the owner follows them.
+        for round_ in range(6):
+            reposts.repost_create(post_id=theirs[round_].id, user=user("reader"))
+            posts.post_create(
+                author=user("reader"), type="status", detail={"text": "mine"}, circles=[PUBLIC]
+            )
+        return user("reader")
+
+    return build
+
+
+def _listing(counter) -> str:
+    """The commands of a count, with their collections when the counter knows them."""
+    details = getattr(counter, "details", None)
+    if details:
+        return ", ".join(f"{d.name} {d.collection} {d.shape}" for d in details)
+    return ", ".join(counter.commands)
+
+
+def _page(client, round_trips, path: str):
+    with round_trips() as counter:
+        response = client.get(path)
+    assert response.status_code == 200, (path, response.status_code)
+    return response, counter
+
+
+# page: (path, budget). The incoming page is one indexed query on `post`.
+SIGNED_IN_PAGES = {
+    "feed": ("/feed/", 3),
+    "own wall": ("/u/reader/", 3),
+    "incoming": ("/incoming/", 2),
+}
+
+
+@pytest.mark.parametrize("followings", [5, 1000])
+@pytest.mark.parametrize("page", list(SIGNED_IN_PAGES))
+def test_a_signed_in_page_is_at_most_3_round_trips(
+    page, followings, reader_of, login, round_trips
+):
+    path, budget = SIGNED_IN_PAGES[page]
+    client = login(reader_of(followings))
+    response, counter = _page(client, round_trips, path)
+    assert response.content.decode().count("data-post-id=") == 10, "a full page of posts"
+    assert counter.total <= budget, f"{path} at {followings} followings: {_listing(counter)}"
+    # The session and its user come in one aggregate: no session `find`.
+    assert counter.commands[0] == "aggregate", _listing(counter)
+
+
+@pytest.mark.parametrize("followings", [5, 1000])
+def test_someone_elses_wall_is_3_round_trips_too(followings, reader_of, login, round_trips):
+    """Their document and the follow edges between the two of them (follow
+    button, circles) ride with the session's read: `$lookup` by `_id`, and
+    by `(_f, _t)` with MongoDB 5.0's localField-plus-pipeline form."""
+    client = login(reader_of(followings))
+    response, counter = _page(client, round_trips, "/u/author0001/")
+    assert response.content.decode().count("data-post-id=") >= 3
+    assert counter.total <= 3, _listing(counter)
+    assert counter.commands[0] == "aggregate", _listing(counter)
+
+
+FOLLOWS_YOU = '<span class="badge">Follows you</span>'
+
+
+def test_the_follow_button_reads_the_edges_that_came_with_the_session(make_user, login):
+    """Both directions and the circles, as the separate edge query gave them."""
+    from profiles.services import circles, graph
+
+    ann, bob = make_user("ann"), make_user("bob")
+    make_user("cyd")
+    circles.circle_create(owner=ann, name="Close")
+    graph.follow_create(follower=User.objects.get(handle="ann"), followee="bob", circles=["Close"])
+    graph.follow_create(follower=bob, followee="ann")
+    client = login(User.objects.get(handle="ann"))
+    page = client.get("/u/bob/").content.decode()
+    assert FOLLOWS_YOU in page and 'value="Close" checked' in page
+    page = client.get("/u/cyd/").content.decode()
+    assert FOLLOWS_YOU not in page and 'value="Close" checked' not in page
+
+
+def test_a_page_reads_the_user_as_stored_now_not_as_the_session_saw_it(
+    make_user, login, round_trips
+):
+    """The user document comes with the session's read, fresh on each request:
+    a suspension refuses the very next request, in the same one round trip."""
+    client = login(make_user("ada"))
+    assert client.get("/feed/").status_code == 200
+    User._get_collection().update_one({"_id": "ada"}, {"$set": {"status": "suspended"}})
+    with round_trips() as counter:
+        response = client.get("/feed/")
+    assert response.status_code == 302 and response["Location"].startswith("/accounts/login/")
+    # The refusal ends the session: the read, then its deletion.
+    assert counter.commands[0] == "aggregate", _listing(counter)
+    assert SessionRecord.objects(user="ada").count() == 0
+
+
+def test_a_suspended_wall_owner_is_404_though_read_with_the_session(make_user, login):
+    client = login(make_user("ada"))
+    make_user("bob")
+    assert client.get("/u/bob/").status_code == 200
+    User._get_collection().update_one({"_id": "bob"}, {"$set": {"status": "suspended"}})
+    assert client.get("/u/bob/").status_code == 404
+    assert client.get("/u/nobody/").status_code == 404
+
+
+def test_a_password_change_logs_out_other_sessions_at_once(make_user, login):
+    make_user("ada")
+    here, elsewhere = login(user("ada")), login(user("ada"))
+    assert elsewhere.get("/feed/").status_code == 200
+    response = here.post(
+        "/settings/password/",
+        {
+            "old_password": PASSWORD,
+            "new_password1": "a brand new secret 2",
+            "new_password2": "a brand new secret 2",
+        },
+    )
+    assert response.status_code == 302
+    assert here.get("/feed/").status_code == 200
+    assert elsewhere.get("/feed/").status_code == 302
+
+
+def test_a_surviving_session_is_refused_once_the_password_hash_changed(make_user, login):
+    """The HASH_KEY check runs on the document read with the session: even a
+    session that outlived the deletion (a write in flight) is over."""
+    client = login(make_user("ada"))
+    assert client.get("/feed/").status_code == 200
+    accounts.password_change(user=user("ada"), new_password="another secret 3", keep_session=None)
+    SessionRecord._get_collection().delete_many({})
+    assert client.get("/feed/").status_code == 302
+    client = login(user("ada"), password="another secret 3")
+    assert client.get("/feed/").status_code == 200
+    User._get_collection().update_one({"_id": "ada"}, {"$set": {"password": "md5$x$y"}})
+    assert client.get("/feed/").status_code == 302
+
+
+def test_an_anonymous_visitor_without_a_cookie_costs_no_session_read(
+    make_user, round_trips, monkeypatch
+):
+    make_user("ada")
+    reads = []
+    original = sessions._read
+    monkeypatch.setattr(sessions, "_read", lambda *a: reads.append(a) or original(*a))
+    visitor = Client()
+    with round_trips() as counter:
+        response = visitor.get("/feed/")
+    assert response.status_code == 302
+    assert counter.total == 0, _listing(counter)
+    assert visitor.get("/u/ada/").status_code == 200
+    assert visitor.get("/u/nobody/").status_code == 404
+    assert reads == []
+
+
+def test_an_expired_session_is_ignored(make_user, login):
+    client = login(make_user("ada"))
+    SessionRecord._get_collection().update_many({}, {"$set": {"expire": now()}})
+    assert client.get("/feed/").status_code == 302

@@ -1,0 +1,355 @@
+"""The demo database's secondary indexes narrow, never change, what a query answers.
+
+Each property runs the same query twice on the same documents: once through
+the indexes (socialsite/demo_db/indexes.py, planner.py, reads.py) and once
+as mongomock scans, and expects the same documents in the same order. Writes
+are checked by comparing the indexes kept incrementally with ones built
+afresh from the stored documents.
+"""
+
+import datetime
+
+import pytest
+from bson import ObjectId
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from mongomock import filtering
+from pymongo import DeleteMany, InsertOne, ReplaceOne, UpdateOne
+
+from socialsite import mongo, roundtrips
+from socialsite.demo_db import indexes, orders, planner
+
+pytestmark = pytest.mark.mongomock_only(reason="checks the demo database's own indexes")
+
+OIDS = [ObjectId(f"{n:024x}") for n in range(1, 5)]
+BASE = datetime.datetime(2026, 1, 1)
+SCALARS = st.one_of(
+    st.integers(-3, 3),
+    st.sampled_from([0.5, 1.0, -2.5]),
+    st.booleans(),
+    st.none(),
+    st.sampled_from(["", "a", "ab", "b", "B", "1"]),
+    st.sampled_from(OIDS),
+    st.integers(0, 3).map(lambda n: BASE + datetime.timedelta(milliseconds=n)),
+)
+VALUES = st.one_of(SCALARS, st.lists(SCALARS, max_size=3))
+SUBDOC = st.fixed_dictionaries({}, optional={"x": VALUES, "y": SCALARS})
+DOCUMENTS = st.fixed_dictionaries(
+    {},
+    optional={
+        "a": VALUES,
+        "s": st.one_of(SUBDOC, st.lists(SUBDOC, max_size=3), SCALARS),
+        "t": SCALARS,
+        "u": VALUES,  # not indexed: never narrows
+    },
+)
+FIELDS = st.sampled_from(["a", "s.x", "t", "u", "_id", "s.0.x"])
+
+
+def _clause(field):
+    ops = st.sampled_from(["$gt", "$gte", "$lt", "$lte"])
+    return st.one_of(
+        SCALARS.map(lambda v: {field: v}),
+        SCALARS.map(lambda v: {field: {"$eq": v}}),
+        st.lists(SCALARS, max_size=3).map(lambda vs: {field: {"$in": vs}}),
+        st.tuples(ops, SCALARS).map(lambda p: {field: {p[0]: p[1]}}),
+        st.tuples(SCALARS, SCALARS).map(lambda p: {field: {"$gte": p[0], "$lt": p[1]}}),
+        SCALARS.map(lambda v: {field: {"$ne": v}}),
+        SCALARS.map(lambda v: {field: {"$in": [v], "$ne": None}}),
+    )
+
+
+CLAUSES = FIELDS.flatmap(_clause)
+FILTERS = st.one_of(
+    CLAUSES,
+    st.lists(CLAUSES, min_size=2, max_size=3).map(lambda cs: {"$and": cs}),
+    st.lists(CLAUSES, min_size=2, max_size=3).map(lambda cs: {"$or": cs}),
+    st.tuples(CLAUSES, CLAUSES).map(lambda p: {**p[0], **p[1]}),
+)
+SORTS = st.sampled_from([None, [("a", 1)], [("t", -1), ("_id", 1)], [("s.x", 1)]])
+
+
+@pytest.fixture
+def coll(monkeypatch):
+    # Keep sorted orders for every group, however small, so they are checked too.
+    monkeypatch.setattr(orders, "MIN_GROUP", 0)
+    collection = mongo.database()["demo_db_index_checks"]
+    collection.drop()
+    collection.create_index([("a", 1)])
+    collection.create_index([("s.x", 1), ("t", -1)])
+    collection.create_index([("t", "hashed")])
+    yield collection
+    collection.drop()
+    indexes.set_enabled(True)
+
+
+def _both(query):
+    """(through the indexes, scanning)."""
+    indexes.set_enabled(True)
+    try:
+        narrowed = query()
+    finally:
+        indexes.set_enabled(False)
+    try:
+        scanned = query()
+    finally:
+        indexes.set_enabled(True)
+    return narrowed, scanned
+
+
+def _outcome(query):
+    try:
+        return query()
+    except Exception as exc:  # an error must be the same error either way
+        return type(exc).__name__
+
+
+def _fill(coll, documents):
+    coll.delete_many({})
+    for n, document in enumerate(documents):
+        coll.insert_one({"_id": n if n % 3 else f"k{n}", **document})
+
+
+def _assert_indexes_match_a_rebuild(coll):
+    store = coll._store
+    kept = indexes.state(store)
+    fresh = indexes.State(store)
+    for field in kept.hashes:
+        fresh.hash_index(field)
+        assert {v: set(k) for v, k in kept.hashes[field].items()} == {
+            v: set(k) for v, k in fresh.hashes[field].items()
+        }, field
+    for field in kept.ranges:
+        fresh.range_index(field)
+        relative = {
+            cls: [(v, key) for v, _, key in items]
+            for cls, items in kept.ranges[field].items()
+            if items
+        }
+        rebuilt = {
+            cls: [(v, key) for v, _, key in items]
+            for cls, items in fresh.ranges[field].items()
+            if items
+        }
+        assert relative == rebuilt, field
+        assert kept.odd[field] == fresh.odd[field]
+    assert sorted(kept.seq, key=kept.seq.get) == list(store._documents)
+
+
+@settings(
+    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    documents=st.lists(DOCUMENTS, max_size=12), spec=FILTERS, sort=SORTS, limit=st.integers(0, 3)
+)
+def test_find_answers_what_the_scan_answers(coll, documents, spec, sort, limit):
+    _fill(coll, documents)
+    narrowed, scanned = _both(
+        lambda: _outcome(lambda: list(coll.find(spec, sort=sort, limit=limit)))
+    )
+    assert narrowed == scanned
+    narrowed, scanned = _both(lambda: _outcome(lambda: coll.count_documents(spec)))
+    assert narrowed == scanned
+    narrowed, scanned = _both(lambda: _outcome(lambda: coll.find_one(spec, sort=sort)))
+    assert narrowed == scanned
+
+
+@settings(
+    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(documents=st.lists(DOCUMENTS, max_size=12), spec=FILTERS)
+def test_match_first_aggregate_answers_what_the_scan_answers(coll, documents, spec):
+    _fill(coll, documents)
+    pipeline = [{"$match": spec}, {"$limit": 3}, {"$project": {"a": 1, "s": 1}}]
+    narrowed, scanned = _both(lambda: _outcome(lambda: list(coll.aggregate(pipeline))))
+    assert narrowed == scanned
+
+
+WRITES = st.one_of(
+    st.tuples(st.just("insert"), DOCUMENTS),
+    st.tuples(st.just("set"), FILTERS, VALUES, st.sampled_from(["a", "s.x", "t", "s"])),
+    st.tuples(st.just("unset"), FILTERS, st.sampled_from(["a", "s", "t"])),
+    st.tuples(st.just("push"), FILTERS, SCALARS),
+    st.tuples(st.just("replace"), FILTERS, DOCUMENTS),
+    st.tuples(st.just("upsert"), SCALARS, VALUES),
+    st.tuples(st.just("delete_one"), FILTERS),
+    st.tuples(st.just("delete_many"), FILTERS),
+    st.tuples(st.just("bulk"), DOCUMENTS, FILTERS, VALUES),
+    st.tuples(st.just("drop")),
+)
+
+
+def _write(coll, op):
+    kind, *args = op
+    if kind == "insert":
+        coll.insert_one(dict(args[0]))
+    elif kind == "set":
+        coll.update_many(args[0], {"$set": {args[2]: args[1]}})
+    elif kind == "unset":
+        coll.update_one(args[0], {"$unset": {args[1]: ""}})
+    elif kind == "push":
+        coll.update_many(args[0], {"$push": {"a": args[1]}})
+    elif kind == "replace":
+        coll.replace_one(args[0], dict(args[1]))
+    elif kind == "upsert":
+        coll.update_one({"t": args[0]}, {"$set": {"a": args[1]}}, upsert=True)
+    elif kind == "delete_one":
+        coll.delete_one(args[0])
+    elif kind == "delete_many":
+        coll.delete_many(args[0])
+    elif kind == "bulk":
+        coll.bulk_write(
+            [
+                InsertOne(dict(args[0])),
+                UpdateOne(args[1], {"$set": {"a": args[2]}}),
+                ReplaceOne({"t": 0}, {"t": 1}),
+                DeleteMany({"a": args[2]}),
+            ]
+        )
+    else:
+        coll.drop()
+        coll.create_index([("a", 1)])
+        coll.create_index([("s.x", 1), ("t", -1)])
+
+
+@settings(
+    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    documents=st.lists(DOCUMENTS, max_size=8), writes=st.lists(WRITES, max_size=6), spec=FILTERS
+)
+def test_writes_keep_the_indexes_right(coll, documents, writes, spec):
+    _fill(coll, documents)
+    for field in ("a", "s.x", "t", "_id"):  # built before the writes, so kept by them
+        planner.candidates(coll._store, {field: {"$gte": 0}})
+        planner.candidates(coll._store, {field: 0})
+    for sort in ([("t", -1), ("_id", 1)], [("a", 1)]):
+        _outcome(lambda sort=sort: list(coll.find(spec, sort=sort)))  # orders kept
+    for op in writes:
+        _outcome(lambda op=op: _write(coll, op))
+    _assert_indexes_match_a_rebuild(coll)
+    narrowed, scanned = _both(lambda: _outcome(lambda: list(coll.find(spec))))
+    assert narrowed == scanned
+    for sort in ([("t", -1), ("_id", 1)], [("a", 1)]):
+        narrowed, scanned = _both(
+            lambda sort=sort: _outcome(lambda: list(coll.find(spec, sort=sort)))
+        )
+        assert narrowed == scanned
+
+
+def test_an_indexed_lookup_runs_the_filter_on_its_candidates_only(coll, monkeypatch):
+    coll.insert_many(
+        [{"_id": n, "a": n % 500, "t": n, "s": {"x": [n, n + 1]}} for n in range(2000)]
+    )
+    coll.find_one({"a": 1})  # builds the index on first use
+    runs = []
+    apply = filtering._filterer_inst.apply
+    monkeypatch.setattr(filtering._filterer_inst, "apply", lambda *a: runs.append(1) or apply(*a))
+
+    assert [d["_id"] for d in coll.find({"a": 7})] == [7, 507, 1007, 1507]
+    assert coll.find_one({"_id": 1234})["t"] == 1234
+    assert [d["_id"] for d in coll.find({"_id": {"$in": [5, 3, 99999]}})] == [3, 5]
+    assert [d["_id"] for d in coll.find({"s.x": {"$gte": 10, "$lt": 12}})] == [9, 10, 11]
+    assert [
+        d["_id"]
+        for d in coll.aggregate([{"$match": {"a": 7}}, {"$sort": {"t": -1}}, {"$limit": 2}])
+    ] == [1507, 1007]
+    coll.update_many({"a": {"$in": [8, 9]}}, {"$set": {"a": 7}})
+    assert coll.count_documents({"a": 7}) == 12
+    assert len(runs) < 100  # a scan would have run it 2,000 times per query
+
+
+def test_a_find_copies_only_what_it_returns(coll, monkeypatch):
+    coll.insert_many([{"_id": n, "a": 1, "t": n} for n in range(300)])
+    copied = []
+    copy_only_fields = type(coll)._copy_only_fields
+    monkeypatch.setattr(
+        type(coll),
+        "_copy_only_fields",
+        lambda self, *a: copied.append(1) or copy_only_fields(self, *a),
+    )
+    assert [d["_id"] for d in coll.find({}).sort("t", -1).limit(5)] == [299, 298, 297, 296, 295]
+    assert coll.find_one({}, sort=[("t", 1)])["_id"] == 0
+    assert len(copied) == 6
+
+
+def test_ttl_expiry_is_the_same_without_a_scan(monkeypatch):
+    import mongomock
+
+    now = datetime.datetime(2026, 5, 1, 12, 0)
+    monkeypatch.setattr(mongomock, "utcnow", lambda: now)
+    db = mongo.database()
+    kept = []
+    for enabled in (True, False):
+        indexes.set_enabled(enabled)
+        coll = db[f"demo_db_ttl_{enabled}"]
+        coll.drop()
+        coll.create_index([("expire", 1)], expireAfterSeconds=60)
+        coll.insert_many(
+            [
+                {"_id": 1, "expire": now - datetime.timedelta(seconds=61)},
+                {"_id": 2, "expire": now - datetime.timedelta(seconds=60)},
+                {"_id": 3, "expire": now - datetime.timedelta(seconds=59)},
+                {"_id": 4, "expire": [now, now - datetime.timedelta(hours=1)]},
+                {"_id": 5, "expire": "not a date"},
+                {"_id": 6},
+                {"_id": 7, "expire": now + datetime.timedelta(hours=1)},
+            ]
+        )
+        before = [d["_id"] for d in coll.find({})]
+        coll.update_one({"_id": 7}, {"$set": {"expire": now - datetime.timedelta(days=1)}})
+        kept.append(
+            (before, [d["_id"] for d in coll.find({})], coll.find_one({"_id": 3}) is not None)
+        )
+        coll.drop()
+    indexes.set_enabled(True)
+    assert kept[0] == kept[1] == ([3, 5, 6, 7], [3, 5, 6], True)
+
+
+def test_round_trips_are_counted_as_before(coll):
+    coll.insert_many([{"_id": n, "a": n} for n in range(10)])
+    with roundtrips.count() as counted:
+        coll.find_one({"a": 3})
+        list(coll.find({"_id": {"$in": [1, 2]}}))
+        list(coll.aggregate([{"$match": {"a": 3}}, {"$limit": 1}]))
+        coll.update_many({"a": {"$in": [1, 2]}}, {"$set": {"t": 1}})
+        coll.count_documents({"a": 3})
+    assert counted.commands == ["find_one", "find", "aggregate", "update_many", "count_documents"]
+
+
+def test_unique_indexes_are_checked_through_the_index(coll):
+    from pymongo.errors import BulkWriteError, DuplicateKeyError
+
+    coll.create_index([("f", 1), ("g", 1)], unique=True)
+    coll.insert_many([{"f": "x", "g": n} for n in range(50)])
+    coll.find_one({"f": "x"})  # the index on `f` is now kept by every write
+    with pytest.raises(DuplicateKeyError):
+        coll.insert_one({"f": "x", "g": 7})
+    with pytest.raises(DuplicateKeyError):
+        coll.update_one({"g": 8}, {"$set": {"g": 9}})
+    with pytest.raises(BulkWriteError):
+        coll.insert_many([{"f": "y", "g": 1}, {"f": "x", "g": 3}])
+    coll.insert_many([{"f": "z", "g": 1}, {"f": "z", "g": 2}])
+    coll.update_one({"f": "z", "g": 2}, {"$set": {"f": "w"}})
+    assert coll.count_documents({"f": "x"}) == 50
+    assert [d["g"] for d in coll.find({"f": {"$in": ["y", "z", "w"]}})] == [1, 1, 2]
+    assert coll.find_one({"g": 8})["g"] == 8
+
+
+def test_a_large_group_is_read_in_its_kept_order_up_to_the_limit(coll, monkeypatch):
+    monkeypatch.setattr(orders, "MIN_GROUP", 64)
+    coll.insert_many([{"a": n % 2, "t": n % 50, "u": n} for n in range(400)])
+    page = [("t", -1), ("u", 1)]
+    first = [d["u"] for d in coll.find({"a": 1, "t": {"$lt": 40}}, sort=page, limit=3)]
+    assert first == [39, 89, 139]
+    runs = []
+    apply = filtering._filterer_inst.apply
+    monkeypatch.setattr(filtering._filterer_inst, "apply", lambda *a: runs.append(1) or apply(*a))
+    again = [d["u"] for d in coll.find({"a": 1, "t": {"$lt": 40}}, sort=page, limit=3)]
+    assert again == first and len(runs) < 50  # read down the kept order, not all 200
+    coll.update_one({"u": 139}, {"$set": {"t": 45}})  # out of the page
+    coll.insert_one({"a": 1, "t": 39, "u": 0})
+    narrowed, scanned = _both(
+        lambda: [d["u"] for d in coll.find({"a": 1, "t": {"$lt": 40}}, sort=page, limit=3)]
+    )
+    assert narrowed == scanned == [0, 39, 89]

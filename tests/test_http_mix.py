@@ -1,0 +1,38 @@
+"""benchmarks/http_mix.py: it starts the demo server, drives every operation of
+the mix over HTTP and prints a table that parses, with no server errors."""
+
+from benchmarks import http_mix
+
+
+def parse_table(output: str) -> dict[str, dict[str, str]]:
+    lines = [line for line in output.splitlines() if " | " in line]
+    header = [cell.strip() for cell in lines[0].split(" | ")]
+    rows = {}
+    for line in lines[1:]:
+        cells = [cell.strip() for cell in line.split(" | ")]
+        rows[cells[0]] = dict(zip(header, cells, strict=True))
+    return rows
+
+
+def test_a_short_run_drives_every_operation_without_errors(capsys, monkeypatch):
+    monkeypatch.setenv("MONGODB_URI", "")  # the demo database, never a real server
+    # A small world's feeds are short: small pages give the scrolls a next page.
+    monkeypatch.setenv("FEED_PAGE_SIZE", "5")
+    argv = ["--users", "20", "--seconds", "3", "--threads", "2", "--sessions", "2"]
+    assert http_mix.main(argv) == 0
+    output = capsys.readouterr().out
+    rows = parse_table(output)
+    assert list(rows) == [*(name for name, _ in http_mix.MIX), "login (untimed)"]
+    for name, row in rows.items():
+        assert int(row["count"].replace(",", "")) > 0, f"{name} never ran"
+        assert row["5xx"] == "0", f"{name} failed on the server"
+        assert row["4xx"] == "0", f"{name} was refused"
+        assert float(row["p50 ms"]) <= float(row["p99 ms"])
+        # Server-Timing (DESIGN.md §10) gives round trips for every page.
+        assert float(row["trips/op"]) >= 1
+    assert rows["read"]["ops/s"] != "-"
+    seeding = output.splitlines()[0]
+    assert "20 demo users" in seeding
+    assert "seeding: -" not in seeding  # the server's start line was found
+    assert "all operations:" in output
+    assert "/healthz, 200 on one keep-alive connection: p50" in output
