@@ -115,6 +115,7 @@ def install() -> None:
     lookup.lookup_with_pipeline()
     reads.route_reads()  # after push_sort: it re-indexes what an update leaves
     copies.share_immutable_values()
+    copies.cheap_update_snapshots()
     mongomock.collection.Collection.bulk_write = bulk.bulk_write
     # Photos live in GridFS, which type-checks for pymongo's Database and
     # Collection; this lets it accept mongomock's as well.

@@ -11,8 +11,10 @@ lists, and leaves anything else to the `copy` module.
 
 import copy
 import datetime
+import threading
 import types
 import uuid
+from collections import OrderedDict
 
 import mongomock.aggregate
 import mongomock.collection
@@ -36,6 +38,8 @@ def _deep(value):
     kind = type(value)
     if kind is dict:
         return {key: _deep(item) for key, item in value.items()}
+    if kind is OrderedDict:  # mongomock keeps each stored document as one
+        return OrderedDict((key, _deep(item)) for key, item in value.items())
     if kind is list:
         return [_deep(item) for item in value]
     if kind in _ATOMIC:
@@ -53,3 +57,64 @@ def share_immutable_values() -> None:
     fast = types.SimpleNamespace(deepcopy=deepcopy, copy=shallow)
     mongomock.collection.copy = fast
     mongomock.aggregate.copy = fast
+
+
+# Update operators that, on a top-level field, either replace the field's value
+# or change the list it holds without changing the list's items.
+_REPLACING = frozenset({"$set", "$inc", "$unset", "$min", "$max", "$mul", "$currentDate"})
+_LIST_CHANGING = frozenset({"$push", "$addToSet", "$pull", "$pullAll", "$pop"})
+_updating = threading.local()
+
+
+def _snapshot(document, update) -> "OrderedDict | None":
+    """What mongomock's rollback needs of `document` before `update`: the
+    fields the update can change, copied as deep as it can change them, and
+    the others shared. A timeline update `$push`es one entry onto hundreds:
+    the list is copied, not the entries. None when the update's shape is not
+    one of these (mongomock's full deep copy then)."""
+    if not isinstance(update, dict):
+        return None
+    snapshot = OrderedDict(document)
+    for operator, fields in update.items():
+        if operator == "$setOnInsert":
+            continue
+        if operator not in _REPLACING | _LIST_CHANGING or not isinstance(fields, dict):
+            return None
+        for path in fields:
+            top = path.split(".", 1)[0]
+            if top not in document:
+                continue
+            if "." in path:  # changed inside: copy that field whole
+                snapshot[top] = _deep(document[top])
+            elif operator in _LIST_CHANGING and type(document[top]) is list:
+                snapshot[top] = list(document[top])
+    return snapshot
+
+
+def _remember_update(original):
+    def _update(self, spec, document, *args, **kwargs):
+        _updating.document = document
+        try:
+            return original(self, spec, document, *args, **kwargs)
+        finally:
+            _updating.document = None
+
+    return _update
+
+
+def _snapshot_or_deepcopy(value, memo=None):
+    update = getattr(_updating, "document", None)
+    if memo is None and update is not None and type(value) is OrderedDict and indexes.enabled():
+        snapshot = _snapshot(value, update)
+        if snapshot is not None:
+            return snapshot
+    return deepcopy(value, memo)
+
+
+def cheap_update_snapshots() -> None:
+    """Before updating a document mongomock deep-copies it whole, to roll back
+    a failed unique check and to tell whether anything changed; this copies
+    only what the update can change (`_snapshot`)."""
+    collection = mongomock.collection.Collection
+    collection._update = _remember_update(collection._update)
+    mongomock.collection.copy = types.SimpleNamespace(deepcopy=_snapshot_or_deepcopy, copy=shallow)
