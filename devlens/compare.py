@@ -13,7 +13,7 @@ that read timelines or threads and write nothing on GET can be compared
 
 import copy
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from html.parser import HTMLParser
 from urllib.parse import unquote, urlsplit
 
@@ -238,13 +238,13 @@ def compare(request, target: Target) -> Comparison:
     embed, store, model = active.embed(), active.comment_store(), active.timeline_model()
     timelines = selectors.maintained_timeline_models()
 
-    def run(choice: Choice) -> Measure:
+    def run(choice: Choice, page: Target = target) -> Measure:
         kept = (
             choice.timeline_model in timelines
             and selectors.embed_maintained(choice.embed)
             and choice.comment_store in selectors.maintained_comment_stores()
         )
-        return measure(request, target, choice, kept)
+        return measure(request, page, choice, kept)
 
     models = [run(Choice(name, embed, store)) for name in TIMELINE_MODELS]
     reference = next(row for row in models if row.choice.timeline_model == "read")
@@ -252,7 +252,12 @@ def compare(request, target: Target) -> Comparison:
     _check(models + variants, reference)
     stores: list[Measure] = []
     if target.threaded:
-        stores = [run(Choice(model, embed, name)) for name in COMMENT_STORES]
+        # Oldest first: the one order every store serves (`buckets` cannot
+        # thread, so a threaded page would differ by design, not by data).
+        query = QueryDict(target.query, mutable=True)
+        query["order"] = "oldest"
+        oldest = replace(target, query=query.urlencode())
+        stores = [run(Choice(model, embed, name), oldest) for name in COMMENT_STORES]
         record = next(row for row in stores if row.choice.comment_store == settings.COMMENTS_STORE)
         _check(stores, record)
     return Comparison(target, models, variants, stores, embed, settings.COMMENTS_STORE)

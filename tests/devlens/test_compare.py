@@ -127,3 +127,21 @@ def test_comments_written_through_the_services_agree_under_every_store(shadows, 
     assert [row["store"] for row in stores] == list(COMMENT_STORES)
     assert {row["parity"] for row in stores} == {"ok"}, stores
     assert page.count("· 5 comments") == 3 + 4 + 3  # every store row, model row and variant
+
+
+def test_a_threaded_post_page_compares_its_comment_stores_oldest_first(shadows, make_user, login):
+    """A reply to the first comment, written last, comes second in the
+    threaded order and last in the oldest-first one. `buckets` cannot thread,
+    so the stores are compared in the order all three serve."""
+    root = make_user("root", role="admin")
+    ann, ben = make_user("ann"), make_user("ben")
+    made = feeds.post_create(author=ann, type="status", detail={"text": "Rye?"}, circles=[PUBLIC])
+    post = Post._get_collection().find_one({"_id": made.id})
+    first = comments.comment_create(post=post, author=ben, text="first", parent_slug=None)
+    comments.comment_create(post=post, author=ann, text="second", parent_slug=None)
+    comments.comment_create(post=post, author=root, text="reply", parent_slug=first.slug)
+    page = compare(login(root), f"/posts/{made.id}/")
+    stores = rows(page, "store-row")
+    assert [row["store"] for row in stores] == list(COMMENT_STORES)
+    assert {row["parity"] for row in stores} == {"ok"}, stores
+    assert "oldest first" in page
