@@ -26,8 +26,6 @@ import os
 import random
 import re
 import shutil
-import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -38,9 +36,9 @@ from http.cookies import SimpleCookie
 from pathlib import Path
 from urllib.parse import urlencode, urlsplit
 
+from benchmarks import demo_server
 from benchmarks.common import setup_django, table
 
-ROOT = Path(__file__).resolve().parent.parent
 # Operation and weight. Reads dominate, as on every social site.
 MIX = (("read", 50), ("scroll", 20), ("send", 15), ("follow", 8), ("unfollow", 7))
 OPERATIONS = ("login", *(name for name, _ in MIX))
@@ -213,55 +211,21 @@ def row(name: str, samples: list[Sample], seconds: float) -> tuple[str, ...]:
     )
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def start_server(args, logs: Path) -> tuple[subprocess.Popen, str, str]:
     """`manage.py demo` on a free port: (process, base URL, seeding seconds)."""
-    port = free_port()
     env = {
-        **os.environ,
-        "PYTHONPATH": str(ROOT),
         "DEBUG": os.environ.get("DEBUG", "true"),
         "RATELIMIT_ENABLED": "false",  # one user posting many times a second is the point
         "DEBUG_TOOLBAR": "false",  # its panels would time themselves, not the site
     }
-    command = [sys.executable, str(ROOT / "manage.py"), "demo", f"127.0.0.1:{port}"]
-    command += ["--users", str(args.users), "--maxfollows", str(args.maxfollows)]
-    with (logs / "stdout").open("w") as out, (logs / "stderr").open("w") as err:
-        server = subprocess.Popen(  # noqa: S603 (our own interpreter and manage.py)
-            command, cwd=ROOT, env=env, stdout=out, stderr=err, start_new_session=True
-        )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + args.start_timeout
-    while True:
-        if server.poll() is not None:
-            raise RuntimeError(f"manage.py demo exited with {server.returncode}; see {logs}")
-        if time.monotonic() > deadline:
-            stop_server(server)
-            raise RuntimeError(f"the demo server did not start in {args.start_timeout} s")
-        try:
-            probe = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
-            probe.request("GET", "/healthz")
-            if probe.getresponse().status == 200:
-                break
-        except OSError:
-            pass
-        time.sleep(0.25)
+    server, port = demo_server.start(
+        ["--users", str(args.users), "--maxfollows", str(args.maxfollows)],
+        env=env,
+        logs=logs,
+        timeout=args.start_timeout,
+    )
     seeding = SEEDING.search((logs / "stdout").read_text())
-    return server, url, f"{seeding[1]} s" if seeding else "-"
-
-
-def stop_server(server: subprocess.Popen) -> None:
-    os.killpg(server.pid, signal.SIGTERM)
-    try:
-        server.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        os.killpg(server.pid, signal.SIGKILL)
-        server.wait()
+    return server, f"http://127.0.0.1:{port}", f"{seeding[1]} s" if seeding else "-"
 
 
 def parse_args(argv):
@@ -324,21 +288,6 @@ def run_mix(args, url: str) -> tuple[list[Driver], float]:
     return drivers, time.perf_counter() - started
 
 
-def health_checks(url: str, n: int = 200) -> list[float]:
-    """Milliseconds of `n` GET /healthz on one keep-alive connection, before
-    the mix starts (the issue's "< 5 ms over HTTP")."""
-    host, port = url.split("://", 1)[1].split(":")
-    connection = http.client.HTTPConnection(host, int(port), timeout=10)
-    timings = []
-    for _ in range(n):
-        started = time.perf_counter()
-        connection.request("GET", "/healthz")
-        connection.getresponse().read()
-        timings.append((time.perf_counter() - started) * 1000)
-    connection.close()
-    return sorted(timings)
-
-
 def report(args, drivers: list[Driver], seconds: float, seeding: str, health=None) -> str:
     merged = {name: [s for d in drivers for s in d.samples[name]] for name in OPERATIONS}
     mixed = sum(len(merged[name]) for name, _ in MIX)
@@ -369,7 +318,7 @@ def main(argv=None) -> int:
             url, seeding = args.url.rstrip("/"), "-"
         else:
             server, url, seeding = start_server(args, logs)
-        health = health_checks(url)
+        health = demo_server.health_checks(url)
         drivers, seconds = run_mix(args, url)
     except RuntimeError as exc:
         if args.url:
@@ -380,7 +329,7 @@ def main(argv=None) -> int:
         return 1
     finally:
         if server is not None:
-            stop_server(server)
+            demo_server.stop(server)
     print(report(args, drivers, seconds, seeding, health))
     failures = [d.failure for d in drivers if d.failure]
     for failure in failures:

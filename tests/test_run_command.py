@@ -3,28 +3,16 @@ gunicorn: pages, static files in both DEBUG modes, one log line per request."""
 
 import http.client
 import json
-import os
 import re
-import signal
-import socket
-import subprocess
-import sys
 import time
-from pathlib import Path
 
 import pytest
 from django.core.management.base import CommandError
 
+from benchmarks import demo_server as demo
 from socialsite.management.commands.demo import parse_addrport
 
-ROOT = Path(__file__).resolve().parent.parent
 START_TIMEOUT = 90  # seconds: seeding 20 users on a busy machine
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def get(port: int, path: str) -> http.client.HTTPResponse:
@@ -36,27 +24,12 @@ def get(port: int, path: str) -> http.client.HTTPResponse:
     return response
 
 
-def wait_until_healthy(server: subprocess.Popen, port: int) -> None:
-    deadline = time.monotonic() + START_TIMEOUT
-    while time.monotonic() < deadline:
-        if server.poll() is not None:
-            pytest.fail(f"manage.py demo exited with {server.returncode}")
-        try:
-            if get(port, "/healthz").status == 200:
-                return
-        except OSError:
-            pass
-        time.sleep(0.2)
-    pytest.fail(f"/healthz did not answer within {START_TIMEOUT} s")
-
-
 @pytest.fixture(scope="module", params=["debug", "production"])
 def demo_server(request, tmp_path_factory):
     """`manage.py demo` on a free port, in demo mode, with DEBUG on or off:
     one server per mode for the whole module."""
     tmp_path = tmp_path_factory.mktemp(request.param)
-    port = free_port()
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "MONGODB_URI": "", "DEBUG": "true"}
+    env = {"MONGODB_URI": "", "DEBUG": "true"}
     if request.param == "production":
         env |= {
             "DEBUG": "false",
@@ -64,26 +37,14 @@ def demo_server(request, tmp_path_factory):
             "STATIC_ROOT": str(tmp_path / "static"),
             "SECURE_SSL_REDIRECT": "false",  # plain http on the loopback
         }
-    stdout, stderr = tmp_path / "stdout", tmp_path / "stderr"
-    with stdout.open("w") as out, stderr.open("w") as err:
-        server = subprocess.Popen(
-            [sys.executable, "manage.py", "demo", f"127.0.0.1:{port}", "--users", "20"],
-            cwd=ROOT,
-            env=env,
-            stdout=out,
-            stderr=err,
-            start_new_session=True,  # the worker goes down with the arbiter's group
-        )
     try:
-        wait_until_healthy(server, port)
-        yield request.param, port, stdout, stderr
+        server, port = demo.start(["--users", "20"], env=env, logs=tmp_path, timeout=START_TIMEOUT)
+    except RuntimeError as exc:
+        pytest.fail(str(exc))
+    try:
+        yield request.param, port, tmp_path / "stdout", tmp_path / "stderr"
     finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        try:
-            server.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(server.pid, signal.SIGKILL)
-            server.wait()
+        demo.stop(server)
 
 
 def test_the_demo_is_served_by_gunicorn_with_its_static_files(demo_server):
