@@ -11,8 +11,10 @@ from dataclasses import dataclass
 
 from django.conf import settings
 
+from comments.stores.shadows import shadow_names
 from devlens import active
 from devlens.active import COMMENT_STORES, TIMELINE_MODELS, Choice
+from feeds.timelines import shadow_models, stores_copies
 
 #: The session keys the lens uses.
 SESSION_CHOICE = "dev_models"
@@ -22,46 +24,20 @@ SESSION_LAST_PAGE = "dev_last_page"
 SESSION_RECORDING = "dev_lens"
 
 
-def _names(value, known) -> list[str]:
-    """A shadow setting: "" none, "all" every known name, or a comma list."""
-    value = (value or "").strip() if isinstance(value, str) else ""
-    if value == "all":
-        return list(known)
-    return [name.strip() for name in value.split(",") if name.strip() in known]
-
-
 def maintained_timeline_models() -> set[str]:
     """The timeline models that every write keeps current."""
-    try:
-        from feeds.timelines import shadow_models
-    except ImportError:  # before shadow models: only the configured model
-        shadows = _names(getattr(settings, "FEED_SHADOW_MODELS", ""), TIMELINE_MODELS)
-    else:
-        shadows = shadow_models()
-    return {"read", settings.FEED_MODEL, *shadows}
+    return {"read", settings.FEED_MODEL, *shadow_models()}
 
 
 def embed_maintained(embed: bool) -> bool:
     """Link reads work on any stored entry (a copy is projected away); embed
     reads need entries that carry their copy."""
-    if not embed:
-        return True
-    try:
-        from feeds.timelines import stores_copies
-    except ImportError:
-        return bool(settings.FEED_EMBED)
-    return stores_copies()
+    return not embed or stores_copies()
 
 
 def maintained_comment_stores() -> set[str]:
     """The comment stores that every comment write keeps current."""
-    try:
-        from comments.stores.shadows import shadow_names
-    except ImportError:  # before shadow stores: only the configured store
-        shadows = _names(getattr(settings, "COMMENTS_SHADOW_STORES", ""), COMMENT_STORES)
-    else:
-        shadows = shadow_names()
-    return {settings.COMMENTS_STORE, *shadows}
+    return {settings.COMMENTS_STORE, *shadow_names()}
 
 
 def shadows_on() -> bool:

@@ -22,19 +22,15 @@ from django.conf import settings
 
 from comments.stores import STORES, CommentError, get_store
 from comments.stores.base import Comment, CommentStore, stored_form
+from socialsite import shadows
 
 log = logging.getLogger(__name__)
 
 
 def shadow_names() -> list[str]:
-    value = (settings.COMMENTS_SHADOW_STORES or "").strip()
-    if not value:
-        return []
-    names = list(STORES) if value == "all" else [n.strip() for n in value.split(",") if n.strip()]
-    unknown = [n for n in names if n not in STORES]
-    if unknown:
-        raise ValueError(f"COMMENTS_SHADOW_STORES names unknown stores: {', '.join(unknown)}")
-    return [n for n in dict.fromkeys(names) if n != settings.COMMENTS_STORE]
+    """The stores COMMENTS_SHADOW_STORES keeps current besides COMMENTS_STORE."""
+    names = shadows.named("COMMENTS_SHADOW_STORES", STORES)
+    return [n for n in names if n != settings.COMMENTS_STORE]
 
 
 def primary() -> CommentStore:

@@ -12,6 +12,7 @@ from django.utils.module_loading import import_string
 
 from devlens import active
 from feeds.timelines.base import TimelineStore
+from socialsite import shadows
 
 MODELS = {
     "cache": "feeds.timelines.cache.CacheStore",
@@ -34,14 +35,8 @@ def get_store(name: str | None = None) -> TimelineStore:
 def shadow_models() -> list[str]:
     """The stored models FEED_SHADOW_MODELS keeps current besides FEED_MODEL
     ("" none, "all" every stored model, or a comma list)."""
-    value = (settings.FEED_SHADOW_MODELS or "").strip()
-    if not value:
-        return []
-    names = list(MODELS) if value == "all" else [n.strip() for n in value.split(",") if n.strip()]
-    unknown = [n for n in names if n not in MODELS]
-    if unknown:
-        raise ValueError(f"FEED_SHADOW_MODELS names unknown models: {', '.join(unknown)}")
-    return [n for n in names if n != "read"]  # the read model stores nothing
+    # The read model stores nothing.
+    return [n for n in shadows.named("FEED_SHADOW_MODELS", MODELS) if n != "read"]
 
 
 def write_stores() -> list[TimelineStore]:
