@@ -40,7 +40,7 @@ for _flag in ("SECURE_SSL_REDIRECT", "SESSION_COOKIE_SECURE", "CSRF_COOKIE_SECUR
 
 PAGES = ("feed", "wall", "post", "search")
 # Where the in-process database's frames come from, left out of `--profile`.
-DATABASE_FRAMES = ("/mongomock/", "/socialsite/demo_db/")
+DATABASE_FRAMES = ("/mongomock/", "/embedded_mongo/")
 
 
 def build_world(users: int, maxfollows: int) -> dict[str, str]:

@@ -16,7 +16,7 @@ seeds the demo world with `seed_demo` instead and times whole pages signed in
 as alice (the feed, her wall, incoming, posting), through Django's test client.
 
 Engines: `demo` is demo mode as the site runs it (mongomock with the
-secondary indexes of socialsite/demo_db/indexes.py); `scan` is the same with
+secondary indexes of embedded_mongo/indexes.py); `scan` is the same with
 those indexes switched off (mongomock scanning and copying whole collections,
 as before); `mongoeco` is mongoeco's in-process client, measured as the
 alternative embedded engine (it is a dev dependency, for the wire server).
@@ -212,7 +212,7 @@ def _queries(db, world: dict) -> dict:
 def _database(engine: str, n_users: int):
     """An empty database of its own for one world, with the declared indexes."""
     from socialsite import indexes, mongo
-    from socialsite.demo_db import indexes as demo_indexes
+    from embedded_mongo import indexes as demo_indexes
 
     if engine == "mongoeco":
         import mongoeco
@@ -264,7 +264,7 @@ def measure_pages(engine: str, n_users: int, seed: int) -> tuple[dict, float]:
 
     from profiles.demo import DEMO_PASSWORD
     from socialsite import indexes, mongo
-    from socialsite.demo_db import indexes as demo_indexes
+    from embedded_mongo import indexes as demo_indexes
 
     demo_indexes.set_enabled(engine == "demo")
     db = mongo.database()

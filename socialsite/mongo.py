@@ -3,7 +3,7 @@
 With `MONGODB_URI` set we connect to that server (standalone, replica set or
 `mongodb+srv://` cluster: pymongo reads all of it from the URI). Without it the
 site runs in "demo mode" on an in-process, in-memory database; that code lives
-apart in `socialsite.demo_db`, the one module that knows which library provides it.
+apart in the top-level package `embedded_mongo`, which only this module selects.
 """
 
 import logging
@@ -42,9 +42,9 @@ def connect(uri: str | None = None, db_name: str | None = None) -> None:
         # The client connects in the background: only a ping tells whether it can.
         announce(database(), uri)
     else:
-        from socialsite import demo_db
+        import embedded_mongo
 
-        demo_db.connect(db_name)
+        embedded_mongo.connect(db_name, observer=roundtrips)
         _state["demo"] = True
         log.warning(
             "MongoDB: DEMO MODE - in-process database, in memory only. "

@@ -3,7 +3,7 @@
 On a real server a pymongo `CommandListener` sees every command sent,
 `getMore` included: a cursor's results past its first batch (101 documents
 unless a batch size is set) cost one more round trip per batch. In demo mode
-`socialsite.demo_db` counts each collection call and each such batch the
+`embedded_mongo` counts each collection call and each such batch the
 same way. Tests, benchmarks, `feed_stats`, the request log, the
 `Server-Timing` header and the staff footer meter read the same counter.
 

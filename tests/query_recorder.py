@@ -1,4 +1,4 @@
-"""Records the queries a page sends, for `socialsite.plans` to check.
+"""Records the queries a page sends, for `tests.plans` to check.
 
 On mongomock, by wrapping its collection and cursor methods (it has no
 planner and no command monitoring); on a real server, through the round-trip
@@ -10,9 +10,10 @@ import threading
 
 import mongomock
 
-from socialsite import plans, roundtrips
+from socialsite import roundtrips
+from tests import plans
 
-_LIBRARIES = ("mongomock", "mongoengine", "pymongo", "socialsite.demo_db", "django", "tests")
+_LIBRARIES = ("mongomock", "mongoengine", "pymongo", "embedded_mongo", "django", "tests")
 
 
 def _caller() -> str:

@@ -2,7 +2,7 @@
 sort (issue 10, "Slow queries"; DESIGN.md §6).
 
 mongomock has no planner, so a recorder takes every filter and sort a page
-sends, at the collection level, and `socialsite.plans.check` reads each against
+sends, at the collection level, and `tests.plans.check` reads each against
 the indexes its collection declares. With MONGODB_TEST_URI set the recorder is
 the round-trip command listener instead, and each `find` is also run through
 the server's `explain`, which must show no COLLSCAN and no SORT stage.
@@ -26,7 +26,8 @@ from moderation import services as moderation
 from moderation.targets import resolve_target
 from profiles import services as graph
 from profiles.documents import FollowingEdge
-from socialsite import indexes, mongo, plans
+from socialsite import indexes, mongo
+from tests import plans
 from socialsite.clock import now
 from tests.query_recorder import Recorder, install_listener, install_mongomock
 

@@ -8,7 +8,7 @@
   served by a `posted` and an (author, -posted) index under every store.
 
 mongomock has no planner: a recorder keeps each query sent and
-`socialsite.plans.check` reads it against the declared indexes; the bounds
+`tests.plans.check` reads it against the declared indexes; the bounds
 of the sub-discussion are also checked by counting the index entries inside
 them. With MONGODB_TEST_URI set the sub-discussion is also explained (on a
 MongoDB server: mongoeco's wire server has no planner to report).
@@ -22,7 +22,8 @@ import pytest
 from comments import selectors
 from comments.documents import CommentBucket, CommentDocument, CommentLogEntry
 from comments.stores import cursors, get_store, slugs
-from socialsite import mongo, plans
+from socialsite import mongo
+from tests import plans
 from tests.comments.helpers import ALICE, BASE, new_discussion
 
 STORES = ["documents", "embedded", "buckets"]

@@ -3,7 +3,7 @@ millisecond at the source, and every model pages on (ts, _id), so posts of
 the same millisecond are neither repeated nor skipped across pages.
 
 mongomock's `$push` sorts a compound `$sort` by one key only; the demo
-database layer (socialsite/demo_db/push_sort.py) sorts like a server, and the `cache`
+database layer (embedded_mongo/push_sort.py) sorts like a server, and the `cache`
 reads sort their page by (ts, id) again, so both must hold here.
 """
 

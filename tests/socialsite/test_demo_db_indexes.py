@@ -1,7 +1,7 @@
 """The demo database's secondary indexes narrow, never change, what a query answers.
 
 Each property runs the same query twice on the same documents: once through
-the indexes (socialsite/demo_db/indexes.py, planner.py, reads.py) and once
+the indexes (embedded_mongo/indexes.py, planner.py, reads.py) and once
 as mongomock scans, and expects the same documents in the same order. Writes
 are checked by comparing the indexes kept incrementally with ones built
 afresh from the stored documents.
@@ -17,7 +17,7 @@ from mongomock import filtering
 from pymongo import DeleteMany, InsertOne, ReplaceOne, UpdateOne
 
 from socialsite import mongo, roundtrips
-from socialsite.demo_db import indexes, orders, planner
+from embedded_mongo import indexes, orders, planner
 
 pytestmark = pytest.mark.mongomock_only(reason="checks the demo database's own indexes")
 

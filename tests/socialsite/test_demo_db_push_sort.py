@@ -6,7 +6,7 @@ from bson import ObjectId
 from hypothesis import given
 from hypothesis import strategies as st
 
-from socialsite.demo_db.push_sort import _bson_sort, _native_sort
+from embedded_mongo.push_sort import _bson_sort, _native_sort
 
 EPOCH = datetime(2026, 1, 1, tzinfo=UTC)
 entries = st.lists(

@@ -18,7 +18,7 @@ import bson.errors
 import mongomock
 import mongomock.command_cursor
 
-from socialsite import roundtrips
+from embedded_mongo import observer as _observer
 
 CURSOR_METHODS = {"find", "aggregate"}
 FIRST_BATCH = 101
@@ -72,7 +72,7 @@ def _next_batch_if_due(cursor, docs_of, emitted: int) -> None:
     if end is None:
         cursor._demo_batch_end = _batch_end(docs, 0, size or FIRST_BATCH)
     elif not (getattr(cursor, "_limit", None) or 0) < 0:
-        trip = roundtrips.record("getMore", trip.collection if trip else "")
+        trip = _observer.current.observer.record("getMore", trip.collection if trip else "")
         cursor._demo_batch_end = _batch_end(docs, emitted, size)
     else:
         return

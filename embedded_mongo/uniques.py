@@ -5,9 +5,9 @@ import re
 import mongomock
 from pymongo.errors import DuplicateKeyError
 
-from socialsite.demo_db import indexes, planner
-from socialsite.demo_db.state import flags as _flags
-from socialsite.demo_db.state import value_at as _value_at
+from embedded_mongo import indexes, planner
+from embedded_mongo.state import flags as _flags
+from embedded_mongo.state import value_at as _value_at
 
 
 def fast_unique_checks():

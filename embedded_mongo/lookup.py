@@ -1,6 +1,6 @@
 """`$lookup` with `localField`/`foreignField` and a `pipeline` (MongoDB 5.0).
 
-The session read (socialsite/sessions.py) joins the edges between the viewer
+The session read (the site's sessions module) joins the edges between the viewer
 and a wall's owner this way: the foreign documents whose `foreignField`
 equals the local value, narrowed by the sub-pipeline's constant `$match`, an
 index point read of `(_f, _t)` on a server. mongomock refuses any `pipeline`

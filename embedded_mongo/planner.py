@@ -16,7 +16,7 @@ import math
 from bson import ObjectId
 from mongomock import helpers
 
-from socialsite.demo_db import indexes
+from embedded_mongo import indexes
 
 # Past this share of the collection, a scan in store order is the cheaper plan.
 _SCAN_SHARE = 0.5

@@ -21,7 +21,7 @@ import math
 from bson import ObjectId
 from mongomock import filtering
 
-from socialsite.demo_db import indexes, planner
+from embedded_mongo import indexes, planner
 
 # Below this many documents, sorting them per query costs about what keeping an order does.
 MIN_GROUP = 64

@@ -20,7 +20,7 @@ import mongomock.aggregate
 import mongomock.collection
 from bson import Decimal128, Int64, ObjectId
 
-from socialsite.demo_db import indexes
+from embedded_mongo import indexes
 
 _ATOMIC = frozenset(
     {str, int, float, bool, type(None), bytes, ObjectId, datetime.datetime, Decimal128, Int64}

@@ -24,7 +24,7 @@ import mongomock
 from mongomock import aggregate, filtering, helpers
 from mongomock.store import CollectionStore
 
-from socialsite.demo_db import indexes, orders, planner
+from embedded_mongo import indexes, orders, planner
 
 
 def route_reads() -> None:

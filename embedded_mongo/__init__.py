@@ -1,9 +1,16 @@
-"""Demo mode: an in-process mongomock database.
+"""The embedded database: mongomock made to behave like a MongoDB server.
 
-This package is the only application code that imports mongomock. It gives
-mongomock two things a real server has and it lacks: each collection call is
+Socialsite runs without `MONGODB_URI` ("demo mode", and the test suite's
+first pass) on an in-process, in-memory mongomock database. mongomock answers
+the pymongo API but is not a server, and a site shaped by it would break on a
+real one. This package is kept outside `socialsite/` and every app because it
+is not part of the site: only the connection setup (`socialsite/mongo.py`)
+selects it, and no app module imports it (tests/test_layers.py checks).
+See docs/embedded-database.md.
+
+It gives mongomock two things a real server has and it lacks: each collection call is
 atomic with respect to other threads (a server applies one operation to a
-document atomically), and each call is counted as one round trip, like the
+document atomically), and each call is reported to an observer as one round trip, like the
 pymongo command listener does for a real server, with one more per `getMore`
 batch a server would need for a cursor's results.
 
@@ -23,9 +30,9 @@ import mongoengine
 import mongomock
 import mongomock.gridfs
 
-from socialsite import roundtrips
-from socialsite.demo_db import batches, bulk, copies, lookup, push_sort, reads, uniques
-from socialsite.demo_db.state import flags as _flags
+from embedded_mongo import batches, bulk, copies, lookup, push_sort, reads, uniques
+from embedded_mongo import observer as _observer
+from embedded_mongo.state import flags as _flags
 
 # One lock for the whole in-memory server: operations are serialised the way a
 # single mongod serialises writes to a document. Re-entrant because mongomock
@@ -78,6 +85,7 @@ def _wrap(name, method):
             skipping = getattr(_flags, "skip_unique", False)
             try:
                 if depth == 0:
+                    roundtrips = _observer.current.observer
                     query = roundtrips.call_query(name, args, kwargs)
                     trip = roundtrips.record(name, self.name, query)
                 if name in _UPDATES and len(args) >= 2:
@@ -90,7 +98,9 @@ def _wrap(name, method):
                         )
                         result._demo_trip = trip
                     else:
-                        trip.docs, trip.reply = roundtrips.call_result(name, result)
+                        trip.docs, trip.reply = _observer.current.observer.call_result(
+                            name, result
+                        )
                 return result
             finally:
                 _depth.n = depth
@@ -127,7 +137,10 @@ def install() -> None:
     _installed = True
 
 
-def connect(db_name: str) -> None:
+def connect(db_name: str, observer=None) -> None:
+    """Connect MongoEngine's default alias to an in-memory database;
+    `observer` hears of every command (see `embedded_mongo.observer`)."""
+    _observer.use(observer)
     install()
     mongoengine.connect(
         db=db_name,
