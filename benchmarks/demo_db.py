@@ -211,8 +211,8 @@ def _queries(db, world: dict) -> dict:
 
 def _database(engine: str, n_users: int):
     """An empty database of its own for one world, with the declared indexes."""
-    from socialsite import indexes, mongo
     from embedded_mongo import indexes as demo_indexes
+    from socialsite import indexes, mongo
 
     if engine == "mongoeco":
         import mongoeco
@@ -262,9 +262,9 @@ def measure_pages(engine: str, n_users: int, seed: int) -> tuple[dict, float]:
     from django.core.management import call_command
     from django.test import Client
 
+    from embedded_mongo import indexes as demo_indexes
     from profiles.demo import DEMO_PASSWORD
     from socialsite import indexes, mongo
-    from embedded_mongo import indexes as demo_indexes
 
     demo_indexes.set_enabled(engine == "demo")
     db = mongo.database()

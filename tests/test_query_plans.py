@@ -27,8 +27,8 @@ from moderation.targets import resolve_target
 from profiles import services as graph
 from profiles.documents import FollowingEdge
 from socialsite import indexes, mongo
-from tests import plans
 from socialsite.clock import now
+from tests import plans
 from tests.query_recorder import Recorder, install_listener, install_mongomock
 
 # Queries a page may send that no index fully serves, each with the reason it

@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 from mongomock import filtering
 from pymongo import DeleteMany, InsertOne, ReplaceOne, UpdateOne
 
-from socialsite import mongo, roundtrips
 from embedded_mongo import indexes, orders, planner
+from socialsite import mongo, roundtrips
 
 pytestmark = pytest.mark.mongomock_only(reason="checks the demo database's own indexes")
 
