@@ -1,6 +1,7 @@
 """Timezone-aware UTC time, everywhere (DESIGN.md §7), to the millisecond."""
 
 from datetime import UTC, datetime
+from typing import overload
 
 
 def to_millis(value: datetime) -> datetime:
@@ -14,6 +15,12 @@ def now() -> datetime:
     return to_millis(datetime.now(UTC))
 
 
+@overload
+def aware(value: datetime) -> datetime: ...
+@overload
+def aware(value: None) -> None: ...
+@overload
+def aware(value: datetime | None) -> datetime | None: ...
 def aware(value: datetime | None) -> datetime | None:
     """Values read back from the demo database or older documents may be naive UTC."""
     if value is not None and value.tzinfo is None:
