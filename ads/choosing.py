@@ -18,7 +18,7 @@ equally likely to come first.
 import logging
 import math
 import random
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from itertools import groupby
@@ -107,6 +107,7 @@ def best_first(
     stored order and only as far as the caller walks. With keywords every ad
     is scored and sorted (the seed's warning: that costs at display time).
     """
+    scored: Iterable[tuple[float, dict]]
     if keywords:
         scored = sorted(((score(ad, keywords), ad) for ad in ads), key=itemgetter(0), reverse=True)
     else:

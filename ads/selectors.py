@@ -10,10 +10,14 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import ROUND_HALF_UP, Decimal
+from typing import TYPE_CHECKING
 
 from ads.documents import SLUG_REGEX, AdStats, Campaign
 from feeds.timelines.base import EPOCH, MAX_MILLIS, ONE_MS
 from socialsite.clock import aware
+
+if TYPE_CHECKING:
+    from profiles.documents import User
 
 PAGE = 25
 #: Report rows (one per unit and day) read at most: one round trip's batch.
@@ -25,7 +29,7 @@ CURSOR = re.compile(r"^([0-9]{1,15})_(.{3,81})$")
 LIST_FIELDS = ("advertiser", "name", "owner", "ecpm", "keywords", "status", "stopped", "created")
 
 
-def parse_campaign_id(value) -> str | None:
+def parse_campaign_id(value: object) -> str | None:
     """`<advertiser>:<slug>` as the documents allow it, or None: a path value
     never reaches a query unless it has that shape."""
     if not isinstance(value, str) or len(value) > 81:
@@ -33,13 +37,13 @@ def parse_campaign_id(value) -> str | None:
     return value if CAMPAIGN_ID.fullmatch(value) else None
 
 
-def parse_unit_id(value) -> str | None:
+def parse_unit_id(value: object) -> str | None:
     if not isinstance(value, str) or len(value) > 40:
         return None
     return value if re.fullmatch(SLUG_REGEX, value) else None
 
 
-def managed_campaign(user, campaign_id: str) -> Campaign | None:
+def managed_campaign(user: "User", campaign_id: str) -> Campaign | None:
     """The campaign if `user` may manage it: admins any, others their own."""
     campaign = Campaign.objects(id=campaign_id).first()
     if campaign is None or not (user.is_admin or campaign.owner == user.handle):
@@ -52,11 +56,11 @@ def managed_campaign(user, campaign_id: str) -> Campaign | None:
 
 @dataclass
 class CampaignPage:
-    items: list
+    items: list[Campaign]
     next_cursor: str | None
 
 
-def campaigns(user, before: str | None = None) -> CampaignPage:
+def campaigns(user: "User", before: str | None = None) -> CampaignPage:
     """Newest first: every campaign for an admin, their own for an advertiser."""
     query: dict = {} if user.is_admin else {"owner": user.handle}
     start = _decode(before)
@@ -84,7 +88,7 @@ def _encode(campaign: Campaign) -> str:
     return f"{(aware(campaign.created) - EPOCH) // ONE_MS}_{campaign.id}"
 
 
-def _decode(raw) -> tuple[datetime, str] | None:
+def _decode(raw: object) -> tuple[datetime, str] | None:
     """A cursor's (created, id), or None for anything malformed (the first page)."""
     if not isinstance(raw, str) or len(raw) > 100:
         return None
@@ -166,7 +170,10 @@ def report(campaign: Campaign) -> Report:
         found = [row for row in found[:REPORT_MAX_ROWS] if row["day"] != oldest]
     found.reverse()
     ecpm = Decimal(campaign.ecpm)
-    rows, days, units, total = [], {}, {}, Line()
+    rows: list[Line] = []
+    days: dict[str, Line] = {}
+    units: dict[str, Line] = {}
+    total = Line()
     for row in found:
         counts = (int(row.get(k) or 0) for k in ("impressions", "views", "clicks"))
         impressions, views, clicks = counts

@@ -16,7 +16,7 @@ OFFER_LIFETIME = timedelta(seconds=OFFER_TTL_SECONDS)
 MAX_OFFER_ID_LENGTH = 64
 
 
-def _live(offer_id) -> dict | None:
+def _live(offer_id: object) -> dict | None:
     """Filter for a live offer, or None for an id that cannot be one."""
     if not isinstance(offer_id, str) or not 0 < len(offer_id) <= MAX_OFFER_ID_LENGTH:
         return None

@@ -4,8 +4,10 @@ Every check raises AdsError with a message the forms show as it is.
 """
 
 import re
+from collections.abc import Iterable
 from datetime import datetime
 from decimal import Decimal, InvalidOperation
+from typing import Literal, TypedDict, overload
 from urllib.parse import urlsplit
 
 from ads.documents import SLUG_REGEX
@@ -26,7 +28,31 @@ SLUG_RE = re.compile(SLUG_REGEX)
 CENTS = Decimal("0.01")
 
 
-def clean_keywords(keywords) -> list[str]:
+class CampaignFields(TypedDict):
+    """A campaign's own fields, checked: what clean_campaign returns."""
+
+    name: str
+    ecpm: Decimal
+    keywords: list[str]
+    cap_count: int
+    cap_hours: int
+    budget: Decimal | None
+    ends: datetime | None
+
+
+class UnitFields(TypedDict):
+    """An ad unit's fields, checked: what clean_unit returns."""
+
+    ad_unit_id: str
+    site: str
+    zone: str
+    title: str
+    text: str
+    url: str
+    image: str
+
+
+def clean_keywords(keywords: str | Iterable[object] | None) -> list[str]:
     """Lowercase, split on commas and spaces, deduplicated in order, bounded."""
     if isinstance(keywords, str):
         keywords = [keywords]
@@ -48,7 +74,14 @@ def clean_keywords(keywords) -> list[str]:
     return cleaned
 
 
-def _money(value, what: str, *, required: bool) -> Decimal | None:
+Money = Decimal | int | str | None
+
+
+@overload
+def _money(value: Money, what: str, *, required: Literal[True]) -> Decimal: ...
+@overload
+def _money(value: Money, what: str, *, required: bool) -> Decimal | None: ...
+def _money(value: Money, what: str, *, required: bool) -> Decimal | None:
     if value is None:
         if required:
             raise AdsError(f"Give the {what}.")
@@ -66,7 +99,16 @@ def _money(value, what: str, *, required: bool) -> Decimal | None:
     return amount.quantize(CENTS)
 
 
-def clean_campaign(*, name, ecpm, keywords, cap_count, cap_hours, budget, ends) -> dict:
+def clean_campaign(
+    *,
+    name: str,
+    ecpm: Decimal,
+    keywords: str | Iterable[object] | None,
+    cap_count: int,
+    cap_hours: int,
+    budget: Decimal | None,
+    ends: datetime | None,
+) -> CampaignFields:
     name = " ".join(str(name or "").split())
     if not name:
         raise AdsError("Give the campaign a name.")
@@ -123,14 +165,16 @@ def http_url(value: str, what: str, *, required: bool) -> str:
     return value
 
 
-def clean_slug(value, what: str) -> str:
+def clean_slug(value: object, what: str) -> str:
     value = str(value or "").strip().lower()
     if not SLUG_RE.match(value):
         raise AdsError(f"The {what} is 1 to 40 lowercase letters, digits, - or _.")
     return value
 
 
-def clean_unit(*, ad_unit_id, site, zone, title, text, url, image) -> dict:
+def clean_unit(
+    *, ad_unit_id: str, site: str, zone: str, title: str, text: str, url: str, image: str
+) -> UnitFields:
     """The fields of an AdUnit, checked: slugs, bounded text, http(s) urls."""
     title, text = " ".join(str(title or "").split()), " ".join(str(text or "").split())
     if not title or len(title) > 80:

@@ -10,9 +10,10 @@ round trip.
 """
 
 import re
+from typing import Literal, overload
 
 from django.conf import settings
-from django.http import Http404, HttpResponse, HttpResponseRedirect, JsonResponse
+from django.http import Http404, HttpResponse, HttpResponseRedirect, JsonResponse, QueryDict
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_safe
 
@@ -39,7 +40,11 @@ class BadServeRequest(ValueError):
     """A /ads/serve/ query that cannot name a zone: answered 400."""
 
 
-def _single(query, name: str, *, required: bool) -> str | None:
+@overload
+def _single(query: QueryDict, name: str, *, required: Literal[True]) -> str: ...
+@overload
+def _single(query: QueryDict, name: str, *, required: bool) -> str | None: ...
+def _single(query: QueryDict, name: str, *, required: bool) -> str | None:
     values = query.getlist(name)
     if not values:
         if required:
