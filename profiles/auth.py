@@ -6,6 +6,8 @@ holds the handle plus an HMAC of the password hash (as Django's own
 session even before they are deleted.
 """
 
+from typing import Literal
+
 from django.contrib.auth.hashers import check_password, make_password
 from django.middleware.csrf import rotate_token
 from django.utils.crypto import constant_time_compare, salted_hmac
@@ -22,8 +24,8 @@ _DUMMY_HASH = make_password("socialsite-timing-equaliser")
 
 
 class AnonymousVisitor:
-    is_authenticated = False
-    is_anonymous = True
+    is_authenticated: Literal[False] = False
+    is_anonymous: Literal[True] = True
     is_active = False
     is_moderator = False
     is_admin = False

@@ -7,6 +7,8 @@ two small edge collections, `following` and `followers`, never in unbounded
 arrays in the user document (seed 003).
 """
 
+from typing import Literal
+
 import mongoengine as me
 
 from socialsite.clock import now
@@ -78,8 +80,8 @@ class User(me.Document):
     }
 
     # Django's request.user protocol.
-    is_authenticated = True
-    is_anonymous = False
+    is_authenticated: Literal[True] = True
+    is_anonymous: Literal[False] = False
 
     @property
     def username(self) -> str:

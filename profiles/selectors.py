@@ -2,11 +2,17 @@
 
 import re
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 
 from profiles.documents import FollowerEdge, FollowingEdge, User
 from profiles.services import fold_name
+
+if TYPE_CHECKING:
+    from pymongo.collection import Collection
+
+    from profiles.auth import AnonymousVisitor
 
 
 @dataclass
@@ -22,8 +28,8 @@ class Relationship:
 
 
 @dataclass
-class Page:
-    items: list
+class Page[T]:
+    items: list[T]
     next_cursor: str | None
 
 
@@ -31,7 +37,9 @@ def user_active(handle: str) -> User | None:
     return User.objects(handle=handle, status="active").first()
 
 
-def relationship(viewer, other: User, *, edges: list[dict] | None = None) -> Relationship:
+def relationship(
+    viewer: "User | AnonymousVisitor", other: User, *, edges: list[dict] | None = None
+) -> Relationship:
     """Who follows whom between `viewer` and `other`. `edges`: the follow
     edges between them when already read (the session's read of a wall's
     owner brings them, socialsite/sessions.py); otherwise one query."""
@@ -72,7 +80,9 @@ def _people(handles: list[str]) -> list[User]:
     return [found[h] for h in handles if h in found]
 
 
-def _edge_page(collection, owner: str, after: str | None) -> Page:
+def _edge_page(
+    collection: "Collection[dict[str, Any]]", owner: str, after: str | None
+) -> Page[User]:
     """Keyset page of an edge list: a covered read of the `(_f, _t)` index.
 
     `{_f: owner, _t > after}` is a range of the `{_f, _t}` shard key: a
@@ -80,7 +90,7 @@ def _edge_page(collection, owner: str, after: str | None) -> Page:
     largest lists, never a scatter over the cluster.
     """
     size = settings.GRAPH_PAGE_SIZE
-    query = {"_f": owner}
+    query: dict[str, object] = {"_f": owner}
     if after:
         query["_t"] = {"$gt": after}
     cursor = collection.find(query, {"_id": 0, "_t": 1}).sort([("_f", 1), ("_t", 1)])
@@ -90,11 +100,11 @@ def _edge_page(collection, owner: str, after: str | None) -> Page:
     return Page(_people(handles), handles[-1] if len(rows) > size else None)
 
 
-def followers_page(handle: str, after: str | None = None) -> Page:
+def followers_page(handle: str, after: str | None = None) -> Page[User]:
     return _edge_page(FollowerEdge._get_collection(), handle, after)
 
 
-def following_page(handle: str, after: str | None = None) -> Page:
+def following_page(handle: str, after: str | None = None) -> Page[User]:
     return _edge_page(FollowingEdge._get_collection(), handle, after)
 
 
@@ -151,7 +161,9 @@ class Person:
 PERSON_PROJECTION = {"name": 1, "profile.bio": 1, "followers_count": 1}
 
 
-def search_people(query: str, after: str | None = None, viewer=None) -> Page:
+def search_people(
+    query: str, after: str | None = None, viewer: "User | AnonymousVisitor | None" = None
+) -> Page[Person]:
     """Active people by handle or name prefix, case-insensitive; keyset-paginated
     by handle. A signed-in viewer never finds someone they blocked or who
     blocked them (DESIGN.md §4: blocks hide in both directions)."""
@@ -176,12 +188,12 @@ def search_people(query: str, after: str | None = None, viewer=None) -> Page:
     return Page(people, people[-1].handle if len(rows) > size else None)
 
 
-def _block_filter(viewer) -> dict:
+def _block_filter(viewer: "User | AnonymousVisitor | None") -> dict:
     """The conditions leaving out both sides of the viewer's blocks: the
     handles on the viewer's own (loaded) document, and anyone whose document
     lists the viewer. Residual conditions on the rows the index already
     bounds: no extra round trip."""
-    if viewer is None or not getattr(viewer, "is_authenticated", False):
+    if viewer is None or not viewer.is_authenticated:
         return {}
     unseen: dict = {"blocked": {"$ne": viewer.handle}}
     if viewer.blocked:

@@ -2,6 +2,7 @@
 (seed 003's `_g` annotation)."""
 
 import re
+from collections.abc import Iterable
 
 from profiles import signals
 from profiles.documents import FollowingEdge, User
@@ -11,7 +12,7 @@ MAX_CIRCLES = 30
 CIRCLE_NAME_RE = re.compile(r"^[\w][\w \-]{0,29}$")
 
 
-def clean_circle_name(name) -> str:
+def clean_circle_name(name: object) -> str:
     name = re.sub(r"\s+", " ", str(name or "")).strip()
     if not CIRCLE_NAME_RE.fullmatch(name):
         raise GraphError(
@@ -21,7 +22,7 @@ def clean_circle_name(name) -> str:
     return name
 
 
-def known_circles(owner: User, circles) -> list[str]:
+def known_circles(owner: User, circles: Iterable[str] | None) -> list[str]:
     wanted = list(dict.fromkeys(circles or ()))
     unknown = [c for c in wanted if c not in owner.circles]
     if unknown:

@@ -13,6 +13,7 @@ to the number of edges and never go negative. `repair_graph` finishes edges
 left half-done by a crashed process.
 """
 
+from collections.abc import Sequence
 from datetime import timedelta
 
 from pymongo import DeleteOne, UpdateOne
@@ -36,7 +37,7 @@ def _counters(follower: str, followee: str, delta: int) -> None:
     )
 
 
-def follow_create(*, follower: User, followee: str, circles: list[str] = ()) -> bool:
+def follow_create(*, follower: User, followee: str, circles: Sequence[str] = ()) -> bool:
     """`follower` follows `followee`, placed in `circles` (names of the follower's).
 
     Idempotent: following again only adds the given circles. Returns True when
@@ -126,7 +127,8 @@ def graph_repair(*, older_than_seconds: int = 300) -> int:
     )
     if not stuck:
         return 0
-    mirror_ops, edge_ops = [], []
+    mirror_ops: list[UpdateOne | DeleteOne] = []
+    edge_ops: list[UpdateOne | DeleteOne] = []
     for edge in stuck:
         f, t, state = edge["_f"], edge["_t"], edge["state"]
         if state == "adding":
@@ -150,7 +152,7 @@ def counters_recount(*, handles: set[str]) -> None:
     """Set the users' counters to their edge counts: three round trips in all."""
     wanted = sorted(handles)
 
-    def edge_counts(document) -> dict[str, int]:
+    def edge_counts(document: type[FollowingEdge | FollowerEdge]) -> dict[str, int]:
         rows = document._get_collection().aggregate(
             [{"$match": {"_f": {"$in": wanted}}}, {"$group": {"_id": "$_f", "n": {"$sum": 1}}}]
         )

@@ -1,5 +1,7 @@
 """Profiles, follower lists, follow/unfollow, blocks, circles and search."""
 
+from typing import Any
+
 from django.conf import settings
 from django.contrib import messages
 from django.http import Http404
@@ -27,7 +29,7 @@ def profile(request, handle):
     person = auth.page_user(request, handle_or_404(handle))
     if person is None:
         raise Http404("No such user.")
-    context = {
+    context: dict[str, Any] = {
         "person": person,
         "rel": selectors.relationship(
             request.user, person, edges=auth.page_edges(request, person.handle)
