@@ -94,6 +94,7 @@ def seed_more(*, handles: list[str], seed: int, stdout=None) -> None:
     reported += _report(rng, target, others(suspect.handle, 2), "harassment")
     # One report already handled, so the audit log is not empty.
     target = resolve_target(f"post:{dismissed['_id']}")
+    assert target is not None  # one of the posts just read
     if _report(rng, target, others(dismissed["by"]["id"], 1), "other"):
         services.report_dismiss(
             moderator=moderator, target=target, reason="Not against the rules."

@@ -2,6 +2,7 @@
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
 from devlens import active
 from feeds.documents import CARD_FIELDS, Post
@@ -19,7 +20,7 @@ PAGE = 50
 
 @dataclass
 class Page:
-    items: list
+    items: list[User]
     next_cursor: str | None
 
 
@@ -84,7 +85,14 @@ def failed_deliveries() -> dict:
     }
 
 
-def queue(*, status: str, target_type: str | None, reason: str | None, before=None, after=None):
+def queue(
+    *,
+    status: str,
+    target_type: str | None,
+    reason: str | None,
+    before: str | None = None,
+    after: str | None = None,
+) -> "KeysetPage[ReportedItem]":
     """Reported items, most reporters first, a keyset page of the `queue_*page`
     index of the filter. A new report moves an item up; the keyset then shows
     it once or not at all on this walk, where an offset would shift every row."""
@@ -142,7 +150,14 @@ def user_overview(handle: str) -> dict | None:
     }
 
 
-def log(*, moderator: str | None, action: str | None, target: str | None, before=None, after=None):
+def log(
+    *,
+    moderator: str | None,
+    action: str | None,
+    target: str | None,
+    before: str | None = None,
+    after: str | None = None,
+) -> "KeysetPage[AuditEntry]":
     """The audit log newest first, a keyset page on (ts, _id) of the index its
     filter names (`ts`, `moderator_ts_id`, `action_ts_id`, `target_*ts_id`)."""
     query: dict = {}
@@ -170,16 +185,23 @@ LOG_ORDER = ("ts", "_id")
 
 
 @dataclass
-class KeysetPage:
+class KeysetPage[T]:
     """Rows newest (or most reported) first, with the cursors of the pages
     beside it: `older` for rel="next", `newer` for rel="prev"."""
 
-    items: list
+    items: list[T]
     older: str | None
     newer: str | None
 
 
-def _keyset(document, query: dict, order: tuple, *, before: str | None, after: str | None):
+def _keyset(
+    document: type[ReportedItem] | type[AuditEntry],
+    query: dict,
+    order: tuple[str, ...],
+    *,
+    before: str | None,
+    after: str | None,
+) -> KeysetPage[Any]:
     """One page of `document` in descending `order`, after `before` or before `after`.
 
     The cursor condition is a plain range on the first key, which the index
@@ -188,8 +210,9 @@ def _keyset(document, query: dict, order: tuple, *, before: str | None, after: s
     start = _decode(before, order) if before else None
     end = _decode(after, order) if after and start is None else None
     descending = end is None
-    if start or end:
-        query = {"$and": [query, _beyond(order, start or end, "$lt" if descending else "$gt")]}
+    bound = start or end
+    if bound:
+        query = {"$and": [query, _beyond(order, bound, "$lt" if descending else "$gt")]}
     direction = -1 if descending else 1
     rows = list(
         document._get_collection()
@@ -210,7 +233,7 @@ def _keyset(document, query: dict, order: tuple, *, before: str | None, after: s
     )
 
 
-def _beyond(order: tuple, values: tuple, op: str) -> dict:
+def _beyond(order: tuple[str, ...], values: tuple[object, ...], op: str) -> dict:
     """`(order) op values` in lexicographic order."""
     clauses = []
     for position, field in enumerate(order):
@@ -221,7 +244,7 @@ def _beyond(order: tuple, values: tuple, op: str) -> dict:
     return {"$and": [{order[0]: {bound: values[0]}}, {"$or": clauses}]}
 
 
-def _encode(row: dict, order: tuple) -> str:
+def _encode(row: dict, order: tuple[str, ...]) -> str:
     values = []
     for field in order:
         value = row[field]
@@ -231,7 +254,7 @@ def _encode(row: dict, order: tuple) -> str:
     return "_".join(values)
 
 
-def _decode(raw, order: tuple) -> tuple | None:
+def _decode(raw: object, order: tuple[str, ...]) -> tuple[object, ...] | None:
     """A cursor's values, typed by `order`, or None for anything malformed
     (the first page then): never a dict or operator into the query."""
     if not isinstance(raw, str) or len(raw) > 400:
@@ -239,7 +262,7 @@ def _decode(raw, order: tuple) -> tuple | None:
     parts = raw.split("_", len(order) - 1)
     if len(parts) != len(order) or not all(p.isascii() and p for p in parts):
         return None
-    typed: list = []
+    typed: list[object] = []
     for field, part in zip(order, parts, strict=True):
         if field in ("ts", "last_reported"):
             if not part.isdigit() or len(part) > 15 or int(part) > MAX_MILLIS:

@@ -106,7 +106,9 @@ def resolve_target(key_or_type, target_id=None) -> Target | None:
         )
     if kind == "user":
         handle = parse_handle(target_id)
-        user = User.objects(handle=handle).only("handle", "name").first() if handle else None
+        if handle is None:
+            return None
+        user = User.objects(handle=handle).only("handle", "name").first()
         if user is None:
             return None
         return Target("user", handle, handle, _excerpt(user.name), f"/u/{handle}/")

@@ -114,7 +114,7 @@ def act(request):
     target = resolve_target(request.POST.get("key"))
     action = request.POST.get("action")
     handler = services.ACTIONS.get((target.type, action)) if target else None
-    if handler is None:
+    if target is None or handler is None:
         raise Http404("Unknown target or action.")
     try:
         handler(moderator=request.user, target=target, reason=_reason(request))

@@ -10,7 +10,9 @@ class ModerationError(Exception):
     """A refused moderation request, with a message for the moderator."""
 
 
-def audit(*, moderator: str, action: str, target: Target, reason: str = "", **details) -> None:
+def audit(
+    *, moderator: str, action: str, target: Target, reason: str = "", **details: object
+) -> None:
     AuditEntry(
         moderator=moderator,
         action=action,

@@ -1,5 +1,6 @@
 import getpass
 import sys
+from typing import Any
 
 from django.contrib.auth import password_validation
 from django.core.exceptions import ValidationError
@@ -21,7 +22,7 @@ class Command(BaseCommand):
         parser.add_argument("--no-input", action="store_true", help="fail instead of asking")
 
     def execute(self, *args, **options):
-        self.stdin = options.get("stdin", sys.stdin)  # tests pass a fake terminal
+        self.stdin: Any = options.get("stdin", sys.stdin)  # tests pass a fake terminal
         return super().execute(*args, **options)
 
     def handle(self, *args, handle, name, password, no_input, **options):
