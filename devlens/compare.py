@@ -20,7 +20,7 @@ from urllib.parse import unquote, urlsplit
 from django.conf import settings
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, QueryDict
-from django.urls import Resolver404, resolve
+from django.urls import Resolver404, ResolverMatch, resolve
 from django.utils.datastructures import MultiValueDict
 
 from devlens import active, selectors
@@ -49,7 +49,7 @@ class Target:
     path: str  # decoded, as the resolver saw it
     query: str
     view_name: str
-    match: object = field(compare=False, repr=False)
+    match: ResolverMatch = field(compare=False, repr=False)
 
     @property
     def label(self) -> str:

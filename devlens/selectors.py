@@ -8,6 +8,7 @@ model stores nothing, so it is always current.
 """
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from django.conf import settings
 
@@ -15,6 +16,9 @@ from comments.stores.shadows import shadow_names
 from devlens import active
 from devlens.active import COMMENT_STORES, TIMELINE_MODELS, Choice
 from feeds.timelines import shadow_models, stores_copies
+
+if TYPE_CHECKING:
+    from django.contrib.sessions.backends.base import SessionBase
 
 #: The session keys the lens uses.
 SESSION_CHOICE = "dev_models"
@@ -29,7 +33,7 @@ def maintained_timeline_models() -> set[str]:
     return {"read", settings.FEED_MODEL, *shadow_models()}
 
 
-def embed_maintained(embed: bool) -> bool:
+def embed_maintained(embed: bool | None) -> bool:
     """Link reads work on any stored entry (a copy is projected away); embed
     reads need entries that carry their copy."""
     return not embed or stores_copies()
@@ -44,7 +48,7 @@ def shadows_on() -> bool:
     return maintained_timeline_models() >= set(TIMELINE_MODELS)
 
 
-def stored_choice(session) -> Choice:
+def stored_choice(session: "SessionBase") -> Choice:
     """What the session chose at /dev/, as stored (unchecked)."""
     raw = session.get(SESSION_CHOICE)
     if not isinstance(raw, dict):
@@ -59,7 +63,7 @@ def stored_choice(session) -> Choice:
     )
 
 
-def usable_choice(session) -> Choice:
+def usable_choice(session: "SessionBase") -> Choice:
     """The stored choice without what is not kept current any more (the
     settings changed since): a timeline model or embedding that no write
     maintains would show an empty or stale feed, so it is left to the
@@ -85,7 +89,7 @@ class InUse:
     maintained: bool
 
 
-def models_in_use(session) -> list[InUse]:
+def models_in_use(session: "SessionBase") -> list[InUse]:
     """The models this session's pages read, with their source."""
     usable = usable_choice(session)
     with active.override(**usable.__dict__):
@@ -112,7 +116,7 @@ def models_in_use(session) -> list[InUse]:
     ]
 
 
-def ignored_choices(session) -> list[str]:
+def ignored_choices(session: "SessionBase") -> list[str]:
     """What the session chose that is not applied (no longer maintained)."""
     stored, usable = stored_choice(session), usable_choice(session)
     ignored = []
@@ -123,6 +127,6 @@ def ignored_choices(session) -> list[str]:
     return ignored
 
 
-def last_page(session) -> dict | None:
+def last_page(session: "SessionBase") -> dict | None:
     raw = session.get(SESSION_LAST_PAGE)
     return raw if isinstance(raw, dict) and isinstance(raw.get("path"), str) else None
