@@ -12,9 +12,10 @@ import time
 from contextlib import contextmanager
 
 import structlog
+from structlog.typing import Processor
 
 # Applied to every record: structlog's own and the standard library's.
-_SHARED = [
+_SHARED: list[Processor] = [
     structlog.contextvars.merge_contextvars,  # the request_id of the request being served
     structlog.stdlib.add_log_level,
     structlog.stdlib.add_logger_name,

@@ -3,6 +3,7 @@ and the static-files start-up guard."""
 
 import time
 import uuid
+from typing import Any
 
 import pymongo
 import structlog
@@ -61,7 +62,7 @@ class RequestLogMiddleware:
 
 
 def _handle(request) -> str | None:
-    user = getattr(request, "user", None)  # absent for what whitenoise serves
+    user: Any = getattr(request, "user", None)  # absent for what whitenoise serves
     if isinstance(user, SimpleLazyObject) and user._wrapped is empty:
         return None  # the page never asked who it was: logging won't query for it
     return user.handle if getattr(user, "is_authenticated", False) else None

@@ -14,6 +14,7 @@ and the reply's BSON size are worked out only when someone reads `.details`.
 
 import json
 import threading
+from collections.abc import Callable
 from contextlib import contextmanager
 from typing import NamedTuple
 
@@ -63,7 +64,7 @@ class Trip:
         self.query = query
         self.docs = 0
         self.ms = 0.0
-        self.reply = None
+        self.reply: Callable[[], list] | None = None
 
     def batch(self, documents: list, start: int, end: int, ms: float) -> None:
         """`documents[start:end]` came back as one batch of a cursor, in `ms`."""

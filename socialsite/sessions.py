@@ -161,7 +161,7 @@ class SessionStore(SessionBase):
 
 def end_sessions_of(handle: str, *, keep: str | None = None) -> int:
     """Delete every session of `handle` except `keep`; returns how many."""
-    query = {"user": handle}
+    query: dict[str, object] = {"user": handle}
     if keep:
         query["_id"] = {"$ne": keep}
     return _collection().delete_many(query).deleted_count
