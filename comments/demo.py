@@ -14,6 +14,7 @@ from datetime import timedelta
 
 from comments import services
 from comments.stores import get_store, shadows
+from comments.stores.base import Comment
 from feeds.documents import PUBLIC, Post
 from profiles.documents import FollowingEdge, User
 from socialsite.clock import aware, now
@@ -71,7 +72,7 @@ def _discuss(store, rng, post, people, blocked, n, *, deep=0) -> tuple[int, int]
     Returns (comments, deepest depth)."""
     author = post["by"]["id"]
     voices = [p for p in people if p["id"] not in blocked.get(author, ())]
-    made = []
+    made: list[Comment] = []
     for i, ts in enumerate(_times(rng, post, n)):
         parent = None
         if deep and i <= deep:

@@ -96,6 +96,7 @@ class BucketsStore(ArrayCommentUpdates, CommentStore):
             self._fresh(discussion_id, posted, parent, author, text),
             redraw=lambda: self._fresh(discussion_id, posted, parent, author, text),
         )
+        assert stored is not None  # a redraw always gives a comment, never None
         return Comment.from_dict(stored, discussion_id)
 
     def put(self, discussion_id, comment) -> bool:

@@ -80,6 +80,7 @@ class DocumentsStore(CommentStore):
     def page(self, discussion_id, *, order="threaded", after=None, before=None, limit=None):
         check_order(order)
         limit = page_size(limit)
+        fields: tuple[str, ...]
         if order == "threaded":
             after_key, before_key = cursors.decode_optional(cursors.decode_threaded, after, before)
             fields = ("full_slug",)
@@ -212,13 +213,14 @@ class DocumentsStore(CommentStore):
 
     def put(self, discussion_id, comment) -> bool:
         parent_id = None
-        if parent_of(comment["slug"]):
+        parent_slug = parent_of(comment["slug"])
+        if parent_slug:
             # Seed 004's `parent_id`: the parent's id, which every store shares.
             parent = _collection().find_one(
-                {"discussion_id": discussion_id, "slug": parent_of(comment["slug"])}, {"_id": 1}
+                {"discussion_id": discussion_id, "slug": parent_slug}, {"_id": 1}
             )
             if parent is None:
-                raise UnknownParent(discussion_id, parent_of(comment["slug"]))
+                raise UnknownParent(discussion_id, parent_slug)
             parent_id = parent["_id"]
         try:
             _collection().insert_one(
