@@ -128,7 +128,9 @@ def campaign_update(
     return campaign
 
 
-def _serve(campaign: Campaign, grouped: dict, *, replace: bool) -> None:
+def _serve(
+    campaign: Campaign, grouped: dict[tuple[str, str], list[dict]], *, replace: bool
+) -> None:
     """Put copies into zones while the campaign is active.
 
     A deactivation that lands between our read of the status and our push

@@ -20,7 +20,9 @@ ACTIONS = {
 BULK_ACTIONS = ("remove", "dismiss")
 
 
-def bulk(*, moderator: User, action: str, keys: list[str], reason: str = "") -> tuple[int, list]:
+def bulk(
+    *, moderator: User, action: str, keys: list[str], reason: str = ""
+) -> tuple[int, list[str]]:
     """Apply one action to several queue items: one audit entry per target.
 
     Returns how many were done and a note for each one skipped; one target
