@@ -288,7 +288,7 @@ def _unit_days(campaign: Campaign, active: bool, rng: random.Random, t: datetime
 
 def _stats(campaigns: list[tuple[Campaign, bool]], rng: random.Random) -> int:
     """The report counters of every campaign, in one bulk insert. A budgeted
-    campaign's budget row (ads/recording.py) holds the same impressions, so
+    campaign's budget row (ads/serving/recording.py) holds the same impressions, so
     what it has spent and what its report shows agree."""
     t = now()
     docs = []

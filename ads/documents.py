@@ -128,7 +128,7 @@ class AdUser(me.Document):
     last cap_count impressions, oldest first]}`: a sliding window per
     campaign, and a map, not an array, so one decision checks and counts
     several campaigns with plain conditional operators on
-    `caps.<campaign id>` (ads/recording.py). Entries past their window are
+    `caps.<campaign id>` (ads/serving/recording.py). Entries past their window are
     pruned; `recent` and `clicks` are `$slice`-capped.
     """
 

@@ -1,6 +1,6 @@
-"""Sends the anonymous ad viewer's cookie (ads/viewer.py) when one was minted."""
+"""Sends the anonymous ad viewer's cookie (ads/serving/viewer.py) when one was minted."""
 
-from ads import viewer
+from ads.serving import viewer
 
 
 class AdViewerCookieMiddleware:

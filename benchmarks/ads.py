@@ -1,4 +1,4 @@
-"""Benchmark ad decisions (`ads.choosing.choose_ads`) on zones of growing size.
+"""Benchmark ad decisions (`ads.serving.choosing.choose_ads`) on zones of growing size.
 
     .venv/bin/python -m benchmarks.ads
     .venv/bin/python -m benchmarks.ads --sizes 10,100,1000 --decisions 400 --n 3
@@ -152,7 +152,7 @@ def build_zones(size: int, rng: random.Random) -> None:
 
 
 def decide(args, size: int, keywords: bool, caps: bool, rng: random.Random) -> Result:
-    from ads.choosing import choose_ads
+    from ads.serving.choosing import choose_ads
     from socialsite import roundtrips
 
     zone = "capped" if caps else "plain"
@@ -189,10 +189,10 @@ def decide(args, size: int, keywords: bool, caps: bool, rng: random.Random) -> R
 
 
 def rank_seconds(args, zone: str, plan: list[tuple[str, ...]], rng: random.Random) -> float:
-    """The scoring alone (`ads.choosing.rank` on the zone's ads, no database):
+    """The scoring alone (`ads.serving.choosing.rank` on the zone's ads, no database):
     the part of a decision that grows with the zone on any server."""
-    from ads.choosing import query_keywords, rank
     from ads.documents import AdZone
+    from ads.serving.choosing import query_keywords, rank
     from socialsite.clock import now
 
     ads = AdZone._get_collection().find_one({"site_id": SITE, "zone_id": zone})["ads"]

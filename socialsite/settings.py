@@ -79,7 +79,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
-    # Sets the anonymous `ad_viewer` cookie when an ad was chosen (ads/viewer.py).
+    # Sets the anonymous `ad_viewer` cookie when an ad was chosen (ads/serving/viewer.py).
     "ads.middleware.AdViewerCookieMiddleware",
 ]
 

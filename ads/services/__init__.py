@@ -1,6 +1,6 @@
 """Every write of the ad network, one module per concept; import them from here.
 
-Choosing an ad (and recording it) is `ads.choosing.choose_ads`.
+Choosing an ad (and recording it) is `ads.serving.choosing.choose_ads`.
 """
 
 from ads.services.campaigns import (

@@ -8,7 +8,7 @@ deletion runs once a minute and can lag, so the age is checked here too.
 from datetime import timedelta
 
 from ads.documents import OFFER_TTL_SECONDS, AdOffer, AdStats, AdUser
-from ads.recording import CLICKS_MAX, day_of, stats_upsert
+from ads.serving.recording import CLICKS_MAX, day_of, stats_upsert
 from feeds.timelines.bulk import bulk_upsert
 from socialsite.clock import now as clock_now
 

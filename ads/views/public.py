@@ -17,11 +17,11 @@ from django.http import Http404, HttpResponse, HttpResponseRedirect, JsonRespons
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_safe
 
-from ads import bots
-from ads.choosing import choose_ads
 from ads.documents import SLUG_REGEX
 from ads.services import offers
-from ads.viewer import forget_new_token, new_cookie_token, viewer_id
+from ads.serving import bots
+from ads.serving.choosing import choose_ads
+from ads.serving.viewer import forget_new_token, new_cookie_token, viewer_id
 from socialsite import ratelimit
 
 MAX_ADS = 10

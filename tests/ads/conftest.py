@@ -7,7 +7,7 @@ from decimal import Decimal
 import pytest
 
 from ads import services
-from ads.choosing import choose_ads
+from ads.serving.choosing import choose_ads
 
 
 @pytest.fixture

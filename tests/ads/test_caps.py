@@ -5,8 +5,9 @@ in a viewer document that stays bounded."""
 import threading
 from datetime import timedelta
 
-from ads import recording, services
+from ads import services
 from ads.documents import AdOffer, AdStats, AdUser, AdZone
+from ads.serving import recording
 from socialsite.clock import aware, now
 
 

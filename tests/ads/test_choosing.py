@@ -6,8 +6,8 @@ from collections import Counter
 
 import pytest
 
-from ads.choosing import choose_ads, rank
 from ads.documents import AdOffer, AdStats, AdUser, AdZone
+from ads.serving.choosing import choose_ads, rank
 from socialsite import mongo
 from socialsite.clock import now
 

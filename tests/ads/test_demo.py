@@ -13,8 +13,8 @@ from django.conf import settings
 from django.core.management import call_command
 
 from ads import demo, services
-from ads.choosing import choose_ads
 from ads.documents import BUDGET_ROW_DAY, AdStats, AdZone, Campaign, budget_row_id
+from ads.serving.choosing import choose_ads
 from profiles.demo import DEMO_PASSWORD, INTERESTS
 from profiles.documents import Profile, User
 from socialsite.clock import now

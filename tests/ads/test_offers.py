@@ -8,7 +8,7 @@ import pytest
 
 from ads import services
 from ads.documents import AdOffer, AdStats, AdUser
-from ads.recording import CLICKS_MAX, day_of
+from ads.serving.recording import CLICKS_MAX, day_of
 from socialsite.clock import now
 
 

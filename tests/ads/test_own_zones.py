@@ -10,8 +10,8 @@ import pytest
 from django.contrib.staticfiles import finders
 
 from ads.documents import AdOffer, AdStats, AdUser
+from ads.serving.viewer import COOKIE_NAME
 from ads.templatetags.ads import slot_keywords
-from ads.viewer import COOKIE_NAME
 from feeds import services as feeds
 from feeds.documents import PUBLIC
 from profiles import services as profiles

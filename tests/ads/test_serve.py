@@ -8,7 +8,7 @@ import pytest
 from django.test import Client
 
 from ads.documents import AdOffer, AdStats, AdUser
-from ads.viewer import COOKIE_MAX_AGE, COOKIE_NAME
+from ads.serving.viewer import COOKIE_MAX_AGE, COOKIE_NAME
 
 SERVE = "/ads/serve/"
 GOOGLEBOT = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"

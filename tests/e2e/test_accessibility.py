@@ -19,7 +19,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from PIL import Image
 from playwright.sync_api import expect
 
-from ads.choosing import choose_ads
+from ads.serving.choosing import choose_ads
 from comments import services as comments
 from feeds import photos
 from feeds import services as feeds

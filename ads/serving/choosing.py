@@ -5,7 +5,7 @@ ad `ecpm * ln(1.1 + matching keywords)` when keywords are given (plain eCPM
 otherwise), walks them best score first with ties in random order, skips
 campaigns the viewer has seen `cap_count` times in the last `cap_hours`, ended ones
 and those whose budget buys nothing, and keeps up to `n` ads from distinct
-campaigns. It then records them (ads/recording.py: viewer, stats, offers;
+campaigns. It then records them (ads/serving/recording.py: viewer, stats, offers;
 three writes) and serves only those whose cap and budget held.
 
 The seed's keyword iterator sorted scores ascending and grouped ties on the
@@ -24,10 +24,10 @@ from datetime import datetime
 from itertools import groupby
 from operator import itemgetter
 
-from ads import recording
 from ads.documents import AdUser, AdZone
-from ads.recording import Pick
 from ads.services.campaigns import campaigns_deactivate
+from ads.serving import recording
+from ads.serving.recording import Pick
 from socialsite.clock import aware
 from socialsite.clock import now as clock_now
 
