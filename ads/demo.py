@@ -13,7 +13,7 @@ from django.conf import settings
 
 from ads import services
 from ads.documents import BUDGET_ROW_DAY, AdStats, Campaign, budget_row_id, stats_row_id
-from profiles import signals
+from socialsite import events
 from profiles.documents import User
 from socialsite.clock import now
 
@@ -217,7 +217,7 @@ def _advertiser_accounts(handles: list[str]) -> None:
         User(handle=handle, name=name, password=first.password, role="advertiser").save(
             force_insert=True
         )
-        signals.user_created.send(sender=User, handle=handle)
+        events.user_created.send(sender=User, handle=handle)
 
 
 def _unit_url(advertiser: str, path: str) -> str:

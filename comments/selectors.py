@@ -7,7 +7,7 @@ from django.conf import settings
 
 from comments.documents import CommentDocument
 from comments.stores import Comment, CommentPage, ThreadingUnsupported, get_store, ledger
-from devlens import active
+from socialsite import active
 from profiles.documents import User
 
 

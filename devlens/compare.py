@@ -23,8 +23,9 @@ from django.http import Http404, QueryDict
 from django.urls import Resolver404, resolve
 from django.utils.datastructures import MultiValueDict
 
-from devlens import active, selectors
-from devlens.active import COMMENT_STORES, TIMELINE_MODELS, Choice
+from devlens import selectors
+from socialsite import active
+from socialsite.active import COMMENT_STORES, TIMELINE_MODELS, Choice
 from socialsite import roundtrips
 
 # The GET pages whose content comes from a timeline model or a comment store.

@@ -14,7 +14,8 @@ import time
 
 from django.utils.functional import SimpleLazyObject, empty
 
-from devlens import active, selectors
+from devlens import selectors
+from socialsite import active
 from socialsite import roundtrips
 
 SWITCHED_METHODS = ("GET", "HEAD")

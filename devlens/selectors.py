@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from django.conf import settings
 
 from comments.stores.shadows import shadow_names
-from devlens import active
-from devlens.active import COMMENT_STORES, TIMELINE_MODELS, Choice
+from socialsite import active
+from socialsite.active import COMMENT_STORES, TIMELINE_MODELS, Choice
 from feeds.timelines import shadow_models, stores_copies
 
 #: The session keys the lens uses.

@@ -11,7 +11,7 @@ from django.views.decorators.http import require_http_methods, require_safe
 
 from devlens import compare as comparing
 from devlens import selectors
-from devlens.active import COMMENT_STORES, TIMELINE_MODELS
+from socialsite.active import COMMENT_STORES, TIMELINE_MODELS
 from devlens.forms import ModelsForm
 
 

@@ -2,7 +2,8 @@
 
 from dataclasses import dataclass
 
-from feeds import fragments, likes, mentions, polls
+from feeds import likes, mentions, polls
+from socialsite import fragments
 from feeds.documents import ALL_CIRCLES, PUBLIC
 from feeds.selectors import viewer_votes
 from socialsite.clock import aware
@@ -25,7 +26,7 @@ class Seer:
 
 class PostCard:
     """A post as one viewer sees it. Every attribute that depends on the
-    viewer is in `fragment_key`: the rendered card is cached under it (feeds/fragments.py)."""
+    viewer is in `fragment_key`: the rendered card is cached under it (socialsite/fragments.py)."""
 
     def __init__(self, post: dict, viewer, choice=None, liked: bool = False, *, seer=None):
         self.raw = post
@@ -74,7 +75,7 @@ class PostCard:
                 self.poll["choice"] if self.poll else None,
                 in_thread,
             ],
-            "linked": fragments.linked_mentions(
+            "linked": mentions.linked_mentions(
                 self.detail.get("text"),
                 self.detail.get("question"),
                 *(comment.get("text") for comment in self.comments_shown),

@@ -3,7 +3,7 @@
 import bson
 from django.conf import settings
 
-from devlens import active
+from socialsite import active
 from feeds.timelines import stores_copies
 
 # The fields of a post that an embedded entry copies (everything a card shows).
@@ -64,7 +64,7 @@ def reads_copies() -> bool:
     """Whether this request's pages use the embedded copies (an embed read)
     or leave them on the server and load posts from `post` (a link read):
     FEED_EMBED, unless an admin switched it for their session at /dev/
-    (Contract B, `devlens.active.embed`)."""
+    (Contract B, `socialsite.active.embed`)."""
     return active.embed()
 
 

@@ -3,7 +3,7 @@
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from devlens import active
+from socialsite import active
 from feeds.documents import CARD_FIELDS, Post
 from feeds.timelines.base import EPOCH, MAX_MILLIS, ONE_MS
 from moderation.documents import AuditEntry, ReportedItem

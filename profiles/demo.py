@@ -9,7 +9,7 @@ from django.contrib.auth.hashers import make_password
 from mongoengine.errors import NotUniqueError
 from pymongo.errors import DuplicateKeyError
 
-from profiles import signals
+from socialsite import events
 from profiles.documents import FollowerEdge, FollowingEdge, Profile, User
 from profiles.services import HandleTaken, name_terms
 from socialsite.clock import now
@@ -85,7 +85,7 @@ def demo_account(*, handle: str, name: str, role: str) -> User:
         user.save(force_insert=True)
     except (DuplicateKeyError, NotUniqueError) as exc:
         raise HandleTaken(handle) from exc
-    signals.user_created.send(sender=User, handle=handle)
+    events.user_created.send(sender=User, handle=handle)
     return user
 
 

@@ -209,7 +209,7 @@ FEED_BACKFILL = env.int("FEED_BACKFILL", default=100)
 FEED_REBUILD_LIMIT = env.int("FEED_REBUILD_LIMIT", default=800)
 FEED_PAGE_SIZE = env.int("FEED_PAGE_SIZE", default=20)
 # Rendered post cards, comments and composers kept in each process's memory
-# (feeds/fragments.py): keys are digests of everything a fragment shows, so
+# (socialsite/fragments.py): keys are digests of everything a fragment shows, so
 # nothing is ever invalidated; the least recently used go past this many.
 FRAGMENT_CACHE_ENTRIES = env.int("FRAGMENT_CACHE_ENTRIES", default=5000)
 # How often an open feed asks /feed/new/ for "n new posts" (milliseconds).

@@ -8,7 +8,8 @@ from django.urls import reverse
 from django.utils.html import escape, format_html
 from django.utils.safestring import mark_safe
 
-from feeds import fragments, mentions
+from feeds import mentions
+from socialsite import fragments
 
 register = template.Library()
 

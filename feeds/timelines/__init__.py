@@ -10,7 +10,7 @@
 from django.conf import settings
 from django.utils.module_loading import import_string
 
-from devlens import active
+from socialsite import active
 from feeds.timelines.base import TimelineStore
 from socialsite import shadows
 
@@ -24,7 +24,7 @@ MODELS = {
 
 def get_store(name: str | None = None) -> TimelineStore:
     # FEED_MODEL, unless the developer's lens reads this request through
-    # another model (devlens/active.py).
+    # another model (socialsite/active.py).
     name = name or active.timeline_model()
     try:
         return import_string(MODELS[name])()

@@ -18,7 +18,7 @@ from datetime import timedelta
 from pymongo import DeleteOne, UpdateOne
 from pymongo.errors import DuplicateKeyError
 
-from profiles import signals
+from socialsite import events
 from profiles.documents import FollowerEdge, FollowingEdge, User
 from profiles.services.circles import known_circles
 from profiles.services.users import GraphError, UnknownUser
@@ -72,7 +72,7 @@ def follow_create(*, follower: User, followee: str, circles: list[str] = ()) -> 
             )
         return False
     _finish_adding(follower.handle, followee)
-    signals.followed.send(sender=User, follower=follower.handle, followee=followee)
+    events.followed.send(sender=User, follower=follower.handle, followee=followee)
     return True
 
 
@@ -96,7 +96,7 @@ def follow_delete(*, follower: str, followee: str) -> bool:
     if claimed is None:
         return False
     _finish_removing(follower, followee)
-    signals.unfollowed.send(sender=User, follower=follower, followee=followee)
+    events.unfollowed.send(sender=User, follower=follower, followee=followee)
     return True
 
 
@@ -185,7 +185,7 @@ def block_create(*, blocker: User, blocked: str) -> None:
         blocker.blocked.append(blocked)
     follow_delete(follower=blocker.handle, followee=blocked)
     follow_delete(follower=blocked, followee=blocker.handle)
-    signals.blocked.send(sender=User, blocker=blocker.handle, blocked=blocked)
+    events.blocked.send(sender=User, blocker=blocker.handle, blocked=blocked)
 
 
 def block_delete(*, blocker: User, blocked: str) -> None:

@@ -5,7 +5,7 @@ import threading
 import pytest
 
 from comments.stores import get_store as comment_store_for
-from devlens import active
+from socialsite import active
 from feeds.timelines import get_store as timeline_store_for
 
 

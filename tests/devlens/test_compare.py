@@ -6,7 +6,7 @@ import re
 import pytest
 
 from comments import services as comments
-from devlens.active import COMMENT_STORES, TIMELINE_MODELS
+from socialsite.active import COMMENT_STORES, TIMELINE_MODELS
 from feeds import services as feeds
 from feeds.documents import PUBLIC, MonthTimeline, Post
 from tests.devlens.conftest import commented_post

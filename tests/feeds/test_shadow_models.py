@@ -8,7 +8,7 @@ from collections import Counter
 
 import pytest
 
-from devlens import active
+from socialsite import active
 from feeds import fanout, repost_fanout, reposts, selectors, services
 from feeds.documents import (
     PUBLIC,

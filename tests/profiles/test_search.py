@@ -5,7 +5,7 @@ import re
 import pytest
 from django.urls import reverse
 
-from feeds import fragments
+from socialsite import fragments
 from profiles import selectors, services
 from socialsite.templatetags.site_urls import fixed_url
 
