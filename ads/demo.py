@@ -13,8 +13,8 @@ from django.conf import settings
 
 from ads import services
 from ads.documents import BUDGET_ROW_DAY, AdStats, Campaign, budget_row_id, stats_row_id
-from socialsite import events
 from profiles.documents import User
+from socialsite import events
 from socialsite.clock import now
 
 ADVERTISERS = (

@@ -7,8 +7,8 @@ from django.conf import settings
 
 from comments.documents import CommentDocument
 from comments.stores import Comment, CommentPage, ThreadingUnsupported, get_store, ledger
-from socialsite import active
 from profiles.documents import User
+from socialsite import active
 
 
 @dataclass

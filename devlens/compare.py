@@ -24,9 +24,8 @@ from django.urls import Resolver404, resolve
 from django.utils.datastructures import MultiValueDict
 
 from devlens import selectors
-from socialsite import active
+from socialsite import active, roundtrips
 from socialsite.active import COMMENT_STORES, TIMELINE_MODELS, Choice
-from socialsite import roundtrips
 
 # The GET pages whose content comes from a timeline model or a comment store.
 COMPARABLE = {

@@ -15,8 +15,7 @@ import time
 from django.utils.functional import SimpleLazyObject, empty
 
 from devlens import selectors
-from socialsite import active
-from socialsite import roundtrips
+from socialsite import active, roundtrips
 
 SWITCHED_METHODS = ("GET", "HEAD")
 

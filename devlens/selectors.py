@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from django.conf import settings
 
 from comments.stores.shadows import shadow_names
+from feeds.timelines import shadow_models, stores_copies
 from socialsite import active
 from socialsite.active import COMMENT_STORES, TIMELINE_MODELS, Choice
-from feeds.timelines import shadow_models, stores_copies
 
 #: The session keys the lens uses.
 SESSION_CHOICE = "dev_models"

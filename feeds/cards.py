@@ -3,9 +3,9 @@
 from dataclasses import dataclass
 
 from feeds import likes, mentions, polls
-from socialsite import fragments
 from feeds.documents import ALL_CIRCLES, PUBLIC
 from feeds.selectors import viewer_votes
+from socialsite import fragments
 from socialsite.clock import aware
 
 

@@ -25,8 +25,8 @@ from feeds import fanout, photos, polls, services, tasks
 from feeds.documents import ALL_CIRCLES, CARD_FIELDS, PUBLIC, Author, Delivery, Post
 from feeds.entries import entry_for
 from feeds.timelines import write_stores
-from notifications import events as notification_events
 from profiles.documents import FollowerEdge, FollowingEdge, User
+from socialsite import events
 from socialsite.clock import aware, now, to_millis
 
 STATUSES = [
@@ -181,7 +181,7 @@ def in_bulk(planned: list[dict], users: dict) -> list:
     inserted = Post._get_collection().insert_many(docs).inserted_ids
     for post, post_id in zip(made, inserted, strict=True):
         post.id = post_id
-        notification_events.post_created(post)
+        events.post_created.send(sender=Post, post=post)
     counts = Counter(post.by.id for post in made)
     User._get_collection().bulk_write(
         [UpdateOne({"_id": h}, {"$inc": {"posts_count": n}}) for h, n in counts.items()],

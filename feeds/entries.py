@@ -3,8 +3,8 @@
 import bson
 from django.conf import settings
 
-from socialsite import active
 from feeds.timelines import stores_copies
+from socialsite import active
 
 # The fields of a post that an embedded entry copies (everything a card shows).
 SNAPSHOT_FIELDS = (

@@ -31,8 +31,8 @@ from pymongo.errors import DuplicateKeyError
 
 from feeds import tasks
 from feeds.documents import Post, PostLike
-from notifications.services import notify
 from profiles.documents import User
+from socialsite import events
 from socialsite.clock import now
 
 log = logging.getLogger(__name__)
@@ -130,14 +130,17 @@ def like_delete(*, post_id: ObjectId, user: User) -> LikeState:
             raise LikeError(REMOVED)
         likes = 0  # the count was already 0: a crash left it short (likes_recount)
     tasks.refresh_copies.enqueue(str(post_id), ["likes_count"])
+    events.post_unliked.send(
+        sender=PostLike, post_id=post_id, author=post["by"]["id"], actor=user.handle
+    )
     return LikeState(liked=False, likes=likes, changed=True)
 
 
 def _notify(*, recipient: str, actor: str, post_id: ObjectId) -> None:
-    # `notify` swallows its own failures; this guard keeps the like standing
-    # even if that contract is ever broken (the like is already counted).
+    # Receivers (notifications) swallow their own failures; this guard keeps
+    # the like standing even if that contract is ever broken (it is counted).
     try:
-        notify(recipient=recipient, kind="like", actor=actor, post_id=post_id)
+        events.post_liked.send(sender=PostLike, post_id=post_id, author=recipient, actor=actor)
     except Exception:
         log.exception("like_notification_failed")
 

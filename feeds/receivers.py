@@ -13,8 +13,8 @@ from django.tasks import TaskResultStatus
 from feeds import reposts, tasks
 from feeds.documents import Post
 from feeds.timelines import write_stores
-from socialsite import events
 from profiles.documents import User
+from socialsite import events
 from socialsite.clock import aware, now
 
 

@@ -26,8 +26,8 @@ from pymongo.errors import DuplicateKeyError
 
 from feeds import fanout, tasks
 from feeds.documents import LIVE, PUBLIC, Post, PostRepost
-from notifications.services import notify
 from profiles.documents import User
+from socialsite import events
 from socialsite.clock import now
 
 # Cascades read a post's reposts this many at a time (one `$in` write each).
@@ -109,13 +109,16 @@ def repost_create(*, post_id: ObjectId, user: User) -> RepostState:
         raise NoSuchPost(post_id)
     tasks.deliver_repost.enqueue(str(post_id), user.handle)
     tasks.refresh_copies.enqueue(str(post_id), ["reposts_count"])
-    notify(recipient=author, kind="repost", actor=user.handle, post_id=post_id)
+    events.post_reposted.send(sender=PostRepost, post_id=post_id, author=author, actor=user.handle)
     return RepostState(reposted=True, reposts=reposts, changed=True)
 
 
 def repost_delete(*, post_id: ObjectId, user: User) -> RepostState:
     """`user` undoes their repost: it leaves every timeline. Again: nothing."""
-    return _undo(post_id, user.handle)
+    state = _undo(post_id, user.handle)
+    if state.changed:
+        events.post_unreposted.send(sender=PostRepost, post_id=post_id, actor=user.handle)
+    return state
 
 
 def _undo(post_id: ObjectId, handle: str) -> RepostState:

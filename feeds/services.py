@@ -7,9 +7,9 @@ from django.conf import settings
 
 from feeds import fanout, likes, photos, polls, reposts, tasks
 from feeds.documents import ALL_CIRCLES, CARD_FIELDS, PUBLIC, Author, Delivery, PollVote, Post
-from notifications import events as notification_events
-from notifications import services as notifications
+from feeds.timelines import stored_models
 from profiles.documents import User
+from socialsite import events
 from socialsite.clock import aware, now, to_millis
 
 
@@ -77,7 +77,7 @@ def post_create(
     post.save(force_insert=True)
     User._get_collection().update_one({"_id": author.handle}, {"$inc": {"posts_count": 1}})
     tasks.deliver_post.enqueue(str(post.id))
-    notification_events.post_created(post)
+    events.post_created.send(sender=Post, post=post)
     return post
 
 
@@ -121,7 +121,7 @@ def post_delete(*, post_id: ObjectId, actor: User) -> None:
     # Every repost of it goes too (after the post: a repost delivery racing
     # with this finds the original gone and takes its own entries out).
     reposts.reposts_withdraw(post_id=post_id, delete=True)
-    notifications.notifications_forget_post(post_id=post_id)
+    events.post_deleted.send(sender=Post, post_id=post_id)
     User._get_collection().update_one(
         {"_id": post["by"]["id"], "posts_count": {"$gt": 0}}, {"$inc": {"posts_count": -1}}
     )
@@ -175,3 +175,51 @@ def redeliver_pending(*, older_than_seconds: int | None = None) -> int:
     for post_id in retry:
         tasks.deliver_post.enqueue(str(post_id))
     return len(retry) + reposts.reposts_redeliver_pending(cutoff=cutoff)
+
+
+def post_comments_summary_set(*, post_id: ObjectId, count: int, shown: list[dict]) -> None:
+    """The comments app's summary of a post's thread (`comments_count` and the
+    last FEED_COMMENTS_SHOWN comments, seed 000's `comment()`), on the post
+    and on every embedded copy of it."""
+    Post._get_collection().update_one(
+        {"_id": post_id}, {"$set": {"comments_count": count, "comments_shown": shown}}
+    )
+    fanout.refresh_copies(post_id, ["comments_count", "comments_shown"])
+
+
+def comments_shown_hide_author(*, handle: str, text: str) -> None:
+    """Show `text` instead of what `handle` said in every post's
+    `comments_shown` (a suspension), on the posts and their embedded copies.
+    A scan of `post`, as rare as suspensions are."""
+    posts = Post._get_collection()
+    for post in list(posts.find({"comments_shown.by.id": handle}, {"comments_shown": 1})):
+        shown = [
+            {**c, "text": text} if c["by"]["id"] == handle else c for c in post["comments_shown"]
+        ]
+        posts.update_one({"_id": post["_id"]}, {"$set": {"comments_shown": shown}})
+        fanout.refresh_copies(post["_id"], ["comments_shown"])
+
+
+def posts_showing_comments_by(handle: str) -> list[ObjectId]:
+    """The posts whose `comments_shown` holds a comment by `handle`."""
+    rows = Post._get_collection().find({"comments_shown.by.id": handle}, {"_id": 1})
+    return [row["_id"] for row in rows]
+
+
+def comments_shown_truncate(*, limit: int) -> dict:
+    """Cut every `comments_shown`, on posts and on the embedded copies of every
+    stored timeline model, back to the newest `limit` (seed 000's
+    `truncate_extra_comments`). Returns {"posts": n, "<collection>": entries}.
+
+    A post is trimmed by `$push` + `$each: []` + `$slice`; timelines by their
+    store (`TimelineStore.comments_shown_trim`)."""
+    if limit < 0:
+        raise ValueError("limit must not be negative")
+    result = Post._get_collection().update_many(
+        {f"comments_shown.{limit}": {"$exists": True}},
+        {"$push": {"comments_shown": {"$each": [], "$slice": -limit}}},
+    )
+    counts = {"posts": result.modified_count}
+    for store in stored_models():
+        counts[store.collection().name] = store.comments_shown_trim(limit)
+    return counts

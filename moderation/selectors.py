@@ -3,7 +3,6 @@
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from socialsite import active
 from feeds.documents import CARD_FIELDS, Post
 from feeds.timelines.base import EPOCH, MAX_MILLIS, ONE_MS
 from moderation.documents import AuditEntry, ReportedItem
@@ -11,6 +10,7 @@ from moderation.targets import post_excerpt
 from profiles.documents import STATUSES as USER_STATUSES
 from profiles.documents import User
 from profiles.selectors import matching_people
+from socialsite import active
 from socialsite.clock import aware, now
 from socialsite.ids import parse_object_id
 

@@ -6,4 +6,4 @@ class NotificationsConfig(AppConfig):
     verbose_name = "Notifications"
 
     def ready(self):
-        from notifications import receivers  # noqa: F401  (connects the graph signals)
+        from notifications import receivers  # noqa: F401  (connects the domain events)

@@ -9,9 +9,9 @@ from django.contrib.auth.hashers import make_password
 from mongoengine.errors import NotUniqueError
 from pymongo.errors import DuplicateKeyError
 
-from socialsite import events
 from profiles.documents import FollowerEdge, FollowingEdge, Profile, User
 from profiles.services import HandleTaken, name_terms
+from socialsite import events
 from socialsite.clock import now
 from socialsite.zipf import Zipf
 

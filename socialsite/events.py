@@ -40,7 +40,7 @@ post_liked = Signal()
 post_unliked = Signal()
 # post_id: ObjectId, author: str (the original's), actor: str (the reposter)
 post_reposted = Signal()
-# post_id: ObjectId, author: str, actor: str
+# post_id: ObjectId, actor: str (who took their repost back)
 post_unreposted = Signal()
 
 # --- comments -------------------------------------------------------------

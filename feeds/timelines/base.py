@@ -162,6 +162,12 @@ class TimelineStore(ABC):
     def stats(self) -> dict:
         """{"documents": n, "entries": n, "collection": name}."""
 
+    def comments_shown_trim(self, limit: int) -> int:
+        """Cut every embedded copy's `comments_shown` back to its newest
+        `limit` (seed 000's `truncate_extra_comments`); returns the entries
+        trimmed. The read model stores no copies: nothing to trim."""
+        return 0
+
 
 class EntryArrayStore(TimelineStore):
     """What the stored models share: each keeps entries in an `entries` array
@@ -243,6 +249,45 @@ class EntryArrayStore(TimelineStore):
             {"$unset": {"entries.$.post": ""}},
         )
 
+    def comments_shown_trim(self, limit):
+        # Seed 000 pops one comment per multi-document update with the
+        # positional operator. A timeline document may hold several over-long
+        # entries, so each is trimmed by one `$set` of their exact positions
+        # (no positional or filtered update needed), re-read if a delivery
+        # moved its entries meanwhile.
+        over = {f"entries.post.comments_shown.{limit}": {"$exists": True}}
+        fields = {"entries.id": 1, "entries.post.comments_shown": 1}
+        collection = self.collection()
+        trimmed = 0
+        for doc in collection.find(over, fields):
+            for _ in range(TRIM_ATTEMPTS):
+                done = self.comments_shown_trim_document(doc, limit)
+                if done >= 0:
+                    trimmed += done
+                    break
+                doc = collection.find_one({"_id": doc["_id"]}, fields) or {"_id": doc["_id"]}
+        return trimmed
+
+    def comments_shown_trim_document(self, doc: dict, limit: int) -> int:
+        """Trim the over-long `comments_shown` of one document's embedded
+        posts with one `$set` of exact index paths. Returns the entries
+        trimmed, or -1 when the document changed since `doc` was read.
+
+        The filter pins each trimmed position to the entry's post id, so if a
+        delivery shifted the array since it was read (the `cache` model pushes
+        newest first), the update matches nothing and the caller re-reads."""
+        query, changes = {"_id": doc["_id"]}, {}
+        for i, entry in enumerate(doc.get("entries") or []):
+            shown = (entry.get("post") or {}).get("comments_shown") or []
+            if len(shown) > limit:
+                query[f"entries.{i}.id"] = entry.get("id")
+                changes[f"entries.{i}.post.comments_shown"] = newest(shown, limit)
+        if not changes:
+            return 0
+        if self.collection().update_one(query, {"$set": changes}).matched_count:
+            return len(changes)
+        return -1
+
     def stats(self):
         pipeline = [
             {"$group": {"_id": None, "docs": {"$sum": 1}, "n": {"$sum": {"$size": "$entries"}}}}
@@ -254,6 +299,15 @@ class EntryArrayStore(TimelineStore):
             "documents": row["docs"],
             "entries": row["n"],
         }
+
+
+#: Tries per timeline document when a concurrent delivery moves its entries.
+TRIM_ATTEMPTS = 5
+
+
+def newest(shown: list, limit: int) -> list:
+    """The last `limit` of a `comments_shown` list (the newest comments)."""
+    return shown[len(shown) - limit :] if len(shown) > limit else shown
 
 
 #: A `$project` stage that drops the embedded copies of the entries in `page`.

@@ -4,6 +4,7 @@ from datetime import datetime
 
 from comments.stores.base import HIDDEN_TEXT
 from feeds import fanout, tasks
+from feeds import services as post_services
 from feeds.documents import LIVE, Post
 from moderation.services.base import ModerationError, audit, settle
 from moderation.targets import Target
@@ -82,24 +83,15 @@ HIDDEN_COMMENT = HIDDEN_TEXT
 
 def _hide_in_comment_summaries(handle: str) -> None:
     """Feed cards show a post's last few comments (`comments_shown`, copied
-    into embedded entries too): hide the suspended author's there as well.
-    A scan of `post`, as rare as suspensions are."""
-    posts = Post._get_collection()
-    for post in list(posts.find({"comments_shown.by.id": handle}, {"comments_shown": 1})):
-        shown = [
-            {**c, "text": HIDDEN_COMMENT} if c["by"]["id"] == handle else c
-            for c in post["comments_shown"]
-        ]
-        posts.update_one({"_id": post["_id"]}, {"$set": {"comments_shown": shown}})
-        fanout.refresh_copies(post["_id"], ["comments_shown"])
+    into embedded entries too): hide the suspended author's there as well."""
+    post_services.comments_shown_hide_author(handle=handle, text=HIDDEN_COMMENT)
 
 
 def _show_in_comment_summaries(handle: str) -> None:
     from comments import tasks as comment_tasks
 
-    rows = Post._get_collection().find({"comments_shown.by.id": handle}, {"_id": 1})
-    for row in list(rows):
-        comment_tasks.refresh_summary.enqueue(str(row["_id"]))  # copied from the store again
+    for post_id in post_services.posts_showing_comments_by(handle):
+        comment_tasks.refresh_summary.enqueue(str(post_id))  # copied from the store again
 
 
 def _redeliver_recent(handle: str, limit: int = 100) -> None:

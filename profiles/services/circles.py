@@ -3,9 +3,9 @@
 
 import re
 
-from socialsite import events
 from profiles.documents import FollowingEdge, User
 from profiles.services.users import GraphError
+from socialsite import events
 
 MAX_CIRCLES = 30
 CIRCLE_NAME_RE = re.compile(r"^[\w][\w \-]{0,29}$")

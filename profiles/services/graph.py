@@ -18,10 +18,10 @@ from datetime import timedelta
 from pymongo import DeleteOne, UpdateOne
 from pymongo.errors import DuplicateKeyError
 
-from socialsite import events
 from profiles.documents import FollowerEdge, FollowingEdge, User
 from profiles.services.circles import known_circles
 from profiles.services.users import GraphError, UnknownUser
+from socialsite import events
 from socialsite.clock import now
 
 

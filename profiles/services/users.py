@@ -6,8 +6,8 @@ from django.contrib.auth.hashers import make_password
 from mongoengine.errors import NotUniqueError
 from pymongo.errors import DuplicateKeyError
 
-from socialsite import events
 from profiles.documents import Profile, User
+from socialsite import events
 from socialsite.clock import now
 from socialsite.ids import parse_handle
 from socialsite.sessions import end_sessions_of

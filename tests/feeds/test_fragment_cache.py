@@ -11,11 +11,10 @@ from django.utils.timesince import timesince
 
 from comments import services as comments
 from feeds import services
-from socialsite import fragments
 from feeds.documents import PUBLIC, Post
 from profiles import services as graph
 from profiles.documents import User
-from socialsite import clock
+from socialsite import clock, fragments
 
 
 def user(handle) -> User:

@@ -8,7 +8,6 @@ from collections import Counter
 
 import pytest
 
-from socialsite import active
 from feeds import fanout, repost_fanout, reposts, selectors, services
 from feeds.documents import (
     PUBLIC,
@@ -26,6 +25,7 @@ from moderation import services as moderation
 from moderation.targets import Target
 from profiles import services as graph
 from profiles.documents import User
+from socialsite import active
 
 STORED = ("cache", "month", "size")
 READ_MODELS = [(m, e) for m in (*STORED, "read") for e in (False, True)]
