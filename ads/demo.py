@@ -322,3 +322,8 @@ def seed_more(*, handles: list[str], seed: int, stdout=None) -> None:
             f"  ads: {len(ADVERTISERS)} advertisers, {len(campaigns)} campaigns, {units} units, "
             f"{rows} days of unit stats"
         )
+
+
+def seed_stage(seeding) -> None:
+    """seed_demo's stage for this app (socialsite/demo.py)."""
+    seed_more(handles=seeding.handles, seed=seeding.seed, stdout=seeding.stdout)

@@ -139,3 +139,8 @@ def seed_more(*, handles: list[str], seed: int, stdout=None) -> None:
             f"  {total} comments on {len(touched)} posts ({store.name} store; "
             f"the longest discussion {longest}, the deepest reply at depth {deepest})"
         )
+
+
+def seed_stage(seeding) -> None:
+    """seed_demo's stage for this app (socialsite/demo.py)."""
+    seed_more(handles=seeding.handles, seed=seeding.seed, stdout=seeding.stdout)

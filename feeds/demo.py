@@ -303,3 +303,15 @@ def seed_more(
     if stdout:
         state = "delivered" if deliver or not bulk else "waiting for delivery"
         stdout.write(f"  {len(made)} posts {state} ({Post.objects.count()} in all)")
+
+
+def seed_stage(seeding) -> None:
+    """seed_demo's stage (socialsite/demo.py): the posts, left pending for
+    `delivery_stage`, which runs after every other app's demo."""
+    seed_more(handles=seeding.handles, seed=seeding.seed, stdout=seeding.stdout, deliver=False)
+
+
+def delivery_stage(seeding) -> None:
+    delivered = deliver_pending()
+    if seeding.stdout:
+        seeding.stdout.write(f"  {delivered} posts delivered into the timelines")

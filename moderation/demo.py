@@ -102,3 +102,8 @@ def seed_more(*, handles: list[str], seed: int, stdout=None) -> None:
         stdout.write(
             f"  moderation: accounts moderator and admin, {reported} open reports, 1 dismissed"
         )
+
+
+def seed_stage(seeding) -> None:
+    """seed_demo's stage for this app (socialsite/demo.py)."""
+    seed_more(handles=seeding.handles, seed=seeding.seed, stdout=seeding.stdout)

@@ -18,3 +18,8 @@ def seed_more(*, handles: list[str], seed: int, stdout=None) -> None:
         notify(recipient="alice", kind="follow", actor=follower)
     if stdout:
         stdout.write(f"  {len(followers)} follow notifications for alice")
+
+
+def seed_stage(seeding) -> None:
+    """seed_demo's stage for this app (socialsite/demo.py)."""
+    seed_more(handles=seeding.handles, seed=seeding.seed, stdout=seeding.stdout)
