@@ -15,8 +15,8 @@ from django.conf import settings
 from comments import tasks
 from comments.stores import Comment, DiscussionFull, ReplyTooDeep, UnknownParent, shadows
 from comments.stores.base import HIDDEN_TEXT
-from feeds import services as post_services
 from feeds.documents import Post
+from feeds.services import posts as post_services
 from profiles.documents import User
 from socialsite import events
 

@@ -21,9 +21,12 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from PIL import Image, ImageDraw
 from pymongo import UpdateOne
 
-from feeds import fanout, photos, polls, services, tasks
+from feeds import tasks
+from feeds.delivery import fanout
 from feeds.documents import ALL_CIRCLES, CARD_FIELDS, PUBLIC, Author, Delivery, Post
-from feeds.entries import entry_for
+from feeds.selectors.entries import entry_for
+from feeds.services import photos, polls
+from feeds.services import posts as services
 from feeds.timelines import write_stores
 from profiles.documents import FollowerEdge, FollowingEdge, User
 from socialsite import events

@@ -61,9 +61,9 @@ class Post(me.Document):
     edited = me.DateTimeField()
     comments_count = me.IntField(default=0)
     comments_shown = me.ListField(me.DictField(), default=list)
-    # One per `post_like` document, kept with $inc by feeds/likes.py.
+    # One per `post_like` document, kept with $inc by feeds/services/likes.py.
     likes_count = me.IntField(default=0)
-    # One per `post_repost` document, kept with $inc by feeds/reposts.py.
+    # One per `post_repost` document, kept with $inc by feeds/services/reposts.py.
     reposts_count = me.IntField(default=0)
     delivery = me.EmbeddedDocumentField(Delivery, default=Delivery)
     removed = me.EmbeddedDocumentField(Removal)
@@ -136,7 +136,7 @@ class PostLike(me.Document):
 class PostRepost(me.Document):
     """One repost per (post, person): the system of record of reposts.
 
-    Delivered like a post (`delivery`, feeds/fanout.py `deliver_repost`): its
+    Delivered like a post (`delivery`, feeds/delivery/fanout.py `deliver_repost`): its
     timeline entry has the repost's own `_id` and time, `by` the reposter and
     `of` the original, which pages always read from `post` (never a copy), so
     a deleted, removed or edited original is seen as it is now."""

@@ -10,8 +10,9 @@ from django.conf import settings
 from django.dispatch import receiver
 from django.tasks import TaskResultStatus
 
-from feeds import reposts, tasks
+from feeds import tasks
 from feeds.documents import Post
+from feeds.services import reposts
 from feeds.timelines import write_stores
 from profiles.documents import User
 from socialsite import events

@@ -7,7 +7,7 @@ to a worker backend (see README). Arguments are strings: they cross a queue.
 from bson import ObjectId
 from django.tasks import task
 
-from feeds import fanout, repost_fanout
+from feeds.delivery import fanout, repost_fanout
 
 
 @task

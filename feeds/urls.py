@@ -1,6 +1,9 @@
 from django.urls import path
 
-from feeds import atom, like_views, repost_views, views
+from feeds.views import atom
+from feeds.views import likes as like_views
+from feeds.views import pages as views
+from feeds.views import reposts as repost_views
 
 app_name = "feeds"
 

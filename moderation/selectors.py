@@ -64,7 +64,7 @@ FAILED_SHOWN = 10
 
 
 def failed_deliveries() -> dict:
-    """Posts whose fan-out was given up (feeds/fanout.py `give_up`): how many,
+    """Posts whose fan-out was given up (feeds/delivery/fanout.py `give_up`): how many,
     and the latest few. Both are bounded by the `delivery_state` index."""
     posts = Post._get_collection()
     failed = {"delivery.state": "failed"}

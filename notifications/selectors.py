@@ -5,7 +5,7 @@ newest buckets from the cursor on, in one `find` (NOTIFICATIONS_PAGE_BUCKETS
 of them: a page needs the open bucket and the one before it, and one more
 covers items hidden at show time), and (2) one `$in` read of the posts the
 items are about, to drop removed and deleted posts and to decide, with
-feeds/visibility.py, whether the recipient may still see them. Deciding a
+feeds/selectors/visibility.py, whether the recipient may still see them. Deciding a
 circle post of someone else also needs that person's edge to the recipient:
 one more indexed query, made only when such a post is on the page (a mention
 or a reply in a circle post), exactly as on every other page.
@@ -24,8 +24,8 @@ from bson import ObjectId
 from django.conf import settings
 
 from feeds.documents import Post
+from feeds.selectors.visibility import Sight
 from feeds.timelines.base import Cursor, older_than, sort_key
-from feeds.visibility import Sight
 from notifications import buckets
 from socialsite.clock import aware
 

@@ -26,7 +26,7 @@ from bson import ObjectId
 from bson.errors import InvalidId
 
 from feeds.documents import Post
-from feeds.visibility import can_see, circles_placed_in, needs_graph
+from feeds.selectors.visibility import can_see, circles_placed_in, needs_graph
 from notifications import buckets
 from profiles.documents import User
 from socialsite.clock import aware, now

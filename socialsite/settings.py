@@ -227,7 +227,7 @@ PHOTO_MAX_BYTES = env.int("PHOTO_MAX_BYTES", default=5 * 1024 * 1024)
 PHOTO_MAX_PIXELS = env.int("PHOTO_MAX_PIXELS", default=25_000_000)
 DATA_UPLOAD_MAX_MEMORY_SIZE = 6 * 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 6 * 1024 * 1024
-PROFILE_PAGE_EXTENSIONS = ["feeds.views.wall_context"]
+PROFILE_PAGE_EXTENSIONS = ["feeds.views.pages.wall_context"]
 POST_PAGE_EXTENSIONS = ["comments.views.thread_context"]
 
 # --- Comments (see comments/stores/__init__.py) ----------------------------

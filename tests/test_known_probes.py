@@ -11,8 +11,8 @@ import pytest
 from django.test import Client
 
 from comments import services as comments
-from feeds import services as feeds
 from feeds.documents import PUBLIC, Post
+from feeds.services import posts as feeds
 from feeds.timelines.base import Cursor
 from profiles import services as graph
 from profiles.documents import User

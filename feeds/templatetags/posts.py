@@ -8,7 +8,7 @@ from django.urls import reverse
 from django.utils.html import escape, format_html
 from django.utils.safestring import mark_safe
 
-from feeds import mentions
+from feeds.services import mentions
 from socialsite import fragments
 
 register = template.Library()

@@ -137,7 +137,7 @@ class TimelineStore(ABC):
     def reposts_above(self, kind: str, owner: str, post_ids: list, after: Cursor) -> list[tuple]:
         """(post, reposter) of each repost entry of `post_ids` that the
         timeline holds at or above `after`: what an older page must not show
-        again (feeds/reposts.py `Once`). One round trip."""
+        again (feeds/services/reposts.py `Once`). One round trip."""
 
     @abstractmethod
     def remove_author(self, kind: str, owner: str, author: str) -> None:

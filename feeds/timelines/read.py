@@ -8,7 +8,7 @@ rebuilding).
 """
 
 from feeds.documents import ALL_CIRCLES, CARD_FIELDS, LIVE, PUBLIC, Post, PostRepost
-from feeds.entries import entry_for, repost_entry
+from feeds.selectors.entries import entry_for, repost_entry
 from feeds.timelines.base import Chunk, TimelineStore, sort_key
 from profiles.documents import FollowingEdge
 

@@ -11,7 +11,7 @@ since) would find the entry in a closed one: so a delivery that runs again
 first leaves out the readers that hold it already (`holding`, one read per
 batch), and re-delivering a post is a no-op. An upsert that collides because
 another worker created the open bucket at the same moment is retried once
-(feeds/timelines/bulk.py) and then pushes into that bucket; what still
+(socialsite/bulk.py) and then pushes into that bucket; what still
 collides is already there.
 
 A page reads buckets by `max_ts`, newest first, and merges them, so entries
@@ -29,7 +29,7 @@ from feeds.timelines.base import (
     older_than,
     sort_key,
 )
-from feeds.timelines.bulk import bulk_upsert
+from socialsite.bulk import bulk_upsert
 from socialsite.clock import aware
 
 OPEN = "open"

@@ -2,8 +2,10 @@
 
 from bson import ObjectId
 
-from feeds import fanout, reposts, tasks
+from feeds import tasks
+from feeds.delivery import fanout
 from feeds.documents import Post
+from feeds.services import reposts
 from moderation.documents import AuditEntry
 from moderation.services.base import ModerationError, audit, settle
 from moderation.targets import Target

@@ -3,9 +3,10 @@
 from datetime import datetime
 
 from comments.stores.base import HIDDEN_TEXT
-from feeds import fanout, tasks
-from feeds import services as post_services
+from feeds import tasks
+from feeds.delivery import fanout
 from feeds.documents import LIVE, Post
+from feeds.services import posts as post_services
 from moderation.services.base import ModerationError, audit, settle
 from moderation.targets import Target
 from profiles.documents import ROLES, User

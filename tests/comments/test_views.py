@@ -15,8 +15,8 @@ from django.core.management import call_command
 from comments import selectors, services
 from comments.documents import CommentDocument
 from comments.stores import cursors, get_store
-from feeds import services as feeds
 from feeds.documents import PUBLIC, CacheTimeline, MonthTimeline, Post, SizeTimeline
+from feeds.services import posts as feeds
 from feeds.timelines import get_store as get_timelines
 from feeds.timelines.cache import CacheStore
 from profiles import services as graph

@@ -6,8 +6,10 @@ from datetime import timedelta
 
 import pytest
 
-from feeds import fanout, selectors, services
+from feeds.delivery import fanout
 from feeds.documents import PUBLIC, CacheTimeline, Post
+from feeds.selectors import pages as selectors
+from feeds.services import posts as services
 from feeds.timelines import get_store
 from profiles import services as graph
 from profiles.documents import FollowerEdge, User

@@ -10,8 +10,8 @@ import pytest
 from django.utils.timesince import timesince
 
 from comments import services as comments
-from feeds import services
 from feeds.documents import PUBLIC, Post
+from feeds.services import posts as services
 from profiles import services as graph
 from profiles.documents import User
 from socialsite import clock, fragments

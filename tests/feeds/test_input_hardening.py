@@ -8,9 +8,9 @@ import pytest
 from bson import ObjectId
 from PIL import Image
 
-from feeds import services
 from feeds.documents import PUBLIC, Post
 from feeds.forms import PostForm
+from feeds.services import posts as services
 from feeds.timelines.base import MAX_MILLIS, Cursor
 
 OID = "5f0c5e5e5e5e5e5e5e5e5e5e"

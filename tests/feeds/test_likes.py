@@ -8,8 +8,9 @@ import threading
 import pytest
 from bson import ObjectId
 
-from feeds import likes, services
 from feeds.documents import PUBLIC, Post, PostLike
+from feeds.services import likes
+from feeds.services import posts as services
 from moderation import services as moderation
 from moderation.targets import Target
 from profiles import services as graph

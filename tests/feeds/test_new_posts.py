@@ -6,10 +6,14 @@ from datetime import timedelta
 import pytest
 from bson import ObjectId
 
-from feeds import fanout, newposts, reposts, selectors, services
+from feeds.delivery import fanout
 from feeds.documents import ALL_CIRCLES, PUBLIC, Post
-from feeds.entries import entry_for
-from feeds.newposts import COUNT_CAP
+from feeds.selectors import newposts
+from feeds.selectors import pages as selectors
+from feeds.selectors.entries import entry_for
+from feeds.selectors.newposts import COUNT_CAP
+from feeds.services import posts as services
+from feeds.services import reposts
 from feeds.timelines import get_store
 from feeds.timelines.base import Cursor
 from moderation import services as moderation

@@ -2,7 +2,7 @@
 
 import pytest
 
-from feeds import selectors
+from feeds.selectors import pages as selectors
 from feeds.timelines.base import Cursor
 from profiles.documents import User
 from socialsite import indexes

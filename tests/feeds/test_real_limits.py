@@ -11,8 +11,10 @@ import bson
 import pytest
 from pymongo.errors import WriteError
 
-from feeds import fanout, selectors, services
+from feeds.delivery import fanout
 from feeds.documents import PUBLIC, CacheTimeline, MonthTimeline, Post
+from feeds.selectors import pages as selectors
+from feeds.services import posts as services
 from feeds.timelines import get_store, month
 from feeds.timelines.base import Cursor
 from profiles import services as graph
@@ -191,12 +193,16 @@ def test_a_delivery_that_keeps_failing_is_given_up_and_shown_to_moderators(
         Post._get_collection().update_one(
             {"_id": post.id}, {"$set": {"delivery.started": now() - timedelta(hours=1)}}
         )
-        with caplog.at_level(logging.ERROR, logger="feeds.fanout"):
+        with caplog.at_level(logging.ERROR, logger="feeds.delivery.fanout"):
             services.redeliver_pending(older_than_seconds=60)
     delivery = Post.objects.get(id=post.id).delivery
     assert delivery.state == "failed" and delivery.attempts == 3
     assert "17419" in delivery.error or "16777216" in delivery.error
-    errors = [r for r in caplog.records if r.levelno == logging.ERROR and r.name == "feeds.fanout"]
+    errors = [
+        r
+        for r in caplog.records
+        if r.levelno == logging.ERROR and r.name == "feeds.delivery.fanout"
+    ]
     assert len(errors) == 1 and str(post.id) in errors[0].getMessage()
     assert services.redeliver_pending(older_than_seconds=0) == 0
 
@@ -222,7 +228,7 @@ def test_a_worker_that_keeps_dying_is_given_up_by_the_sweeper(settings, pair, ca
             }
         },
     )
-    with caplog.at_level(logging.ERROR, logger="feeds.fanout"):
+    with caplog.at_level(logging.ERROR, logger="feeds.delivery.fanout"):
         assert services.redeliver_pending(older_than_seconds=60) == 0
     assert Post.objects.get(id=post.id).delivery.state == "failed"
     assert any(

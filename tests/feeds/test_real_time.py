@@ -12,8 +12,10 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from feeds import demo, fanout, services
+from feeds import demo
+from feeds.delivery import fanout
 from feeds.documents import PUBLIC, CacheTimeline, Post
+from feeds.services import posts as services
 from feeds.timelines.base import Cursor
 from profiles import services as graph
 from socialsite.clock import now, to_millis

@@ -10,8 +10,11 @@ from datetime import timedelta
 import pytest
 from bson import ObjectId
 
-from feeds import repost_fanout, reposts, selectors, services
+from feeds.delivery import repost_fanout
 from feeds.documents import ALL_CIRCLES, PUBLIC, Post, PostRepost
+from feeds.selectors import pages as selectors
+from feeds.services import posts as services
+from feeds.services import reposts
 from feeds.timelines import get_store
 from feeds.timelines.base import Cursor
 from moderation import services as moderation

@@ -8,7 +8,7 @@ from collections import Counter
 
 import pytest
 
-from feeds import fanout, repost_fanout, reposts, selectors, services
+from feeds.delivery import fanout, repost_fanout
 from feeds.documents import (
     PUBLIC,
     CacheTimeline,
@@ -17,6 +17,9 @@ from feeds.documents import (
     PostRepost,
     SizeTimeline,
 )
+from feeds.selectors import pages as selectors
+from feeds.services import posts as services
+from feeds.services import reposts
 from feeds.timelines import get_store, shadow_models, stores_copies, write_stores
 from feeds.timelines.cache import CacheStore
 from feeds.timelines.month import MonthStore

@@ -17,9 +17,9 @@ from PIL import Image
 
 from comments import services as comments
 from comments.stores import cursors
-from feeds import photos
-from feeds import services as feeds
 from feeds.documents import ALL_CIRCLES, PUBLIC, Post
+from feeds.services import photos
+from feeds.services import posts as feeds
 from feeds.timelines.base import Cursor
 from moderation import services as moderation
 from moderation.targets import resolve_target

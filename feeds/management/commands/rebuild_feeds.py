@@ -1,7 +1,7 @@
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from feeds import fanout
+from feeds.delivery import fanout
 from feeds.timelines import write_stores
 from feeds.timelines.base import KINDS
 from profiles.documents import User

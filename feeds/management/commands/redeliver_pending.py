@@ -1,7 +1,7 @@
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from feeds import services
+from feeds.services import posts as services
 
 
 class Command(BaseCommand):

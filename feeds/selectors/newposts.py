@@ -46,10 +46,10 @@ from feeds.documents import (
     PostRepost,
     SizeTimeline,
 )
+from feeds.selectors.visibility import Sight, news_hidden
 from feeds.timelines import get_store
 from feeds.timelines.base import EPOCH, Cursor, month_of, sort_key
 from feeds.timelines.read import EXPLODE_LIMIT, NEWEST_FIRST, news_graph, news_query
-from feeds.visibility import Sight, news_hidden
 
 # "100+ new posts": past this nobody reads the number, and the reader's next
 # step is the top of the feed anyway.

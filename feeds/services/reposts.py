@@ -1,15 +1,15 @@
 """Reposts: every write (repost, undo, the cascades of a deleted, removed or
 restored original and of a block, the sweeper). Pages show each post once
-by feeds/repeats.py; deliveries are feeds/repost_fanout.py.
+by feeds/selectors/repeats.py; deliveries are feeds/delivery/repost_fanout.py.
 
 The system of record is `post_repost`, one document per (post, reposter),
 unique; the count lives on the post (`reposts_count`), kept with `$inc` by
-the request whose insert or delete landed, as likes are (feeds/likes.py).
+the request whose insert or delete landed, as likes are (feeds/services/likes.py).
 A repost reaches timelines as a post does (DESIGN.md §7): written first,
 then delivered by `fanout.deliver_repost` in the reposter's follower batches,
 idempotently, with the same pending/delivering/done state and sweeper.
 
-Its timeline entry (feeds/entries.py `repost_entry`) has its own id and
+Its timeline entry (feeds/selectors/entries.py `repost_entry`) has its own id and
 time and always links to the original, which a page reads from `post` with
 its other links in one `$in`. So under every model, linking or embedding:
 undo takes the entry out by its id, and a deleted or removed original is
@@ -24,7 +24,8 @@ from django.conf import settings
 from pymongo import ReturnDocument
 from pymongo.errors import DuplicateKeyError
 
-from feeds import fanout, tasks
+from feeds import tasks
+from feeds.delivery import fanout
 from feeds.documents import LIVE, PUBLIC, Post, PostRepost
 from profiles.documents import User
 from socialsite import events
@@ -204,7 +205,7 @@ def reposts_redeliver(*, post_id: ObjectId) -> int:
 
 
 def reposts_redeliver_pending(*, cutoff) -> int:
-    """The sweeper's part for reposts (feeds/services.py `redeliver_pending`)."""
+    """The sweeper's part for reposts (feeds/services/posts.py `redeliver_pending`)."""
     stuck = PostRepost._get_collection().find(
         {
             "$or": [

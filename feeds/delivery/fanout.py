@@ -28,12 +28,12 @@ from pymongo import ReturnDocument
 from pymongo.errors import PyMongoError
 
 from feeds.documents import ALL_CIRCLES, CARD_FIELDS, LIVE, PUBLIC, Post
-from feeds.entries import SNAPSHOT_FIELDS, bounded_snapshot, entry_for
+from feeds.selectors.entries import SNAPSHOT_FIELDS, bounded_snapshot, entry_for
+from feeds.selectors.visibility import can_see, circles_placed_in
 from feeds.timelines import stores_copies, write_stores
 from feeds.timelines.base import TimelineStore
 from feeds.timelines.month import PlacementFailed
 from feeds.timelines.read import read_entries, reposts_page
-from feeds.visibility import can_see, circles_placed_in
 from profiles.documents import FollowerEdge, FollowingEdge, User
 from socialsite.clock import now
 
@@ -256,7 +256,7 @@ def rebuild(owner: str, kind: str) -> None:
     if stores and user is not None:
         limit = settings.FEED_REBUILD_LIMIT
         chunk = read_entries(kind, owner, None, limit, user.blocked)
-        # A repost's entry stays a link to its original (feeds/entries.py).
+        # A repost's entry stays a link to its original (feeds/selectors/entries.py).
         entries = [e if e.get("of") else entry_for(_post_of(e)) for e in chunk.entries]
         for store in stores:
             store.replace(kind, owner, entries)

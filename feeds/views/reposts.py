@@ -10,10 +10,10 @@ from django.contrib import messages
 from django.http import Http404
 from django.views.decorators.http import require_POST
 
-from feeds import reposts
 from feeds.documents import PostRepost
-from feeds.post_actions import done, refused, signed_in_and_within_limit, wants_json
-from feeds.views import visible_post_or_404
+from feeds.services import reposts
+from feeds.views.actions import done, refused, signed_in_and_within_limit, wants_json
+from feeds.views.pages import visible_post_or_404
 from socialsite.ids import object_id_or_404
 
 DONE = {True: "Reposted to your followers.", False: "Repost undone."}

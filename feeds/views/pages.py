@@ -12,10 +12,13 @@ from django.urls import Resolver404, resolve, reverse
 from django.utils.module_loading import import_string
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
-from feeds import newposts, photos, polls, selectors, services
-from feeds.cards import PostCard, cards
 from feeds.documents import PUBLIC
 from feeds.forms import PostForm
+from feeds.selectors import newposts
+from feeds.selectors import pages as selectors
+from feeds.selectors.cards import PostCard, cards
+from feeds.services import photos, polls
+from feeds.services import posts as services
 from feeds.timelines.base import Cursor
 from socialsite import ratelimit
 from socialsite.http import login_required, redirect_back, safe_next
@@ -90,7 +93,7 @@ def wall_context(request, person) -> dict:
         "wall_hidden": hidden,
         "page": page,
         "cards": cards(page.posts, viewer),
-        # The wall's public posts as Atom (feeds/atom.py), unless it is hidden.
+        # The wall's public posts as Atom (feeds/views/atom.py), unless it is hidden.
         "atom_url": None if hidden else reverse("feeds:atom", args=[person.handle]),
     }
     blocked = hidden or (viewer.is_authenticated and viewer.handle in person.blocked)

@@ -18,7 +18,7 @@ SNAPSHOT_FIELDS = (
     "comments_shown",
     "likes_count",
     # Pages ask whether an older page showed a post already only for posts
-    # that were reposted (feeds/reposts.py `Once`): the copy must say so.
+    # that were reposted (feeds/services/reposts.py `Once`): the copy must say so.
     "reposts_count",
 )
 

@@ -6,7 +6,7 @@ the same stores (`write_stores`, the configured model and its shadows, one
 write each per batch, through `fanout.deliver_to`; idempotent: the entry has
 the repost's own id, and a second attempt leaves out who holds it already),
 the same pending/delivering/done states, swept up by `redeliver_pending`
-(feeds/reposts.py `reposts_redeliver_pending`) and given up after
+(feeds/services/reposts.py `reposts_redeliver_pending`) and given up after
 FEED_DELIVERY_MAX_ATTEMPTS.
 """
 
@@ -17,9 +17,9 @@ from django.conf import settings
 from pymongo import ReturnDocument
 from pymongo.errors import PyMongoError
 
+from feeds.delivery.fanout import active_readers, attempted_before, audience, deliver_to
 from feeds.documents import LIVE, PUBLIC, Post, PostRepost
-from feeds.entries import repost_entry
-from feeds.fanout import active_readers, attempted_before, audience, deliver_to
+from feeds.selectors.entries import repost_entry
 from feeds.timelines import write_stores
 from feeds.timelines.month import PlacementFailed
 from socialsite.clock import now

@@ -10,9 +10,9 @@ from django.conf import settings
 from django.http import Http404
 from django.views.decorators.http import require_POST
 
-from feeds import likes
-from feeds.post_actions import done, refused, signed_in_and_within_limit
-from feeds.views import visible_post_or_404
+from feeds.services import likes
+from feeds.views.actions import done, refused, signed_in_and_within_limit
+from feeds.views.pages import visible_post_or_404
 
 
 def _act(request, post_id: str, action):

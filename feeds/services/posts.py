@@ -5,8 +5,10 @@ from datetime import timedelta
 from bson import ObjectId
 from django.conf import settings
 
-from feeds import fanout, likes, photos, polls, reposts, tasks
+from feeds import tasks
+from feeds.delivery import fanout
 from feeds.documents import ALL_CIRCLES, CARD_FIELDS, PUBLIC, Author, Delivery, PollVote, Post
+from feeds.services import likes, photos, polls, reposts
 from feeds.timelines import stored_models
 from profiles.documents import User
 from socialsite import events
