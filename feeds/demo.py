@@ -5,9 +5,10 @@ Two paths build the same data. `one_by_one` is the site's own: each post
 through `services.post_create` and its fan-out task, as a real post goes.
 `in_bulk` (the default) writes the posts in one insert, and fills each
 timeline once, through the stores' `replace`, with the entries the fan-out
-would have delivered to it (`_fan_out` applies `fanout.audience`'s and
-`active_readers`' rules to the graph read once): a few thousand writes for
-a world of 1,500 users rather than tens of thousands of array pushes.
+would have delivered to it (`_fan_out` applies the rules of `audience` and
+`active_readers`, feeds/delivery/audience.py, to the graph read once): a few
+thousand writes for a world of 1,500 users rather than tens of thousands of
+array pushes.
 tests/test_seed_bulk.py builds a small world both ways and compares them.
 """
 

@@ -1,12 +1,9 @@
 """Every write to posts: create, edit, delete, vote, and the delivery sweeper."""
 
-from datetime import timedelta
-
 from bson import ObjectId
-from django.conf import settings
 
 from feeds import tasks
-from feeds.delivery import fanout
+from feeds.delivery import upkeep
 from feeds.documents import ALL_CIRCLES, CARD_FIELDS, PUBLIC, Author, Delivery, PollVote, Post
 from feeds.services import likes, photos, polls, reposts
 from feeds.timelines import stored_models
@@ -116,10 +113,10 @@ def post_edit(*, post_id: ObjectId, actor: User, changes: dict) -> None:
 def post_delete(*, post_id: ObjectId, actor: User) -> None:
     """Delete a post and take it out of every timeline."""
     post = _own_post(post_id, actor)
-    fanout.remove_everywhere(post_id)
+    upkeep.remove_everywhere(post_id)
     Post._get_collection().delete_one({"_id": post_id})
     # A delivery racing with this delete may have added an entry meanwhile.
-    fanout.remove_everywhere(post_id)
+    upkeep.remove_everywhere(post_id)
     # Every repost of it goes too (after the post: a repost delivery racing
     # with this finds the original gone and takes its own entries out).
     reposts.reposts_withdraw(post_id=post_id, delete=True)
@@ -141,44 +138,6 @@ def poll_vote(*, post_id: ObjectId, voter: User, option: int) -> None:
     tasks.refresh_copies.enqueue(str(post_id), ["detail"])
 
 
-def redeliver_pending(*, older_than_seconds: int | None = None) -> int:
-    """Re-enqueue posts whose delivery has been pending or running too long.
-
-    A post tried FEED_DELIVERY_MAX_ATTEMPTS times already (its worker kept
-    dying, or its writes kept failing) is given up instead: never retried
-    forever (fanout.give_up). Returns the posts re-enqueued."""
-    seconds = settings.FEED_PENDING_SECONDS if older_than_seconds is None else older_than_seconds
-    cutoff = now() - timedelta(seconds=seconds)
-    # Pending: queued long ago and never picked up. Delivering: a worker
-    # started long ago and never finished (it died). A post merely waiting
-    # behind a backlog was re-queued recently, so it is left alone.
-    stuck = Post._get_collection().find(
-        {
-            "$or": [
-                {"delivery.state": "pending", "delivery.queued": {"$lt": cutoff}},
-                {"delivery.state": "delivering", "delivery.started": {"$lt": cutoff}},
-            ]
-        },
-        {"_id": 1, "delivery.attempts": 1},
-    )
-    retry = []
-    for row in stuck:
-        attempts = (row.get("delivery") or {}).get("attempts") or 0
-        if attempts >= settings.FEED_DELIVERY_MAX_ATTEMPTS:
-            fanout.give_up(row["_id"], attempts, "still not delivered after its last attempt")
-        else:
-            retry.append(row["_id"])
-    if retry:
-        Post._get_collection().update_many(
-            # Not one finished meanwhile: it stays done.
-            {"_id": {"$in": retry}, "delivery.state": {"$in": ["pending", "delivering"]}},
-            {"$set": {"delivery.queued": now(), "delivery.state": "pending"}},
-        )
-    for post_id in retry:
-        tasks.deliver_post.enqueue(str(post_id))
-    return len(retry) + reposts.reposts_redeliver_pending(cutoff=cutoff)
-
-
 def post_comments_summary_set(*, post_id: ObjectId, count: int, shown: list[dict]) -> None:
     """The comments app's summary of a post's thread (`comments_count` and the
     last FEED_COMMENTS_SHOWN comments, seed 000's `comment()`), on the post
@@ -186,7 +145,7 @@ def post_comments_summary_set(*, post_id: ObjectId, count: int, shown: list[dict
     Post._get_collection().update_one(
         {"_id": post_id}, {"$set": {"comments_count": count, "comments_shown": shown}}
     )
-    fanout.refresh_copies(post_id, ["comments_count", "comments_shown"])
+    upkeep.refresh_copies(post_id, ["comments_count", "comments_shown"])
 
 
 def comments_shown_hide_author(*, handle: str, text: str) -> None:
@@ -199,7 +158,7 @@ def comments_shown_hide_author(*, handle: str, text: str) -> None:
             {**c, "text": text} if c["by"]["id"] == handle else c for c in post["comments_shown"]
         ]
         posts.update_one({"_id": post["_id"]}, {"$set": {"comments_shown": shown}})
-        fanout.refresh_copies(post["_id"], ["comments_shown"])
+        upkeep.refresh_copies(post["_id"], ["comments_shown"])
 
 
 def posts_showing_comments_by(handle: str) -> list[ObjectId]:

@@ -1,6 +1,6 @@
 """Reposts: every write (repost, undo, the cascades of a deleted, removed or
 restored original and of a block, the sweeper). Pages show each post once
-by feeds/selectors/repeats.py; deliveries are feeds/delivery/repost_fanout.py.
+by feeds/selectors/repeats.py; deliveries are feeds/delivery/fanout.py.
 
 The system of record is `post_repost`, one document per (post, reposter),
 unique; the count lives on the post (`reposts_count`), kept with `$inc` by
@@ -20,12 +20,11 @@ out too so that they use no room.
 from dataclasses import dataclass
 
 from bson import ObjectId
-from django.conf import settings
 from pymongo import ReturnDocument
 from pymongo.errors import DuplicateKeyError
 
 from feeds import tasks
-from feeds.delivery import fanout
+from feeds.delivery import upkeep
 from feeds.documents import LIVE, PUBLIC, Post, PostRepost
 from profiles.documents import User
 from socialsite import events
@@ -134,9 +133,9 @@ def _undo(post_id: ObjectId, handle: str) -> RepostState:
     # Entries out, the record, entries out again: a delivery racing with this
     # sees the record gone after its writes and takes its entries out itself;
     # a crash in between leaves the repost in place, to be undone again.
-    fanout.remove_entries_everywhere([repost["_id"]])
+    upkeep.remove_entries_everywhere([repost["_id"]])
     deleted = reposts.delete_one({**mine, "_id": repost["_id"]})
-    fanout.remove_entries_everywhere([repost["_id"]])
+    upkeep.remove_entries_everywhere([repost["_id"]])
     if deleted.deleted_count == 0:  # a racing undo took it
         return RepostState(reposted=False, reposts=0, changed=False)
     count = _count(post_id, -1)
@@ -178,7 +177,7 @@ def reposts_withdraw(*, post_id: ObjectId, delete: bool) -> None:
     post's reposts are deleted; a moderator's removal keeps them, for
     `reposts_redeliver` when it is restored (DESIGN.md §4)."""
     for rows in _ids_of(post_id):
-        fanout.remove_entries_everywhere([row["_id"] for row in rows])
+        upkeep.remove_entries_everywhere([row["_id"] for row in rows])
     if delete:
         PostRepost._get_collection().delete_many({"post": post_id})
 
@@ -202,34 +201,3 @@ def reposts_redeliver(*, post_id: ObjectId) -> int:
             tasks.deliver_repost.enqueue(str(post_id), row["by"])
         count += len(rows)
     return count
-
-
-def reposts_redeliver_pending(*, cutoff) -> int:
-    """The sweeper's part for reposts (feeds/services/posts.py `redeliver_pending`)."""
-    stuck = PostRepost._get_collection().find(
-        {
-            "$or": [
-                {"delivery.state": "pending", "delivery.queued": {"$lt": cutoff}},
-                {"delivery.state": "delivering", "delivery.started": {"$lt": cutoff}},
-            ]
-        },
-        {"post": 1, "by": 1, "delivery.attempts": 1},
-    )
-    retried = 0
-    for row in list(stuck):
-        key = {"post": row["post"], "by": row["by"]}
-        attempts = (row.get("delivery") or {}).get("attempts") or 0
-        if attempts >= settings.FEED_DELIVERY_MAX_ATTEMPTS:
-            # Its worker kept dying: given up, as a post's delivery would be.
-            PostRepost._get_collection().update_one(
-                {**key, "delivery.state": {"$in": ["pending", "delivering"]}},
-                {"$set": {"delivery.state": "failed", "delivery.failed": now()}},
-            )
-            continue
-        PostRepost._get_collection().update_one(
-            {**key, "delivery.state": {"$in": ["pending", "delivering"]}},
-            {"$set": {"delivery.queued": now(), "delivery.state": "pending"}},
-        )
-        tasks.deliver_repost.enqueue(str(row["post"]), row["by"])
-        retried += 1
-    return retried

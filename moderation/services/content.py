@@ -3,7 +3,7 @@
 from bson import ObjectId
 
 from feeds import tasks
-from feeds.delivery import fanout
+from feeds.delivery import upkeep
 from feeds.documents import Post
 from feeds.services import reposts
 from moderation.documents import AuditEntry
@@ -28,7 +28,7 @@ def post_remove(*, moderator: User, target: Target, reason: str = "") -> None:
     posts.update_one(
         {"_id": post_id, "delivery.state": "pending"}, {"$set": {"delivery.state": "done"}}
     )
-    fanout.remove_everywhere(post_id)
+    upkeep.remove_everywhere(post_id)
     # Its reposts leave every timeline too; kept, for a restore to bring back.
     reposts.reposts_withdraw(post_id=post_id, delete=False)
     settle(target, "resolved", moderator.handle)

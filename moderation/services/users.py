@@ -4,7 +4,7 @@ from datetime import datetime
 
 from comments.stores.base import HIDDEN_TEXT
 from feeds import tasks
-from feeds.delivery import fanout
+from feeds.delivery import upkeep
 from feeds.documents import LIVE, Post
 from feeds.services import posts as post_services
 from moderation.services.base import ModerationError, audit, settle
@@ -38,7 +38,7 @@ def user_suspend(
     posts.update_many(
         {"by.id": handle, "delivery.state": "pending"}, {"$set": {"delivery.state": "done"}}
     )
-    fanout.remove_author_everywhere(handle)
+    upkeep.remove_author_everywhere(handle)
     _hide_in_comment_summaries(handle)
     settle(target, "resolved", moderator.handle)
     audit(

@@ -6,7 +6,7 @@ from datetime import timedelta
 
 import pytest
 
-from feeds.delivery import fanout
+from feeds.delivery import fanout, upkeep
 from feeds.documents import PUBLIC, CacheTimeline, Post
 from feeds.selectors import pages as selectors
 from feeds.services import posts as services
@@ -153,7 +153,7 @@ def test_redeliver_pending_picks_up_stuck_posts(model, make_user, settings):
     assert news_ids("fan") == [] or get_store().name == "read"
     Post.objects(id=post.id).update_one(set__delivery__queued=now() - timedelta(hours=1))
     settings.TASKS = {"default": {"BACKEND": "django.tasks.backends.immediate.ImmediateBackend"}}
-    assert services.redeliver_pending(older_than_seconds=60) == 1
+    assert fanout.redeliver_pending(older_than_seconds=60) == 1
     assert Post.objects.get(id=post.id).delivery.state == "done"
     assert news_ids("fan") == [post.id]
 
@@ -177,7 +177,7 @@ def test_inactive_readers_get_no_fanout_and_are_rebuilt_on_return(
     assert User.objects.get(handle="fan").feed_rebuild is not None
 
     # The rebuild itself (what the worker runs) fills the timeline.
-    fanout.rebuild("fan", "news")
+    upkeep.rebuild("fan", "news")
     assert entries_of(post.id, ["fan"]) == {"fan": 1}
     assert User.objects.get(handle="fan").feed_rebuild is None
     assert "catching up" not in client.get("/feed/").content.decode()
@@ -304,7 +304,7 @@ def test_removal_racing_with_delivery_leaves_no_entry(model, settings, make_user
     def removal_midway(self, kind, owners, entry):
         if kind == "news" and owners[0] == fans[5]:
             Post.objects(id=entry["id"]).update_one(set__removed={"by": "mod", "reason": "x"})
-            fanout.remove_everywhere(entry["id"])  # what the moderator's removal does
+            upkeep.remove_everywhere(entry["id"])  # what the moderator's removal does
         return real_deliver(self, kind, owners, entry)
 
     monkeypatch.setattr(store_class, "deliver", removal_midway)

@@ -6,7 +6,7 @@ from datetime import timedelta
 import pytest
 from bson import ObjectId
 
-from feeds.delivery import fanout
+from feeds.delivery import upkeep
 from feeds.documents import ALL_CIRCLES, PUBLIC, Post
 from feeds.selectors import newposts
 from feeds.selectors import pages as selectors
@@ -86,7 +86,7 @@ def test_counts_exactly_what_the_feed_would_show_above_its_first_post(
     say("eve", "for the circle the reader leaves", circles=["close"])
     say("eve", "for all my circles", circles=[ALL_CIRCLES])
     with monkeypatch.context() as queued:
-        queued.setattr(fanout, "resync", lambda reader, author: None)
+        queued.setattr(upkeep, "resync", lambda reader, author: None)
         graph.circle_remove_member(owner=user("eve"), name="close", member="reader")
         graph.block_create(blocker=user("reader"), blocked="cyd")
     say("cyd", "blocked")

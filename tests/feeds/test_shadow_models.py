@@ -8,7 +8,7 @@ from collections import Counter
 
 import pytest
 
-from feeds.delivery import fanout, repost_fanout
+from feeds.delivery import fanout, upkeep
 from feeds.documents import (
     PUBLIC,
     CacheTimeline,
@@ -137,7 +137,7 @@ def test_every_model_shows_what_the_read_model_shows(configured, make_user):
     assert_parity("fan")
     assert len(shown("fan", "read", False)[0]) == 3
     for model in STORED:
-        fanout.rebuild("fan", "news")
+        upkeep.rebuild("fan", "news")
         assert stored_ids(model, "fan", "news") == [p[0] for p in shown("fan", "read", False)[0]]
     assert stored_duplicates() == {"cache": {}, "month": {}, "size": {}}
 
@@ -199,7 +199,7 @@ def test_a_delivery_that_dies_between_stores_is_completed_by_the_sweeper(
     assert Post.objects.get(id=post.id).delivery.state == "delivering"
 
     Post.objects(id=post.id).update_one(set__delivery__started=post.ts.replace(year=2000))
-    assert services.redeliver_pending(older_than_seconds=60) == 1
+    assert fanout.redeliver_pending(older_than_seconds=60) == 1
     assert Post.objects.get(id=post.id).delivery.state == "done"
     fanout.deliver_post(post.id)  # a run after success changes nothing
     Post.objects(id=post.id).update_one(set__delivery__state="delivering")
@@ -239,7 +239,7 @@ def test_a_repost_delivery_that_dies_between_stores_runs_again_cleanly(
     state = PostRepost.objects.get(post=post.id, by="fan").delivery.state
     assert state == "delivering"
 
-    repost_fanout.deliver_repost(post.id, "fan")
+    fanout.deliver_repost(post.id, "fan")
     assert stored_duplicates() == {"cache": {}, "month": {}, "size": {}}
     assert_parity("fan", "reader0", "reader3")
     assert ("fan" in [by for _, by in shown("reader3", "read", False)[0]]) is True
