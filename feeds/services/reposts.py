@@ -4,10 +4,12 @@ by feeds/selectors/repeats.py; deliveries are feeds/delivery/fanout.py.
 
 The system of record is `post_repost`, one document per (post, reposter),
 unique; the count lives on the post (`reposts_count`), kept with `$inc` by
-the request whose insert or delete landed, as likes are (feeds/services/likes.py).
-A repost reaches timelines as a post does (DESIGN.md §7): written first,
-then delivered by `fanout.deliver_repost` in the reposter's follower batches,
-idempotently, with the same pending/delivering/done state and sweeper.
+the request whose insert or delete landed: the mechanics of every mark on a
+post, feeds/services/interactions.py.
+A repost reaches timelines as a post does (docs/architecture.md): written
+first, then delivered by feeds/delivery/fanout.py's one state machine
+(`deliver_repost`) in the reposter's follower batches, idempotently, with
+the same pending/delivering/done states and sweeper.
 
 Its timeline entry (feeds/selectors/entries.py `repost_entry`) has its own id and
 time and always links to the original, which a page reads from `post` with
@@ -20,12 +22,11 @@ out too so that they use no room.
 from dataclasses import dataclass
 
 from bson import ObjectId
-from pymongo import ReturnDocument
-from pymongo.errors import DuplicateKeyError
 
 from feeds import tasks
 from feeds.delivery import upkeep
 from feeds.documents import LIVE, PUBLIC, Post, PostRepost
+from feeds.services.interactions import Interaction, InteractionError, Mark
 from profiles.documents import User
 from socialsite import events
 from socialsite.clock import now
@@ -34,7 +35,7 @@ from socialsite.clock import now
 CASCADE_BATCH = 500
 
 
-class RepostError(Exception):
+class RepostError(InteractionError):
     """A repost we refuse; the message can be shown to the user."""
 
 
@@ -43,14 +44,32 @@ class NoSuchPost(RepostError):
 
 
 @dataclass(frozen=True)
-class RepostState:
-    reposted: bool  # the person reposts the post now
-    reposts: int  # the post's count, as the last write left it
-    changed: bool  # this call made the change (False: it was so already)
+class RepostState(Mark):
+    @property
+    def reposted(self) -> bool:
+        return self.on
+
+    @property
+    def reposts(self) -> int:
+        return self.count
+
+
+REPOSTS = Interaction(
+    document=PostRepost,
+    counter="reposts_count",
+    verb="repost",
+    error=RepostError,
+    state=RepostState,
+    live_on_add=LIVE,
+    # An undo always counts down: one's own repost can be undone whatever
+    # became of the post (its entries are taken out either way).
+    live_on_remove={},
+    marked=events.post_reposted,
+)
 
 
 def _repostable(post_id: ObjectId, user: User) -> dict:
-    """The post, if `user` may repost it (DESIGN.md §4, §9); else raises."""
+    """The post, if `user` may repost it (docs/architecture.md); else raises."""
     post = Post._get_collection().find_one(
         {"_id": post_id}, {"by": 1, "circles": 1, "reposts_count": 1, **dict.fromkeys(LIVE, 1)}
     )
@@ -60,57 +79,29 @@ def _repostable(post_id: ObjectId, user: User) -> dict:
     if author == user.handle:
         raise RepostError("You can't repost your own post.")
     if author in user.blocked:
-        raise RepostError(f"You blocked @{author}. Unblock them to repost their posts.")
+        REPOSTS.refuse_across_blocks(user, author)  # "You blocked @..."
     if PUBLIC not in post["circles"]:
         raise RepostError("Only public posts can be reposted: this one has a limited audience.")
-    # The author's blocks: one point read of their document.
-    if User._get_collection().find_one({"_id": author, "blocked": user.handle}, {"_id": 1}):
-        raise RepostError(f"You can't repost @{author}'s posts.")
+    REPOSTS.refuse_across_blocks(user, author)  # the author's blocks: one point read
     return post
-
-
-def _count(post_id: ObjectId, delta: int) -> int | None:
-    """Apply `delta` to the count; the new count, or None when the post is
-    gone (or, for +1, removed) meanwhile."""
-    condition: dict = {"_id": post_id}
-    if delta > 0:
-        condition.update(LIVE)
-    else:
-        condition["reposts_count"] = {"$gt": 0}
-    after = Post._get_collection().find_one_and_update(
-        condition,
-        {"$inc": {"reposts_count": delta}},
-        projection={"reposts_count": 1, "_id": 0},
-        return_document=ReturnDocument.AFTER,
-    )
-    return None if after is None else after["reposts_count"]
 
 
 def repost_create(*, post_id: ObjectId, user: User) -> RepostState:
     """`user` reposts a public post. Reposting again changes nothing."""
     post = _repostable(post_id, user)
     author = post["by"]["id"]
-    mine = {"post": post_id, "by": user.handle}
     t = now()
-    try:
-        PostRepost._get_collection().insert_one(
-            {
-                **mine,
-                "author": author,
-                "ts": t,
-                "delivery": {"state": "pending", "queued": t, "attempts": 0},
-            }
-        )
-    except DuplicateKeyError:
-        return RepostState(reposted=True, reposts=post.get("reposts_count") or 0, changed=False)
-    reposts = _count(post_id, +1)
+    delivery = {"state": "pending", "queued": t, "attempts": 0}
+    if not REPOSTS.insert(post_id, user.handle, author=author, ts=t, delivery=delivery):
+        return RepostState(on=True, count=post.get("reposts_count") or 0, changed=False)
+    reposts = REPOSTS.count(post_id, +1)
     if reposts is None:  # deleted or removed between the read and the write
-        PostRepost._get_collection().delete_one(mine)
+        REPOSTS.take_back(post_id, user.handle)
         raise NoSuchPost(post_id)
     tasks.deliver_repost.enqueue(str(post_id), user.handle)
-    tasks.refresh_copies.enqueue(str(post_id), ["reposts_count"])
-    events.post_reposted.send(sender=PostRepost, post_id=post_id, author=author, actor=user.handle)
-    return RepostState(reposted=True, reposts=reposts, changed=True)
+    state = REPOSTS.changed(post_id, on=True, count=reposts)
+    REPOSTS.announce(post_id=post_id, author=author, actor=user.handle)
+    return state
 
 
 def repost_delete(*, post_id: ObjectId, user: User) -> RepostState:
@@ -122,25 +113,22 @@ def repost_delete(*, post_id: ObjectId, user: User) -> RepostState:
 
 
 def _undo(post_id: ObjectId, handle: str) -> RepostState:
-    mine = {"post": post_id, "by": handle}
-    reposts = PostRepost._get_collection()
-    repost = reposts.find_one(mine, {"_id": 1})
+    repost = REPOSTS.collection().find_one({"post": post_id, "by": handle}, {"_id": 1})
     if repost is None:
         row = Post._get_collection().find_one({"_id": post_id}, {"reposts_count": 1})
         if row is None:
             raise NoSuchPost(post_id)
-        return RepostState(reposted=False, reposts=row.get("reposts_count") or 0, changed=False)
+        return RepostState(on=False, count=row.get("reposts_count") or 0, changed=False)
     # Entries out, the record, entries out again: a delivery racing with this
     # sees the record gone after its writes and takes its entries out itself;
     # a crash in between leaves the repost in place, to be undone again.
     upkeep.remove_entries_everywhere([repost["_id"]])
-    deleted = reposts.delete_one({**mine, "_id": repost["_id"]})
+    deleted = REPOSTS.take_back(post_id, handle, _id=repost["_id"])
     upkeep.remove_entries_everywhere([repost["_id"]])
-    if deleted.deleted_count == 0:  # a racing undo took it
-        return RepostState(reposted=False, reposts=0, changed=False)
-    count = _count(post_id, -1)
-    tasks.refresh_copies.enqueue(str(post_id), ["reposts_count"])
-    return RepostState(reposted=False, reposts=count or 0, changed=True)
+    if not deleted:  # a racing undo took it
+        return RepostState(on=False, count=0, changed=False)
+    count = REPOSTS.count(post_id, -1)
+    return REPOSTS.changed(post_id, on=False, count=count or 0)
 
 
 def reposts_across_block_delete(*, blocker: str, blocked: str) -> int:
