@@ -1,8 +1,11 @@
-"""Repost and undo (DESIGN.md §9). Thin: parse, check sight, call the service.
+"""Like and unlike, repost and undo (a person's mark on a post,
+feeds/services/interactions.py). Thin: parse, check sight, call the service.
 
-As the like button: a plain form post answers 302 back to `next` (same-site
-only) with a message; a request that asks for JSON gets
-`{"reposted": bool, "reposts": n}` or `{"error": ...}`.
+A plain form post answers 302 back to `next` (same-site only), so the
+buttons work without JavaScript; static/js/site.js sends the same form with
+`Accept: application/json` and gets `{"liked": bool, "likes": n}` or
+`{"reposted": bool, "reposts": n}` (or `{"error": ...}`) to update the
+button in place. A repost answers a plain post with a message too.
 """
 
 from django.conf import settings
@@ -11,10 +14,38 @@ from django.http import Http404
 from django.views.decorators.http import require_POST
 
 from feeds.documents import PostRepost
-from feeds.services import reposts
+from feeds.services import likes, reposts
 from feeds.views.actions import done, refused, signed_in_and_within_limit, wants_json
 from feeds.views.pages import visible_post_or_404
 from socialsite.ids import object_id_or_404
+
+
+def _like_act(request, post_id: str, action):
+    # The post page's rule (DESIGN.md §4): unknown, removed or hidden is 404.
+    post = visible_post_or_404(request, post_id)
+    answer = signed_in_and_within_limit(
+        request, post_id, scope="like", rule=settings.RATELIMIT_LIKE
+    )
+    if answer is not None:
+        return answer
+    try:
+        state = action(post_id=post["_id"], user=request.user)
+    except likes.NoSuchPost as exc:  # deleted since the read
+        raise Http404("No such post.") from exc
+    except likes.LikeError as exc:  # across a block, or removed (a moderator sees it)
+        return refused(request, post_id, str(exc), 403)
+    return done(request, post_id, {"liked": state.liked, "likes": state.likes})
+
+
+@require_POST
+def like(request, post_id):
+    return _like_act(request, post_id, likes.like_create)
+
+
+@require_POST
+def unlike(request, post_id):
+    return _like_act(request, post_id, likes.like_delete)
+
 
 DONE = {True: "Reposted to your followers.", False: "Repost undone."}
 ALREADY = {True: "You reposted this already.", False: "You had not reposted this."}
@@ -27,7 +58,7 @@ def _reposted(post_id, user) -> bool:
     return found is not None
 
 
-def _act(request, post_id: str, action, *, undo: bool):
+def _repost_act(request, post_id: str, action, *, undo: bool):
     oid = object_id_or_404(post_id)
     # The post page's rule (DESIGN.md §4): unknown, removed or hidden is 404;
     # but one's own repost can always be undone, whatever became of the post.
@@ -53,9 +84,9 @@ def _act(request, post_id: str, action, *, undo: bool):
 
 @require_POST
 def repost(request, post_id):
-    return _act(request, post_id, reposts.repost_create, undo=False)
+    return _repost_act(request, post_id, reposts.repost_create, undo=False)
 
 
 @require_POST
 def unrepost(request, post_id):
-    return _act(request, post_id, reposts.repost_delete, undo=True)
+    return _repost_act(request, post_id, reposts.repost_delete, undo=True)

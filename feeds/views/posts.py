@@ -1,0 +1,185 @@
+"""Posting, editing, deleting and voting. Thin: parse, call a service,
+answer with the page (feeds/views/pages.py) or a redirect back."""
+
+import copy
+from urllib.parse import urlsplit
+
+from django.conf import settings
+from django.contrib import messages
+from django.http import Http404
+from django.shortcuts import redirect, render
+from django.urls import Resolver404, resolve, reverse
+from django.views.decorators.http import require_http_methods, require_POST
+
+from feeds.forms import PostForm
+from feeds.selectors import pages as selectors
+from feeds.selectors.cards import PostCard
+from feeds.services import polls
+from feeds.services import posts as services
+from feeds.views.pages import post_detail, visible_post_or_404
+from socialsite import ratelimit
+from socialsite.http import login_required, redirect_back, safe_next
+from socialsite.ids import object_id_or_404
+
+# The pages with a composer (URL names): a failed post renders its page again.
+COMPOSER_PAGES = {"feeds:feed", "profiles:profile"}
+
+
+def _composer_failed(request, form: PostForm, status: int):
+    """The page the composer was on (its `next` field, same-site only: the
+    feed or a wall), rendered again with the errors and what was typed."""
+    origin = urlsplit(safe_next(request, "")).path
+    try:
+        match = resolve(origin)
+    except Resolver404:
+        match = None
+    if match is not None and match.view_name in COMPOSER_PAGES:
+        # The same request, seen as a visit to the origin: its links, `next`
+        # fields and navigation are that page's.
+        page = copy.copy(request)
+        page.path = page.path_info = origin
+        page.resolver_match = match
+        page.composer_form = form
+        try:
+            response = match.func(page, *match.args, **match.kwargs)
+        except Http404:  # e.g. that wall's owner is gone meanwhile
+            response = None
+        if response is not None and response.status_code == 200:
+            response.status_code = status
+            return response
+    return render(request, "feeds/compose.html", {"form": form}, status=status)
+
+
+@login_required
+@require_POST
+def post_create(request):
+    form = PostForm(request.POST, request.FILES, owner_circles=request.user.circles)
+    try:
+        ratelimit.hit("post", [f"user:{request.user.handle}"], settings.RATELIMIT_POST)
+    except ratelimit.RateLimited as exc:
+        form.is_valid()
+        form.add_error(None, str(exc))
+        return _composer_failed(request, form, 429)
+    if form.is_valid():
+        data = form.cleaned_data
+        try:
+            post = services.post_create(
+                author=request.user,
+                type=data["type"],
+                detail=data["detail"],
+                circles=data["circles"],
+                to=data.get("to"),
+                photo=data.get("photo"),
+            )
+        except services.PostError as exc:
+            form.add_error(None, str(exc))
+        else:
+            messages.success(request, _posted_message(post))
+            fallback = reverse("profiles:profile", args=[post.to]) if post.to else "/feed/"
+            return redirect_back(request, fallback)
+    return _composer_failed(request, form, 400)
+
+
+def _posted_message(post) -> str:
+    """Where the post went: on the wall of someone who doesn't follow the author
+    it is on their incoming page only (seed 000's wall filter), so say so."""
+    if post.to is None or selectors.wall_shows(post.to, post.by.id):
+        return "Posted."
+    return (
+        f"Posted to @{post.to}. They don't follow you, so it is on their incoming page "
+        "rather than on their wall. It is on your own wall too."
+    )
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def post_edit(request, post_id):
+    post = visible_post_or_404(request, post_id)
+    card = PostCard(post, request.user)
+    # Only the author, and never while a moderator has it removed (frozen).
+    if not card.is_own or card.removed:
+        raise Http404("No such post.")
+    fields = services.EDITABLE[card.type]
+    if not fields:
+        # A poll: a changed question or options would change what people
+        # voted for. The page says so; a POST changes nothing (400).
+        return render(
+            request,
+            "feeds/post_edit.html",
+            {"card": card, "fields": fields, "values": {}, "errors": {}},
+            status=400 if request.method == "POST" else 200,
+        )
+    errors = {}
+    if request.method == "POST":
+        try:
+            ratelimit.hit(
+                "post_edit", [f"user:{request.user.handle}"], settings.RATELIMIT_POST_EDIT
+            )
+        except ratelimit.RateLimited as exc:
+            messages.error(request, str(exc))
+            values = {f: request.POST.get(f, "") for f in fields}
+            return render(
+                request,
+                "feeds/post_edit.html",
+                {"card": card, "fields": fields, "values": values, "errors": {}},
+                status=429,
+            )
+        changes = {f: str(request.POST.get(f, "")).strip() for f in fields}
+        limits = {"text": 2000, "title": 200}
+        errors = {
+            f: f"At most {limits[f]} characters." for f, v in changes.items() if len(v) > limits[f]
+        }
+        if card.type == "status" and not changes.get("text"):
+            errors["text"] = "A status needs some text."
+        if not errors:
+            try:
+                services.post_edit(post_id=post["_id"], actor=request.user, changes=changes)
+            except services.NotFound as exc:  # removed or deleted since the read
+                raise Http404("No such post.") from exc
+            messages.success(request, "Post updated.")
+            return redirect("feeds:post", post_id=card.id)
+    values = {f: request.POST.get(f, card.detail.get(f, "")) for f in fields}
+    return render(
+        request,
+        "feeds/post_edit.html",
+        {"card": card, "fields": fields, "values": values, "errors": errors},
+        status=400 if errors else 200,
+    )
+
+
+@login_required
+@require_POST
+def post_delete(request, post_id):
+    try:
+        services.post_delete(post_id=object_id_or_404(post_id), actor=request.user)
+    except services.NotFound as exc:
+        raise Http404("No such post.") from exc
+    messages.success(request, "Post deleted.")
+    target = redirect_back(request, "/feed/")
+    if target.url.startswith(f"/posts/{post_id}/"):
+        return redirect("/feed/")
+    return target
+
+
+@login_required
+@require_POST
+def poll_vote(request, post_id):
+    post = visible_post_or_404(request, post_id)
+    try:
+        ratelimit.hit("vote", [f"user:{request.user.handle}"], settings.RATELIMIT_VOTE)
+    except ratelimit.RateLimited as exc:
+        # As post_create does: 429, the page re-rendered with the reason.
+        messages.error(request, str(exc))
+        response = post_detail(request, post_id)
+        response.status_code = 429
+        return response
+    try:
+        option = int(request.POST.get("option", ""))
+        services.poll_vote(post_id=post["_id"], voter=request.user, option=option)
+    except polls.PollError as exc:  # a ValueError too: caught first
+        messages.error(request, str(exc))
+    except ValueError:
+        messages.error(request, "Pick one of the poll's options.")
+    else:
+        messages.success(request, "Vote counted.")
+    return redirect_back(request, reverse("feeds:post", args=[post_id]))
