@@ -12,8 +12,8 @@ from datetime import datetime
 from decimal import ROUND_HALF_UP, Decimal
 
 from ads.documents import SLUG_REGEX, AdStats, Campaign
-from feeds.timelines.base import EPOCH, MAX_MILLIS, ONE_MS
 from socialsite.clock import aware
+from socialsite.cursors import EPOCH, MAX_MILLIS, ONE_MS
 
 PAGE = 25
 #: Report rows (one per unit and day) read at most: one round trip's batch.

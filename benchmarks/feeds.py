@@ -158,9 +158,9 @@ def write_posts(args, handles, rng) -> tuple[int, float, int, int]:
 def read_pages(args, handles, rng) -> tuple[int, float, int]:
     """(pages, seconds, round trips): first pages, and a second page now and then."""
     from feeds.selectors import pages as selectors
-    from feeds.timelines.base import Cursor
     from profiles.documents import User
     from socialsite import roundtrips
+    from socialsite.cursors import Cursor
 
     if not args.reads:
         return 0, 0.0, 0

@@ -4,7 +4,6 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from feeds.documents import CARD_FIELDS, Post
-from feeds.timelines.base import EPOCH, MAX_MILLIS, ONE_MS
 from moderation.documents import AuditEntry, ReportedItem
 from moderation.targets import post_excerpt
 from profiles.documents import STATUSES as USER_STATUSES
@@ -12,6 +11,7 @@ from profiles.documents import User
 from profiles.selectors import matching_people
 from socialsite import active
 from socialsite.clock import aware, now
+from socialsite.cursors import EPOCH, MAX_MILLIS, ONE_MS
 from socialsite.ids import parse_object_id
 
 PAGE = 50

@@ -25,9 +25,9 @@ from django.conf import settings
 
 from feeds.documents import Post
 from feeds.selectors.visibility import Sight
-from feeds.timelines.base import Cursor, older_than, sort_key
 from notifications import buckets
 from socialsite.clock import aware
+from socialsite.cursors import Cursor, older_than, sort_key
 
 POST_FIELDS = {"by": 1, "to": 1, "circles": 1, "removed": 1, "type": 1, "detail.text": 1}
 PAGE_BUCKETS = 3

@@ -21,13 +21,13 @@ from comments import services as comment_services
 from feeds.documents import PUBLIC, Post
 from feeds.services import posts as feed_services
 from feeds.timelines import read
-from feeds.timelines.base import Cursor
 from moderation import services as moderation
 from moderation.targets import resolve_target
 from profiles import services as graph
 from profiles.documents import FollowingEdge
 from socialsite import indexes, mongo
 from socialsite.clock import now
+from socialsite.cursors import Cursor
 from tests import plans
 from tests.query_recorder import Recorder, install_listener, install_mongomock
 

@@ -48,8 +48,9 @@ from feeds.documents import (
 )
 from feeds.selectors.visibility import Sight, news_hidden
 from feeds.timelines import get_store
-from feeds.timelines.base import EPOCH, Cursor, month_of, sort_key
+from feeds.timelines.base import month_of
 from feeds.timelines.read import EXPLODE_LIMIT, NEWEST_FIRST, news_graph, news_query
+from socialsite.cursors import EPOCH, Cursor, sort_key
 
 # "100+ new posts": past this nobody reads the number, and the reader's next
 # step is the top of the feed anyway.

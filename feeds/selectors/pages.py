@@ -17,10 +17,10 @@ from feeds.selectors.repeats import Once
 from feeds.selectors.visibility import Sight, news_hidden, visible_posts
 from feeds.services import polls
 from feeds.timelines import get_store
-from feeds.timelines.base import Cursor
 from feeds.timelines.read import posts_page, read_entries
 from profiles.documents import FollowingEdge, User
 from socialsite.clock import aware
+from socialsite.cursors import Cursor
 
 # A wall whose entries are mostly hidden from this viewer needs several
 # chunks; this bounds the work of one page.

@@ -27,15 +27,9 @@ from django.conf import settings
 from pymongo import UpdateOne
 
 from feeds.documents import MonthTimeline
-from feeds.timelines.base import (
-    WITHOUT_COPIES,
-    Chunk,
-    EntryArrayStore,
-    month_of,
-    older_expr,
-    sort_key,
-)
+from feeds.timelines.base import WITHOUT_COPIES, Chunk, EntryArrayStore, month_of
 from socialsite.bulk import bulk_upsert
+from socialsite.cursors import older_expr, sort_key
 
 NEWEST_FIRST = {"ts": -1, "id": -1}
 # Rollovers tried for one write before it fails: each is lost only to another

@@ -23,14 +23,10 @@ from django.conf import settings
 from pymongo import InsertOne, UpdateOne
 
 from feeds.documents import SizeTimeline
-from feeds.timelines.base import (
-    Chunk,
-    EntryArrayStore,
-    older_than,
-    sort_key,
-)
+from feeds.timelines.base import Chunk, EntryArrayStore
 from socialsite.bulk import bulk_upsert
 from socialsite.clock import aware
+from socialsite.cursors import older_than, sort_key
 
 OPEN = "open"
 LAST_ID = ObjectId("f" * 24)  # sorts after every real id with the same ts

@@ -14,7 +14,7 @@ from feeds.selectors import newposts
 from feeds.selectors import pages as selectors
 from feeds.selectors.cards import cards
 from feeds.services import photos
-from feeds.timelines.base import Cursor
+from socialsite.cursors import Cursor
 from socialsite.http import login_required
 from socialsite.ids import object_id_or_404
 

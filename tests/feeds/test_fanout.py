@@ -256,7 +256,7 @@ def test_cache_feed_page_is_two_round_trips(settings, make_user, round_trips, fo
     assert len(page.posts) == settings.FEED_PAGE_SIZE
     assert c.total <= 2, c.commands
     with round_trips() as c:
-        from feeds.timelines.base import Cursor
+        from socialsite.cursors import Cursor
 
         selectors.news_page(reader, Cursor.decode(page.next_cursor))
     assert c.total <= 2, c.commands
@@ -278,7 +278,7 @@ def test_cache_falls_back_to_the_read_model_past_the_cap_and_without_a_document(
     assert len(cached.entries) == 5 and not cached.complete  # capped
 
     def walk():
-        from feeds.timelines.base import Cursor
+        from socialsite.cursors import Cursor
 
         user, seen, cursor = User.objects.get(handle="fan"), [], None
         while True:

@@ -11,7 +11,7 @@ from PIL import Image
 from feeds.documents import PUBLIC, Post
 from feeds.forms import PostForm
 from feeds.services import posts as services
-from feeds.timelines.base import MAX_MILLIS, Cursor
+from socialsite.cursors import MAX_MILLIS, Cursor
 
 OID = "5f0c5e5e5e5e5e5e5e5e5e5e"
 

@@ -3,9 +3,9 @@
 import pytest
 
 from feeds.selectors import pages as selectors
-from feeds.timelines.base import Cursor
 from profiles.documents import User
 from socialsite import indexes
+from socialsite.cursors import Cursor
 from tests.feeds import world
 
 MODELS = ["read", "cache", "month", "size"]

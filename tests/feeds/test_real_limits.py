@@ -16,10 +16,10 @@ from feeds.documents import PUBLIC, CacheTimeline, MonthTimeline, Post
 from feeds.selectors import pages as selectors
 from feeds.services import posts as services
 from feeds.timelines import get_store, month
-from feeds.timelines.base import Cursor
 from profiles import services as graph
 from profiles.documents import User
 from socialsite.clock import now
+from socialsite.cursors import Cursor
 
 JUNE = datetime(2025, 6, 1, tzinfo=UTC)
 

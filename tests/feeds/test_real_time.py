@@ -16,9 +16,9 @@ from feeds import demo
 from feeds.delivery import upkeep
 from feeds.documents import PUBLIC, CacheTimeline, Post
 from feeds.services import posts as services
-from feeds.timelines.base import Cursor
 from profiles import services as graph
 from socialsite.clock import now, to_millis
+from socialsite.cursors import Cursor
 from tests.feeds.test_real_limits import walk
 
 MODELS = ["cache", "month", "size", "read"]

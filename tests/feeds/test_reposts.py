@@ -16,12 +16,12 @@ from feeds.selectors import pages as selectors
 from feeds.services import posts as services
 from feeds.services import reposts
 from feeds.timelines import get_store
-from feeds.timelines.base import Cursor
 from moderation import services as moderation
 from moderation.targets import resolve_target
 from profiles import services as graph
 from profiles.documents import User
 from socialsite.clock import now
+from socialsite.cursors import Cursor
 from tests.feeds.test_fanout import bulk_followers
 
 DUMMY = {"default": {"BACKEND": "django.tasks.backends.dummy.DummyBackend"}}
