@@ -15,8 +15,9 @@ from django.conf import settings
 from comments import tasks
 from comments.stores import Comment, DiscussionFull, ReplyTooDeep, UnknownParent, shadows
 from comments.stores.base import HIDDEN_TEXT
-from feeds.documents import Post
+from feeds.selectors import posts as feed_posts
 from feeds.services import posts as post_services
+from profiles import selectors as people
 from profiles.documents import User
 from socialsite import events
 
@@ -94,10 +95,7 @@ def _refuse_across_blocks(actor: User, *, owner: str, replying_to: str | None = 
         raise CommentRefused(f"You blocked @{owner}: unblock them to comment on their posts.")
     if replying_to in mine:
         raise CommentRefused(f"You blocked @{replying_to}: unblock them to reply.")
-    rows = User._get_collection().find(
-        {"_id": {"$in": others}, "blocked": actor.handle}, {"_id": 1}
-    )
-    blockers = {row["_id"] for row in rows}
+    blockers = people.blockers_among(actor.handle, others)
     if owner in blockers:
         raise CommentRefused(f"You can't comment on @{owner}'s posts.")
     if replying_to in blockers:
@@ -105,7 +103,7 @@ def _refuse_across_blocks(actor: User, *, owner: str, replying_to: str | None = 
 
 
 def _post_of(post_id: ObjectId) -> dict:
-    post = Post._get_collection().find_one({"_id": post_id}, {"by": 1, "removed": 1})
+    post = feed_posts.post_read(post_id, {"by": 1, "removed": 1})
     if post is None:
         raise CommentRefused("That comment is gone.")
     return post
@@ -200,12 +198,7 @@ def summary_refresh(post_id: ObjectId) -> None:
 
 
 def _suspended_authors(handles: set) -> set:
-    if not handles:
-        return set()
-    rows = User._get_collection().find(
-        {"_id": {"$in": sorted(handles)}, "status": "suspended"}, {"_id": 1}
-    )
-    return {row["_id"] for row in rows}
+    return people.suspended_among(handles)
 
 
 def comments_shown_truncate(*, limit: int | None = None) -> dict:

@@ -244,3 +244,13 @@ class SizeTimeline(me.Document):
         "shard_key": ("owner",),
         "auto_create_index": False,
     }
+
+
+def discussion_host():
+    """The `post` collection, for the comment stores that keep a discussion
+    in its post document (the `embedded` store's `comments` and
+    `comment_tree`, the `buckets` store's `num_buckets`: seed 000's layouts).
+    Those fields are the comments app's, written only by its stores; the
+    feeds never read them (`CARD_FIELDS` leaves them out). Every other field
+    of a post is the feeds' to write (feeds/services/)."""
+    return Post._get_collection()

@@ -23,7 +23,7 @@ from datetime import datetime
 from bson import ObjectId
 from django.conf import settings
 
-from feeds.documents import Post
+from feeds.selectors import posts as feed_posts
 from feeds.selectors.visibility import Sight
 from notifications import buckets
 from socialsite.clock import aware
@@ -76,7 +76,7 @@ def _posts_seen_by(viewer, post_ids) -> dict[ObjectId, dict]:
     """The posts among `post_ids` the viewer may see now: one `$in` read."""
     if not post_ids:
         return {}
-    rows = Post._get_collection().find({"_id": {"$in": sorted(post_ids)}}, POST_FIELDS)
+    rows = feed_posts.posts_read(post_ids, POST_FIELDS)
     alive = [row for row in rows if row.get("removed") is None]
     return {post["_id"]: post for post in Sight(viewer).visible(alive)}
 

@@ -25,9 +25,10 @@ from types import SimpleNamespace
 from bson import ObjectId
 from bson.errors import InvalidId
 
-from feeds.documents import Post
+from feeds.selectors import posts as feed_posts
 from feeds.selectors.visibility import can_see, circles_placed_in, needs_graph
 from notifications import buckets
+from profiles import selectors as profile_selectors
 from profiles.documents import User
 from profiles.services import standing
 from socialsite.clock import aware, now
@@ -76,8 +77,7 @@ def _notify(recipient, kind, actor, post_id, comment_slug) -> None:
     if kind in POST_KINDS and post_id is None:
         return
     people = {
-        row["_id"]: row
-        for row in User._get_collection().find({"_id": {"$in": [recipient, actor]}}, USER_FIELDS)
+        row["_id"]: row for row in profile_selectors.users_read([recipient, actor], USER_FIELDS)
     }
     target, doer = people.get(recipient), people.get(actor)
     if target is None or doer is None or target.get("status") != "active":
@@ -122,7 +122,7 @@ def _notify(recipient, kind, actor, post_id, comment_slug) -> None:
 
 
 def _recipient_sees(target: dict, post_id: ObjectId) -> bool:
-    post = Post._get_collection().find_one({"_id": post_id}, POST_FIELDS)
+    post = feed_posts.post_read(post_id, POST_FIELDS)
     if post is None or post.get("removed") is not None:
         return False
     viewer = SimpleNamespace(
