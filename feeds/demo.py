@@ -30,6 +30,7 @@ from feeds.services import photos, polls
 from feeds.services import posts as services
 from feeds.timelines import write_stores
 from profiles.documents import FollowerEdge, FollowingEdge, User
+from profiles.services import standing
 from socialsite import events
 from socialsite.clock import aware, now, to_millis
 
@@ -187,10 +188,7 @@ def in_bulk(planned: list[dict], users: dict) -> list:
         post.id = post_id
         events.post_created.send(sender=Post, post=post)
     counts = Counter(post.by.id for post in made)
-    User._get_collection().bulk_write(
-        [UpdateOne({"_id": h}, {"$inc": {"posts_count": n}}) for h, n in counts.items()],
-        ordered=False,
-    )
+    standing.posts_counts_add(dict(counts))
     return made
 
 

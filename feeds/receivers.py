@@ -14,7 +14,7 @@ from feeds import tasks
 from feeds.documents import Post
 from feeds.services import reposts
 from feeds.timelines import write_stores
-from profiles.documents import User
+from profiles.services import standing
 from socialsite import events
 from socialsite.clock import aware, now
 
@@ -69,7 +69,7 @@ def _user_seen(sender, user, previous, **kwargs):
     if not write_stores():
         return
     started = now()
-    User._get_collection().update_one({"_id": user.handle}, {"$set": {"feed_rebuild": started}})
+    standing.feed_rebuild_set(handle=user.handle, started=started)
     user.feed_rebuild = started
     result = tasks.rebuild.enqueue(user.handle, "news")
     if result.status == TaskResultStatus.SUCCESSFUL:  # the immediate backend ran it

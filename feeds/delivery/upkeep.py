@@ -14,6 +14,7 @@ from feeds.selectors.visibility import can_see, circles_placed_in
 from feeds.timelines import stores_copies, write_stores
 from feeds.timelines.read import read_entries, reposts_page
 from profiles.documents import FollowingEdge, User
+from profiles.services import standing
 
 
 def resync(reader: str, author: str) -> None:
@@ -64,7 +65,7 @@ def rebuild(owner: str, kind: str) -> None:
         entries = [e if e.get("of") else entry_for(_post_of(e)) for e in chunk.entries]
         for store in stores:
             store.replace(kind, owner, entries)
-    User._get_collection().update_one({"_id": owner}, {"$unset": {"feed_rebuild": ""}})
+    standing.feed_rebuild_set(handle=owner, started=None)
 
 
 def _post_of(entry: dict) -> dict:

@@ -8,6 +8,7 @@ from feeds.documents import ALL_CIRCLES, CARD_FIELDS, PUBLIC, Author, Delivery, 
 from feeds.services import likes, photos, polls, reposts
 from feeds.timelines import stored_models
 from profiles.documents import User
+from profiles.services import standing
 from socialsite import events
 from socialsite.clock import aware, now, to_millis
 
@@ -74,7 +75,7 @@ def post_create(
         delivery=Delivery(state="pending", queued=now()),
     )
     post.save(force_insert=True)
-    User._get_collection().update_one({"_id": author.handle}, {"$inc": {"posts_count": 1}})
+    standing.posts_count_add(handle=author.handle, delta=1)
     tasks.deliver_post.enqueue(str(post.id))
     events.post_created.send(sender=Post, post=post)
     return post
@@ -121,9 +122,7 @@ def post_delete(*, post_id: ObjectId, actor: User) -> None:
     # with this finds the original gone and takes its own entries out).
     reposts.reposts_withdraw(post_id=post_id, delete=True)
     events.post_deleted.send(sender=Post, post_id=post_id)
-    User._get_collection().update_one(
-        {"_id": post["by"]["id"], "posts_count": {"$gt": 0}}, {"$inc": {"posts_count": -1}}
-    )
+    standing.posts_count_add(handle=post["by"]["id"], delta=-1)
     if post["type"] == "photo":
         photos.delete(post["detail"])
     if post["type"] == "poll":

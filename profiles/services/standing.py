@@ -6,6 +6,8 @@ Who may do so is decided by the caller (moderation, notifications).
 
 from datetime import datetime
 
+from pymongo import UpdateOne
+
 from profiles.documents import User
 
 _users = User._get_collection
@@ -62,3 +64,30 @@ def notifications_seen_set(*, handle: str, newest: datetime, unread_was: int | N
         query["notifications_unread"] = unread_was
         changes["notifications_unread"] = 0
     return _users().update_one(query, {"$set": changes}).matched_count > 0
+
+
+def posts_count_add(*, handle: str, delta: int) -> None:
+    """The feeds count a person's posts on their document (the profile shows
+    it); a decrement never takes it below 0."""
+    query: dict = {"_id": handle}
+    if delta < 0:
+        query["posts_count"] = {"$gt": 0}
+    _users().update_one(query, {"$inc": {"posts_count": delta}})
+
+
+def posts_counts_add(counts: dict[str, int]) -> None:
+    """Many people's post counts at once (demo seeding): one bulk write."""
+    if counts:
+        _users().bulk_write(
+            [UpdateOne({"_id": h}, {"$inc": {"posts_count": n}}) for h, n in counts.items()],
+            ordered=False,
+        )
+
+
+def feed_rebuild_set(*, handle: str, started: datetime | None) -> None:
+    """Mark (a datetime) or clear (None) the rebuild of a returning reader's
+    news, which the feeds run (the feed page says it is on its way)."""
+    if started is None:
+        _users().update_one({"_id": handle}, {"$unset": {"feed_rebuild": ""}})
+    else:
+        _users().update_one({"_id": handle}, {"$set": {"feed_rebuild": started}})
