@@ -1,5 +1,5 @@
 """Rendering user text safely: escape everything, then link http(s) URLs and
-the @mentions of people who exist (see feeds.mentions)."""
+the @mentions of people who exist (see feeds/services/mentions.py)."""
 
 import re
 
