@@ -41,6 +41,12 @@ def recent_public_posts(limit: int, *, fields: dict, on_walls: bool = True) -> l
     return list(_posts().find(query, fields).sort("ts", -1).limit(limit))
 
 
+def posts_showing_comments_by(handle: str) -> list[ObjectId]:
+    """The posts whose `comments_shown` holds a comment by `handle`."""
+    rows = _posts().find({"comments_shown.by.id": handle}, {"_id": 1})
+    return [row["_id"] for row in rows]
+
+
 def post_ids_with_comments() -> Iterator[ObjectId]:
     """Every post with a discussion (`comments_count`), in `_id` order."""
     rows = _posts().find({"comments_count": {"$gt": 0}}, {"_id": 1}).sort("_id", 1)

@@ -160,12 +160,6 @@ def comments_shown_hide_author(*, handle: str, text: str) -> None:
         upkeep.refresh_copies(post["_id"], ["comments_shown"])
 
 
-def posts_showing_comments_by(handle: str) -> list[ObjectId]:
-    """The posts whose `comments_shown` holds a comment by `handle`."""
-    rows = Post._get_collection().find({"comments_shown.by.id": handle}, {"_id": 1})
-    return [row["_id"] for row in rows]
-
-
 def comments_shown_truncate(*, limit: int) -> dict:
     """Cut every `comments_shown`, on posts and on the embedded copies of every
     stored timeline model, back to the newest `limit` (seed 000's

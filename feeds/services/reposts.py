@@ -132,7 +132,7 @@ def _undo(post_id: ObjectId, handle: str) -> RepostState:
 
 
 def reposts_across_block_delete(*, blocker: str, blocked: str) -> int:
-    """A block undoes the reposts between the two, both ways (DESIGN.md §4:
+    """A block undoes the reposts between the two, both ways (docs/architecture.md:
     the blocked cannot repost the blocker's posts, nor the blocker theirs).
     Two `by` equalities on the (by, ts) index. Returns how many."""
     rows = PostRepost._get_collection().find(
@@ -163,7 +163,7 @@ def _ids_of(post_id: ObjectId):
 def reposts_withdraw(*, post_id: ObjectId, delete: bool) -> None:
     """The original is gone: its reposts leave every timeline. A deleted
     post's reposts are deleted; a moderator's removal keeps them, for
-    `reposts_redeliver` when it is restored (DESIGN.md §4)."""
+    `reposts_redeliver` when it is restored (docs/architecture.md)."""
     for rows in _ids_of(post_id):
         upkeep.remove_entries_everywhere([row["_id"] for row in rows])
     if delete:

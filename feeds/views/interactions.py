@@ -21,7 +21,7 @@ from socialsite.ids import object_id_or_404
 
 
 def _like_act(request, post_id: str, action):
-    # The post page's rule (DESIGN.md §4): unknown, removed or hidden is 404.
+    # The post page's rule (docs/architecture.md): unknown, removed or hidden is 404.
     post = visible_post_or_404(request, post_id)
     answer = signed_in_and_within_limit(
         request, post_id, scope="like", rule=settings.RATELIMIT_LIKE
@@ -60,7 +60,7 @@ def _reposted(post_id, user) -> bool:
 
 def _repost_act(request, post_id: str, action, *, undo: bool):
     oid = object_id_or_404(post_id)
-    # The post page's rule (DESIGN.md §4): unknown, removed or hidden is 404;
+    # The post page's rule (docs/architecture.md): unknown, removed or hidden is 404;
     # but one's own repost can always be undone, whatever became of the post.
     if not (undo and _reposted(oid, request.user)):
         visible_post_or_404(request, post_id)

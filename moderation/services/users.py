@@ -3,6 +3,7 @@
 from datetime import datetime
 
 from comments.stores.base import HIDDEN_TEXT
+from feeds.selectors import posts as feed_posts
 from feeds.services import posts as post_services
 from feeds.services import removals
 from moderation.services.base import ModerationError, audit, settle
@@ -75,7 +76,7 @@ def _hide_in_comment_summaries(handle: str) -> None:
 def _show_in_comment_summaries(handle: str) -> None:
     from comments import tasks as comment_tasks
 
-    for post_id in post_services.posts_showing_comments_by(handle):
+    for post_id in feed_posts.posts_showing_comments_by(handle):
         comment_tasks.refresh_summary.enqueue(str(post_id))  # copied from the store again
 
 
