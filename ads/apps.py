@@ -4,3 +4,8 @@ from django.apps import AppConfig
 class AdsConfig(AppConfig):
     name = "ads"
     verbose_name = "Ad network"
+
+    def ready(self):
+        from socialsite import demo
+
+        demo.register("ads", "ads.demo.seed_stage")

@@ -13,8 +13,8 @@ from django.conf import settings
 
 from ads import services
 from ads.documents import BUDGET_ROW_DAY, AdStats, Campaign, budget_row_id, stats_row_id
-from profiles import signals
 from profiles.documents import User
+from socialsite import events
 from socialsite.clock import now
 
 ADVERTISERS = (
@@ -217,7 +217,7 @@ def _advertiser_accounts(handles: list[str]) -> None:
         User(handle=handle, name=name, password=first.password, role="advertiser").save(
             force_insert=True
         )
-        signals.user_created.send(sender=User, handle=handle)
+        events.user_created.send(sender=User, handle=handle)
 
 
 def _unit_url(advertiser: str, path: str) -> str:
@@ -322,3 +322,8 @@ def seed_more(*, handles: list[str], seed: int, stdout=None) -> None:
             f"  ads: {len(ADVERTISERS)} advertisers, {len(campaigns)} campaigns, {units} units, "
             f"{rows} days of unit stats"
         )
+
+
+def seed_stage(seeding) -> None:
+    """seed_demo's stage for this app (socialsite/demo.py)."""
+    seed_more(handles=seeding.handles, seed=seeding.seed, stdout=seeding.stdout)

@@ -13,8 +13,8 @@ from decimal import ROUND_HALF_UP, Decimal
 from typing import TYPE_CHECKING
 
 from ads.documents import SLUG_REGEX, AdStats, Campaign
-from feeds.timelines.base import EPOCH, MAX_MILLIS, ONE_MS
 from socialsite.clock import aware
+from socialsite.cursors import EPOCH, MAX_MILLIS, ONE_MS
 
 if TYPE_CHECKING:
     from profiles.documents import User

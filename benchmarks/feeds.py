@@ -116,8 +116,8 @@ def prepare(args) -> list[str]:
 
 def write_posts(args, handles, rng) -> tuple[int, float, int, int]:
     """(posts, seconds, entries delivered, round trips)."""
-    from feeds import services
     from feeds.documents import ALL_CIRCLES, PUBLIC, Post
+    from feeds.services import posts as services
     from feeds.timelines import write_stores
     from profiles.documents import User
     from socialsite import roundtrips
@@ -157,10 +157,10 @@ def write_posts(args, handles, rng) -> tuple[int, float, int, int]:
 
 def read_pages(args, handles, rng) -> tuple[int, float, int]:
     """(pages, seconds, round trips): first pages, and a second page now and then."""
-    from feeds import selectors
-    from feeds.timelines.base import Cursor
+    from feeds.selectors import pages as selectors
     from profiles.documents import User
     from socialsite import roundtrips
+    from socialsite.cursors import Cursor
 
     if not args.reads:
         return 0, 0.0, 0

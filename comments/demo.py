@@ -15,8 +15,8 @@ from datetime import timedelta
 from comments import services
 from comments.stores import get_store, shadows
 from comments.stores.base import Comment
-from feeds.documents import PUBLIC, Post
-from profiles.documents import FollowingEdge, User
+from feeds.selectors.posts import recent_public_posts
+from profiles import selectors as profile_selectors
 from socialsite.clock import aware, now
 
 LINES = [
@@ -45,19 +45,10 @@ RECENT_POSTS = 120  # the recent public posts that get discussions
 
 def _candidates(alice: str | None) -> tuple[list[dict], set[str]]:
     """Recent public posts, newest first, and whom `alice` follows."""
-    posts = list(
-        Post._get_collection()
-        .find(
-            {"circles": PUBLIC, "removed": None},
-            {"by": 1, "ts": 1},
-        )
-        .sort("ts", -1)
-        .limit(RECENT_POSTS)
-    )
+    posts = recent_public_posts(RECENT_POSTS, fields={"by": 1, "ts": 1})
     followed: set[str] = set()
     if alice:
-        rows = FollowingEdge._get_collection().find({"_f": alice}, {"_t": 1})
-        followed = {row["_t"] for row in rows} | {alice}
+        followed = profile_selectors.followed_by(alice) | {alice}
     return posts, followed
 
 
@@ -99,7 +90,7 @@ def _discuss(store, rng, post, people, blocked, n, *, deep=0) -> tuple[int, int]
 def seed_more(*, handles: list[str], seed: int, stdout=None) -> None:
     rng = random.Random(seed + 2)
     store = get_store()
-    users = User._get_collection().find({"_id": {"$in": handles}}, {"name": 1, "blocked": 1})
+    users = profile_selectors.users_read(handles, {"name": 1, "blocked": 1})
     people, blocked = [], {}
     for u in users:
         people.append({"id": u["_id"], "name": u["name"]})
@@ -140,3 +131,8 @@ def seed_more(*, handles: list[str], seed: int, stdout=None) -> None:
             f"  {total} comments on {len(touched)} posts ({store.name} store; "
             f"the longest discussion {longest}, the deepest reply at depth {deepest})"
         )
+
+
+def seed_stage(seeding) -> None:
+    """seed_demo's stage for this app (socialsite/demo.py)."""
+    seed_more(handles=seeding.handles, seed=seeding.seed, stdout=seeding.stdout)

@@ -7,8 +7,8 @@ from django.conf import settings
 
 from comments.documents import CommentDocument
 from comments.stores import Comment, CommentPage, ThreadingUnsupported, get_store, ledger
-from devlens import active
-from profiles.documents import User
+from profiles import selectors as people
+from socialsite import active
 
 
 @dataclass
@@ -26,13 +26,7 @@ class Thread:
 
 def _suspended(comments: list[Comment]) -> set[str]:
     """Authors on the page who are suspended: their comments are hidden."""
-    authors = sorted({c.author["id"] for c in comments if c.author.get("id")})
-    if not authors:
-        return set()
-    rows = User._get_collection().find(
-        {"_id": {"$in": authors}, "status": "suspended"}, {"_id": 1}
-    )
-    return {row["_id"] for row in rows}
+    return people.suspended_among({c.author["id"] for c in comments if c.author.get("id")})
 
 
 def blocked_by(viewer) -> frozenset[str]:

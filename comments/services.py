@@ -15,16 +15,11 @@ from django.conf import settings
 from comments import tasks
 from comments.stores import Comment, DiscussionFull, ReplyTooDeep, UnknownParent, shadows
 from comments.stores.base import HIDDEN_TEXT
-from feeds import fanout
-from feeds.documents import CacheTimeline, MonthTimeline, Post, SizeTimeline
-from moderation import services as moderation
-from notifications import events as notification_events
+from feeds.selectors import posts as feed_posts
+from feeds.services import posts as post_services
+from profiles import selectors as people
 from profiles.documents import User
-
-#: The timeline collections whose entries may embed a post (FEED_EMBED).
-TIMELINE_DOCUMENTS = (CacheTimeline, MonthTimeline, SizeTimeline)
-#: Tries per timeline document when a concurrent delivery moves its entries.
-TRUNCATE_ATTEMPTS = 5
+from socialsite import events
 
 
 class CommentRefused(Exception):
@@ -74,7 +69,9 @@ def comment_create(
         raise CommentLimitReached(FULL) from exc
     shadows.copy_comment(post["_id"], comment)
     tasks.refresh_summary.enqueue(str(post["_id"]))
-    notification_events.comment_created(post=post, comment=comment, replying_to=replying_to)
+    events.comment_created.send(
+        sender=Comment, post=post, comment=comment, replying_to=replying_to
+    )
     return comment
 
 
@@ -98,10 +95,7 @@ def _refuse_across_blocks(actor: User, *, owner: str, replying_to: str | None = 
         raise CommentRefused(f"You blocked @{owner}: unblock them to comment on their posts.")
     if replying_to in mine:
         raise CommentRefused(f"You blocked @{replying_to}: unblock them to reply.")
-    rows = User._get_collection().find(
-        {"_id": {"$in": others}, "blocked": actor.handle}, {"_id": 1}
-    )
-    blockers = {row["_id"] for row in rows}
+    blockers = people.blockers_among(actor.handle, others)
     if owner in blockers:
         raise CommentRefused(f"You can't comment on @{owner}'s posts.")
     if replying_to in blockers:
@@ -109,7 +103,7 @@ def _refuse_across_blocks(actor: User, *, owner: str, replying_to: str | None = 
 
 
 def _post_of(post_id: ObjectId) -> dict:
-    post = Post._get_collection().find_one({"_id": post_id}, {"by": 1, "removed": 1})
+    post = feed_posts.post_read(post_id, {"by": 1, "removed": 1})
     if post is None:
         raise CommentRefused("That comment is gone.")
     return post
@@ -144,8 +138,9 @@ def comment_edit(*, post_id: ObjectId, slug: str, actor: User, text: str) -> Non
 def comment_delete(*, post_id: ObjectId, slug: str, actor: User) -> str:
     """A soft delete; the replies stay. The comment's author deletes it
     ("[deleted]"); the post's author may delete any comment on their post
-    ("[removed by the author]"), which the moderation audit log records with
-    the text. Returns who deleted it (a DELETED_BY value)."""
+    ("[removed by the author]"), which is announced with the text
+    (`comment_removed_by_post_author`: the moderation audit log records it).
+    Returns who deleted it (a DELETED_BY value)."""
     post = _post_of(post_id)
     _refuse_if_frozen(post)
     comment = _alive(post_id, slug)
@@ -158,12 +153,13 @@ def comment_delete(*, post_id: ObjectId, slug: str, actor: User) -> str:
     if not comment_soft_delete(post_id=post_id, slug=slug, by=by):
         raise CommentRefused("That comment is gone.")  # deleted meanwhile
     if by == "post_author":
-        moderation.audit(
-            moderator=actor.handle,
-            action=POST_AUTHOR_DELETE,
-            target=moderation.Target("comment", f"{post_id}/{slug}"),
-            text=comment.text,
+        events.comment_removed_by_post_author.send(
+            sender=Comment,
+            post_id=post_id,
+            slug=slug,
+            actor=actor.handle,
             author=comment.author["id"],
+            text=comment.text,
         )
     return by
 
@@ -196,75 +192,19 @@ def summary_refresh(post_id: ObjectId) -> None:
         }
         for c in last
     ]
-    Post._get_collection().update_one(
-        {"_id": post_id},
-        {"$set": {"comments_count": store.count(post_id), "comments_shown": shown}},
+    post_services.post_comments_summary_set(
+        post_id=post_id, count=store.count(post_id), shown=shown
     )
-    fanout.refresh_copies(post_id, ["comments_count", "comments_shown"])
 
 
 def _suspended_authors(handles: set) -> set:
-    if not handles:
-        return set()
-    rows = User._get_collection().find(
-        {"_id": {"$in": sorted(handles)}, "status": "suspended"}, {"_id": 1}
-    )
-    return {row["_id"] for row in rows}
-
-
-def _keep_newest(shown: list, limit: int) -> list:
-    return shown[len(shown) - limit :] if len(shown) > limit else shown
-
-
-def _truncate_timeline_document(collection, doc: dict, limit: int) -> int:
-    """Trim the over-long `comments_shown` of one timeline document's embedded
-    posts with one `$set` of exact index paths. Returns the entries trimmed.
-
-    The filter pins each trimmed position to the entry's post id, so if a
-    delivery shifted the array since it was read (the `cache` model pushes
-    newest first), the update matches nothing and the caller re-reads."""
-    query, changes = {"_id": doc["_id"]}, {}
-    for i, entry in enumerate(doc.get("entries") or []):
-        shown = (entry.get("post") or {}).get("comments_shown") or []
-        if len(shown) > limit:
-            query[f"entries.{i}.id"] = entry.get("id")
-            changes[f"entries.{i}.post.comments_shown"] = _keep_newest(shown, limit)
-    if not changes:
-        return 0
-    if collection.update_one(query, {"$set": changes}).matched_count:
-        return len(changes)
-    return -1
+    return people.suspended_among(handles)
 
 
 def comments_shown_truncate(*, limit: int | None = None) -> dict:
     """Seed 000's `truncate_extra_comments`: cut every `comments_shown` (on
     posts and on embedded feed entries) back to the newest `limit`
     (FEED_COMMENTS_SHOWN). Returns {"posts": n, "<collection>": entries, ...}.
-
-    Seed 000 pops one comment per multi-document update with the positional
-    operator. Here a post is trimmed by `$push` + `$each: []` + `$slice`, and
-    a timeline document, whose array may hold several over-long entries, by
-    one `$set` of their exact positions per document (so it needs no
-    positional or filtered update)."""
+    The feeds own those documents: they do the trimming."""
     limit = settings.FEED_COMMENTS_SHOWN if limit is None else limit
-    if limit < 0:
-        raise ValueError("limit must not be negative")
-    result = Post._get_collection().update_many(
-        {f"comments_shown.{limit}": {"$exists": True}},
-        {"$push": {"comments_shown": {"$each": [], "$slice": -limit}}},
-    )
-    counts = {"posts": result.modified_count}
-    over = {f"entries.post.comments_shown.{limit}": {"$exists": True}}
-    fields = {"entries.id": 1, "entries.post.comments_shown": 1}
-    for document in TIMELINE_DOCUMENTS:
-        collection = document._get_collection()
-        trimmed = 0
-        for doc in collection.find(over, fields):
-            for _ in range(TRUNCATE_ATTEMPTS):
-                done = _truncate_timeline_document(collection, doc, limit)
-                if done >= 0:
-                    trimmed += done
-                    break
-                doc = collection.find_one({"_id": doc["_id"]}, fields) or {"_id": doc["_id"]}
-        counts[collection.name] = trimmed
-    return counts
+    return post_services.comments_shown_truncate(limit=limit)

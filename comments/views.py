@@ -12,9 +12,9 @@ from comments.forms import CommentForm
 from comments.stores import InvalidCursor, UnknownParent, cursors
 from comments.stores.base import ORDERS
 from comments.stores.slugs import is_slug
-from feeds import mentions
-from feeds.cards import cards
-from feeds.views import visible_post_or_404
+from feeds.selectors.cards import cards
+from feeds.services import mentions
+from feeds.views.pages import visible_post_or_404
 from socialsite import ratelimit
 from socialsite.http import login_required, redirect_back
 

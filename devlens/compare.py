@@ -23,9 +23,9 @@ from django.http import Http404, QueryDict
 from django.urls import Resolver404, ResolverMatch, resolve
 from django.utils.datastructures import MultiValueDict
 
-from devlens import active, selectors
-from devlens.active import COMMENT_STORES, TIMELINE_MODELS, Choice
-from socialsite import roundtrips
+from devlens import selectors
+from socialsite import active, roundtrips
+from socialsite.active import COMMENT_STORES, TIMELINE_MODELS, Choice
 
 # The GET pages whose content comes from a timeline model or a comment store.
 COMPARABLE = {

@@ -1,7 +1,7 @@
 from django import forms
 
 from devlens import selectors
-from devlens.active import COMMENT_STORES, TIMELINE_MODELS
+from socialsite.active import COMMENT_STORES, TIMELINE_MODELS
 
 TIMELINE_HELP = {
     "cache": "one capped array per reader",

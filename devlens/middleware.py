@@ -14,8 +14,8 @@ import time
 
 from django.utils.functional import SimpleLazyObject, empty
 
-from devlens import active, selectors
-from socialsite import roundtrips
+from devlens import selectors
+from socialsite import active, roundtrips
 
 SWITCHED_METHODS = ("GET", "HEAD")
 

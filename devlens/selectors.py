@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING
 from django.conf import settings
 
 from comments.stores.shadows import shadow_names
-from devlens import active
-from devlens.active import COMMENT_STORES, TIMELINE_MODELS, Choice
 from feeds.timelines import shadow_models, stores_copies
+from socialsite import active
+from socialsite.active import COMMENT_STORES, TIMELINE_MODELS, Choice
 
 if TYPE_CHECKING:
     from django.contrib.sessions.backends.base import SessionBase

@@ -5,4 +5,8 @@ class FeedsConfig(AppConfig):
     name = "feeds"
 
     def ready(self):
+        from socialsite import demo
+
+        demo.register("feeds", "feeds.demo.seed_stage")
+        demo.register("delivery", "feeds.demo.delivery_stage", last=True)
         from feeds import receivers  # noqa: F401  (connects the graph signals)

@@ -5,9 +5,10 @@ Two paths build the same data. `one_by_one` is the site's own: each post
 through `services.post_create` and its fan-out task, as a real post goes.
 `in_bulk` (the default) writes the posts in one insert, and fills each
 timeline once, through the stores' `replace`, with the entries the fan-out
-would have delivered to it (`_fan_out` applies `fanout.audience`'s and
-`active_readers`' rules to the graph read once): a few thousand writes for
-a world of 1,500 users rather than tens of thousands of array pushes.
+would have delivered to it (`_fan_out` applies the rules of `audience` and
+`active_readers`, feeds/delivery/audience.py, to the graph read once): a few
+thousand writes for a world of 1,500 users rather than tens of thousands of
+array pushes.
 tests/test_seed_bulk.py builds a small world both ways and compares them.
 """
 
@@ -21,12 +22,16 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from PIL import Image, ImageDraw
 from pymongo import UpdateOne
 
-from feeds import fanout, photos, polls, services, tasks
+from feeds import tasks
+from feeds.delivery import fanout
 from feeds.documents import ALL_CIRCLES, CARD_FIELDS, PUBLIC, Author, Delivery, Post
-from feeds.entries import entry_for
+from feeds.selectors.entries import entry_for
+from feeds.services import photos, polls
+from feeds.services import posts as services
 from feeds.timelines import write_stores
-from notifications import events as notification_events
 from profiles.documents import FollowerEdge, FollowingEdge, User
+from profiles.services import standing
+from socialsite import events
 from socialsite.clock import aware, now, to_millis
 
 STATUSES = [
@@ -181,12 +186,9 @@ def in_bulk(planned: list[dict], users: dict) -> list:
     inserted = Post._get_collection().insert_many(docs).inserted_ids
     for post, post_id in zip(made, inserted, strict=True):
         post.id = post_id
-        notification_events.post_created(post)
+        events.post_created.send(sender=Post, post=post)
     counts = Counter(post.by.id for post in made)
-    User._get_collection().bulk_write(
-        [UpdateOne({"_id": h}, {"$inc": {"posts_count": n}}) for h, n in counts.items()],
-        ordered=False,
-    )
+    standing.posts_counts_add(dict(counts))
     return made
 
 
@@ -303,3 +305,15 @@ def seed_more(
     if stdout:
         state = "delivered" if deliver or not bulk else "waiting for delivery"
         stdout.write(f"  {len(made)} posts {state} ({Post.objects.count()} in all)")
+
+
+def seed_stage(seeding) -> None:
+    """seed_demo's stage (socialsite/demo.py): the posts, left pending for
+    `delivery_stage`, which runs after every other app's demo."""
+    seed_more(handles=seeding.handles, seed=seeding.seed, stdout=seeding.stdout, deliver=False)
+
+
+def delivery_stage(seeding) -> None:
+    delivered = deliver_pending()
+    if seeding.stdout:
+        seeding.stdout.write(f"  {delivered} posts delivered into the timelines")

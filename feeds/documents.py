@@ -61,9 +61,9 @@ class Post(me.Document):
     edited = me.DateTimeField()
     comments_count = me.IntField(default=0)
     comments_shown = me.ListField(me.DictField(), default=list)
-    # One per `post_like` document, kept with $inc by feeds/likes.py.
+    # One per `post_like` document, kept with $inc by feeds/services/likes.py.
     likes_count = me.IntField(default=0)
-    # One per `post_repost` document, kept with $inc by feeds/reposts.py.
+    # One per `post_repost` document, kept with $inc by feeds/services/reposts.py.
     reposts_count = me.IntField(default=0)
     delivery = me.EmbeddedDocumentField(Delivery, default=Delivery)
     removed = me.EmbeddedDocumentField(Removal)
@@ -136,7 +136,7 @@ class PostLike(me.Document):
 class PostRepost(me.Document):
     """One repost per (post, person): the system of record of reposts.
 
-    Delivered like a post (`delivery`, feeds/fanout.py `deliver_repost`): its
+    Delivered like a post (`delivery`, feeds/delivery/fanout.py `deliver_repost`): its
     timeline entry has the repost's own `_id` and time, `by` the reposter and
     `of` the original, which pages always read from `post` (never a copy), so
     a deleted, removed or edited original is seen as it is now."""
@@ -244,3 +244,13 @@ class SizeTimeline(me.Document):
         "shard_key": ("owner",),
         "auto_create_index": False,
     }
+
+
+def discussion_host():
+    """The `post` collection, for the comment stores that keep a discussion
+    in its post document (the `embedded` store's `comments` and
+    `comment_tree`, the `buckets` store's `num_buckets`: seed 000's layouts).
+    Those fields are the comments app's, written only by its stores; the
+    feeds never read them (`CARD_FIELDS` leaves them out). Every other field
+    of a post is the feeds' to write (feeds/services/)."""
+    return Post._get_collection()

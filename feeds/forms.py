@@ -16,8 +16,8 @@ from django import forms
 from django.core.exceptions import ValidationError
 from django.core.validators import URLValidator
 
-from feeds import photos, polls
 from feeds.documents import ALL_CIRCLES, POST_TYPES, PUBLIC
+from feeds.services import photos, polls
 from socialsite.ids import parse_handle
 
 TEXT_MAX = 2000

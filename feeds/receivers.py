@@ -10,21 +10,22 @@ from django.conf import settings
 from django.dispatch import receiver
 from django.tasks import TaskResultStatus
 
-from feeds import reposts, tasks
+from feeds import tasks
 from feeds.documents import Post
+from feeds.services import reposts
 from feeds.timelines import write_stores
-from profiles import signals
-from profiles.documents import User
+from profiles.services import standing
+from socialsite import events
 from socialsite.clock import aware, now
 
 
-@receiver(signals.followed)
-@receiver(signals.unfollowed)
+@receiver(events.followed)
+@receiver(events.unfollowed)
 def _follow_changed(sender, follower, followee, **kwargs):
     tasks.resync.enqueue(follower, followee)
 
 
-@receiver(signals.blocked)
+@receiver(events.blocked)
 def _blocked(sender, blocker, blocked, **kwargs):
     # Both directions: the blocked author leaves the blocker's news, and the
     # blocker's circle posts leave the blocked user's news.
@@ -34,13 +35,13 @@ def _blocked(sender, blocker, blocked, **kwargs):
     reposts.reposts_across_block_delete(blocker=blocker, blocked=blocked)
 
 
-@receiver(signals.circle_members_changed)
+@receiver(events.circle_members_changed)
 def _circle_members_changed(sender, owner, members, **kwargs):
     for member in members:
         tasks.resync.enqueue(member, owner)
 
 
-@receiver(signals.circle_renamed)
+@receiver(events.circle_renamed)
 def _circle_renamed(sender, owner, old, new, **kwargs):
     # Posts name their circles; they follow the rename so their audience stays.
     posts = Post._get_collection()
@@ -52,14 +53,14 @@ def _circle_renamed(sender, owner, old, new, **kwargs):
     tasks.refresh_circle_copies.enqueue(owner, new)
 
 
-@receiver(signals.user_created)
+@receiver(events.user_created)
 def _user_created(sender, handle, **kwargs):
     # Every stored model the site keeps current, shadows included.
     for store in write_stores():
         store.ensure_owner([handle])
 
 
-@receiver(signals.user_seen)
+@receiver(events.user_seen)
 def _user_seen(sender, user, previous, **kwargs):
     """A reader back after FEED_ACTIVE_DAYS got no fan-out meanwhile: rebuild."""
     previous = aware(previous)
@@ -68,7 +69,7 @@ def _user_seen(sender, user, previous, **kwargs):
     if not write_stores():
         return
     started = now()
-    User._get_collection().update_one({"_id": user.handle}, {"$set": {"feed_rebuild": started}})
+    standing.feed_rebuild_set(handle=user.handle, started=started)
     user.feed_rebuild = started
     result = tasks.rebuild.enqueue(user.handle, "news")
     if result.status == TaskResultStatus.SUCCESSFUL:  # the immediate backend ran it

@@ -7,7 +7,7 @@ to a worker backend (see README). Arguments are strings: they cross a queue.
 from bson import ObjectId
 from django.tasks import task
 
-from feeds import fanout, repost_fanout
+from feeds.delivery import fanout, upkeep
 
 
 @task
@@ -17,24 +17,24 @@ def deliver_post(post_id: str) -> int:
 
 @task
 def resync(reader: str, author: str) -> None:
-    fanout.resync(reader, author)
+    upkeep.resync(reader, author)
 
 
 @task
 def rebuild(owner: str, kind: str) -> None:
-    fanout.rebuild(owner, kind)
+    upkeep.rebuild(owner, kind)
 
 
 @task
 def refresh_copies(post_id: str, fields: list[str]) -> None:
-    fanout.refresh_copies(ObjectId(post_id), fields)
+    upkeep.refresh_copies(ObjectId(post_id), fields)
 
 
 @task
 def refresh_circle_copies(owner: str, circle: str) -> None:
-    fanout.refresh_circle_copies(owner, circle)
+    upkeep.refresh_circle_copies(owner, circle)
 
 
 @task
 def deliver_repost(post_id: str, reposter: str) -> int:
-    return repost_fanout.deliver_repost(ObjectId(post_id), reposter)
+    return fanout.deliver_repost(ObjectId(post_id), reposter)

@@ -1,23 +1,23 @@
 from django.urls import path
 
-from feeds import atom, like_views, repost_views, views
+from feeds.views import atom, interactions, pages, posts
 
 app_name = "feeds"
 
 urlpatterns = [
-    path("feed/", views.feed, name="feed"),
-    path("feed/new/", views.new_posts, name="new_posts"),
-    path("incoming/", views.incoming, name="incoming"),
-    path("posts/", views.post_create, name="create"),
-    path("posts/<str:post_id>/", views.post_detail, name="post"),
-    path("posts/<str:post_id>/edit/", views.post_edit, name="edit"),
-    path("posts/<str:post_id>/delete/", views.post_delete, name="delete"),
-    path("posts/<str:post_id>/vote/", views.poll_vote, name="vote"),
-    path("posts/<str:post_id>/like/", like_views.like, name="like"),
-    path("posts/<str:post_id>/unlike/", like_views.unlike, name="unlike"),
-    path("posts/<str:post_id>/repost/", repost_views.repost, name="repost"),
-    path("posts/<str:post_id>/unrepost/", repost_views.unrepost, name="unrepost"),
+    path("feed/", pages.feed, name="feed"),
+    path("feed/new/", pages.new_posts, name="new_posts"),
+    path("incoming/", pages.incoming, name="incoming"),
+    path("posts/", posts.post_create, name="create"),
+    path("posts/<str:post_id>/", pages.post_detail, name="post"),
+    path("posts/<str:post_id>/edit/", posts.post_edit, name="edit"),
+    path("posts/<str:post_id>/delete/", posts.post_delete, name="delete"),
+    path("posts/<str:post_id>/vote/", posts.poll_vote, name="vote"),
+    path("posts/<str:post_id>/like/", interactions.like, name="like"),
+    path("posts/<str:post_id>/unlike/", interactions.unlike, name="unlike"),
+    path("posts/<str:post_id>/repost/", interactions.repost, name="repost"),
+    path("posts/<str:post_id>/unrepost/", interactions.unrepost, name="unrepost"),
     path("u/<str:handle>/feed.atom", atom.wall_feed, name="atom"),
-    path("posts/<str:post_id>/photo/", views.photo, {"size": "full"}, name="photo"),
-    path("posts/<str:post_id>/thumb/", views.photo, {"size": "thumb"}, name="thumb"),
+    path("posts/<str:post_id>/photo/", pages.photo, {"size": "full"}, name="photo"),
+    path("posts/<str:post_id>/thumb/", pages.photo, {"size": "thumb"}, name="thumb"),
 ]

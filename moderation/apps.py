@@ -3,3 +3,9 @@ from django.apps import AppConfig
 
 class ModerationConfig(AppConfig):
     name = "moderation"
+
+    def ready(self):
+        from socialsite import demo
+
+        demo.register("moderation", "moderation.demo.seed_stage")
+        from moderation import receivers  # noqa: F401  (connects the comment events)

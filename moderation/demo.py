@@ -7,7 +7,7 @@ import random
 
 from comments import services as comments
 from comments.stores import get_store
-from feeds.documents import LIVE, PUBLIC, Post
+from feeds.selectors.posts import recent_public_posts
 from moderation import services
 from moderation.targets import resolve_target
 from profiles.demo import demo_account
@@ -67,12 +67,7 @@ def seed_more(*, handles: list[str], seed: int, stdout=None) -> None:
     rng = random.Random(seed + 7)
     moderator = _accounts()
     users = list(User.objects(handle__in=handles, role="user"))
-    posts = list(
-        Post._get_collection()
-        .find({"circles": PUBLIC, "to": None, **LIVE}, {"by": 1, "detail": 1})
-        .sort("ts", -1)
-        .limit(40)
-    )
+    posts = recent_public_posts(40, fields={"by": 1, "detail": 1}, on_walls=False)
     if len(users) < 6 or len(posts) < 4:
         return  # too small a demo to report on
 
@@ -103,3 +98,8 @@ def seed_more(*, handles: list[str], seed: int, stdout=None) -> None:
         stdout.write(
             f"  moderation: accounts moderator and admin, {reported} open reports, 1 dismissed"
         )
+
+
+def seed_stage(seeding) -> None:
+    """seed_demo's stage for this app (socialsite/demo.py)."""
+    seed_more(handles=seeding.handles, seed=seeding.seed, stdout=seeding.stdout)

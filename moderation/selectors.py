@@ -4,15 +4,16 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from devlens import active
-from feeds.documents import CARD_FIELDS, Post
-from feeds.timelines.base import EPOCH, MAX_MILLIS, ONE_MS
+from feeds.selectors import posts as feed_posts
 from moderation.documents import AuditEntry, ReportedItem
 from moderation.targets import post_excerpt
+from profiles import selectors as people
 from profiles.documents import STATUSES as USER_STATUSES
 from profiles.documents import User
 from profiles.selectors import matching_people
+from socialsite import active
 from socialsite.clock import aware, now
+from socialsite.cursors import EPOCH, MAX_MILLIS, ONE_MS
 from socialsite.ids import parse_object_id
 
 PAGE = 50
@@ -27,31 +28,18 @@ class Page:
 def dashboard() -> dict:
     t = now()
     day, week = t - timedelta(days=1), t - timedelta(days=7)
-    users, posts = User._get_collection(), Post._get_collection()
-    pending = {"delivery.state": {"$in": ["pending", "delivering"]}}
-    # Every user has one of these: naming them all lets `(status, -created)`
-    # bound the count as two index ranges instead of a scan of every user.
-    every_status = {"status": {"$in": list(USER_STATUSES)}}
-    oldest = posts.find(pending, {"delivery.queued": 1}).sort("delivery.queued", 1).limit(1)
-    oldest = next(iter(oldest), None)
-    oldest_ts = aware(oldest["delivery"]["queued"]) if oldest else None
+    posts = feed_posts.posts_counts(day, week)
+    oldest_ts = aware(posts["oldest_pending"])
+    users = people.users_counts(day, week, USER_STATUSES)
     from comments.selectors import comments_since
 
     return {
-        "users": {
-            "day": users.count_documents({**every_status, "created": {"$gte": day}}),
-            "week": users.count_documents({**every_status, "created": {"$gte": week}}),
-            "all": users.estimated_document_count(),
-        },
-        "posts": {
-            "day": posts.count_documents({"ts": {"$gte": day}}),
-            "week": posts.count_documents({"ts": {"$gte": week}}),
-            "all": posts.estimated_document_count(),
-        },
+        "users": {name: users[name] for name in ("day", "week", "all")},
+        "posts": {name: posts[name] for name in ("day", "week", "all")},
         "comments": {"day": comments_since(day), "week": comments_since(week)},
         "open_reports": ReportedItem._get_collection().count_documents({"status": "open"}),
-        "suspended": users.count_documents({"status": "suspended"}),
-        "backlog": posts.count_documents(pending),
+        "suspended": users["suspended"],
+        "backlog": posts["backlog"],
         "failed": failed_deliveries(),
         "oldest_pending": oldest_ts,
         "oldest_pending_seconds": int((t - oldest_ts).total_seconds()) if oldest_ts else None,
@@ -65,13 +53,11 @@ FAILED_SHOWN = 10
 
 
 def failed_deliveries() -> dict:
-    """Posts whose fan-out was given up (feeds/fanout.py `give_up`): how many,
-    and the latest few. Both are bounded by the `delivery_state` index."""
-    posts = Post._get_collection()
-    failed = {"delivery.state": "failed"}
-    rows = posts.find(failed, {"by.id": 1, "delivery": 1}).sort("delivery.queued", -1)
+    """Posts whose fan-out was given up (feeds/selectors/posts.py): how many,
+    and the latest few."""
+    count, rows = feed_posts.failed_deliveries(FAILED_SHOWN)
     return {
-        "count": posts.count_documents(failed),
+        "count": count,
         "latest": [
             {
                 "id": str(row["_id"]),
@@ -80,7 +66,7 @@ def failed_deliveries() -> dict:
                 "error": row["delivery"].get("error") or "",
                 "at": aware(row["delivery"].get("failed")),
             }
-            for row in rows.limit(FAILED_SHOWN)
+            for row in rows
         ],
     }
 
@@ -133,9 +119,7 @@ def user_overview(handle: str) -> dict | None:
         return None
     from comments.selectors import recent_by_author
 
-    posts = list(
-        Post._get_collection().find({"by.id": handle}, CARD_FIELDS).sort("ts", -1).limit(10)
-    )
+    posts = feed_posts.posts_by_author(handle, 10)
     for post in posts:
         post["id"] = str(post["_id"])  # templates cannot read `_id`
         post["excerpt"] = post_excerpt(post) or post["type"]

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from bson import ObjectId
 
-from feeds.documents import Post
+from feeds.selectors import posts as feed_posts
 from profiles.documents import User
 from socialsite.ids import parse_handle, parse_object_id
 
@@ -70,7 +70,7 @@ def resolve_target(key_or_type, target_id=None) -> Target | None:
     if kind == "post":
         post_id = parse_object_id(target_id)
         post = (
-            Post._get_collection().find_one({"_id": post_id}, {"by": 1, "detail": 1, "removed": 1})
+            feed_posts.post_read(post_id, {"by": 1, "detail": 1, "removed": 1})
             if post_id
             else None
         )

@@ -6,4 +6,7 @@ class NotificationsConfig(AppConfig):
     verbose_name = "Notifications"
 
     def ready(self):
-        from notifications import receivers  # noqa: F401  (connects the graph signals)
+        from socialsite import demo
+
+        demo.register("notifications", "notifications.demo.seed_stage")
+        from notifications import receivers  # noqa: F401  (connects the domain events)

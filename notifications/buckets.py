@@ -4,7 +4,7 @@ A new item: (1) close the open bucket if it is full - `slot` becomes a fresh
 ObjectId - then (2) upsert-push the item into the open bucket, in one ordered
 bulk write. Two writers that both find the open bucket missing race on the
 unique `(owner, slot)` index: the loser gets E11000 and is retried once
-(feeds/timelines/bulk.py), which then pushes into the winner's bucket. A
+(socialsite/bulk.py), which then pushes into the winner's bucket. A
 bucket therefore holds at most its size plus the writers racing a rollover,
 and never approaches the 16 MB document limit.
 
@@ -22,8 +22,8 @@ from bson import ObjectId
 from django.conf import settings
 from pymongo import UpdateOne
 
-from feeds.timelines.bulk import bulk_upsert
 from notifications.documents import NotificationBucket
+from socialsite.bulk import bulk_upsert
 
 OPEN = "open"
 

@@ -3,7 +3,7 @@ alice, who is signed in first, hears of her newest followers. Posts on walls
 already told their owners through `post_create`."""
 
 from notifications.services import notify
-from profiles.documents import FollowerEdge
+from profiles.selectors import followers_since
 
 NEWEST_FOLLOWERS = 8
 
@@ -11,10 +11,15 @@ NEWEST_FOLLOWERS = 8
 def seed_more(*, handles: list[str], seed: int, stdout=None) -> None:
     if "alice" not in handles:
         return
-    rows = FollowerEdge._get_collection().find({"_f": "alice"}, {"_t": 1, "since": 1})
+    rows = followers_since("alice")
     by_time = sorted(rows, key=lambda row: (row.get("since") is not None, row.get("since")))
     followers = [row["_t"] for row in by_time][-NEWEST_FOLLOWERS:]
     for follower in followers:  # oldest first, so the newest is on top
         notify(recipient="alice", kind="follow", actor=follower)
     if stdout:
         stdout.write(f"  {len(followers)} follow notifications for alice")
+
+
+def seed_stage(seeding) -> None:
+    """seed_demo's stage for this app (socialsite/demo.py)."""
+    seed_more(handles=seeding.handles, seed=seeding.seed, stdout=seeding.stdout)

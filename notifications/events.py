@@ -11,7 +11,7 @@ mentions whether the person may see the post).
 
 from django.conf import settings
 
-from feeds.mentions import existing, handles_in
+from feeds.services.mentions import existing, handles_in
 from notifications.services import notify
 
 

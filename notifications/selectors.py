@@ -5,7 +5,7 @@ newest buckets from the cursor on, in one `find` (NOTIFICATIONS_PAGE_BUCKETS
 of them: a page needs the open bucket and the one before it, and one more
 covers items hidden at show time), and (2) one `$in` read of the posts the
 items are about, to drop removed and deleted posts and to decide, with
-feeds/visibility.py, whether the recipient may still see them. Deciding a
+feeds/selectors/visibility.py, whether the recipient may still see them. Deciding a
 circle post of someone else also needs that person's edge to the recipient:
 one more indexed query, made only when such a post is on the page (a mention
 or a reply in a circle post), exactly as on every other page.
@@ -23,11 +23,11 @@ from datetime import datetime
 from bson import ObjectId
 from django.conf import settings
 
-from feeds.documents import Post
-from feeds.timelines.base import Cursor, older_than, sort_key
-from feeds.visibility import Sight
+from feeds.selectors import posts as feed_posts
+from feeds.selectors.visibility import Sight
 from notifications import buckets
 from socialsite.clock import aware
+from socialsite.cursors import Cursor, older_than, sort_key
 
 POST_FIELDS = {"by": 1, "to": 1, "circles": 1, "removed": 1, "type": 1, "detail.text": 1}
 PAGE_BUCKETS = 3
@@ -76,7 +76,7 @@ def _posts_seen_by(viewer, post_ids) -> dict[ObjectId, dict]:
     """The posts among `post_ids` the viewer may see now: one `$in` read."""
     if not post_ids:
         return {}
-    rows = Post._get_collection().find({"_id": {"$in": sorted(post_ids)}}, POST_FIELDS)
+    rows = feed_posts.posts_read(post_ids, POST_FIELDS)
     alive = [row for row in rows if row.get("removed") is None]
     return {post["_id"]: post for post in Sight(viewer).visible(alive)}
 

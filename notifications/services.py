@@ -25,10 +25,12 @@ from types import SimpleNamespace
 from bson import ObjectId
 from bson.errors import InvalidId
 
-from feeds.documents import Post
-from feeds.visibility import can_see, circles_placed_in, needs_graph
+from feeds.selectors import posts as feed_posts
+from feeds.selectors.visibility import can_see, circles_placed_in, needs_graph
 from notifications import buckets
+from profiles import selectors as profile_selectors
 from profiles.documents import User
+from profiles.services import standing
 from socialsite.clock import aware, now
 
 log = logging.getLogger(__name__)
@@ -75,8 +77,7 @@ def _notify(recipient, kind, actor, post_id, comment_slug) -> None:
     if kind in POST_KINDS and post_id is None:
         return
     people = {
-        row["_id"]: row
-        for row in User._get_collection().find({"_id": {"$in": [recipient, actor]}}, USER_FIELDS)
+        row["_id"]: row for row in profile_selectors.users_read([recipient, actor], USER_FIELDS)
     }
     target, doer = people.get(recipient), people.get(actor)
     if target is None or doer is None or target.get("status") != "active":
@@ -121,7 +122,7 @@ def _notify(recipient, kind, actor, post_id, comment_slug) -> None:
 
 
 def _recipient_sees(target: dict, post_id: ObjectId) -> bool:
-    post = Post._get_collection().find_one({"_id": post_id}, POST_FIELDS)
+    post = feed_posts.post_read(post_id, POST_FIELDS)
     if post is None or post.get("removed") is not None:
         return False
     viewer = SimpleNamespace(
@@ -134,7 +135,7 @@ def _recipient_sees(target: dict, post_id: ObjectId) -> bool:
 
 
 def _count_one_more(recipient: str) -> None:
-    User._get_collection().update_one({"_id": recipient}, {"$inc": {"notifications_unread": 1}})
+    standing.notifications_unread_add(handle=recipient)
 
 
 def notifications_mark_read(*, user: User, newest: datetime | None) -> None:
@@ -153,15 +154,8 @@ def notifications_mark_read(*, user: User, newest: datetime | None) -> None:
         if not loaded:
             return
         newest = seen or now()
-    forward = {"$or": [{"notifications_seen": None}, {"notifications_seen": {"$lte": newest}}]}
-    marked = User._get_collection().update_one(
-        {"_id": user.handle, "notifications_unread": loaded, **forward},
-        {"$set": {"notifications_seen": newest, "notifications_unread": 0}},
-    )
-    if marked.matched_count == 0:
-        User._get_collection().update_one(
-            {"_id": user.handle, **forward}, {"$set": {"notifications_seen": newest}}
-        )
+    if not standing.notifications_seen_set(handle=user.handle, newest=newest, unread_was=loaded):
+        standing.notifications_seen_set(handle=user.handle, newest=newest, unread_was=None)
         notifications_recount(owner=user.handle)
 
 
@@ -174,7 +168,7 @@ def notifications_recount(*, owner: str) -> None:
     if user is None:
         return
     unread = selectors.unread_visible(user)
-    User._get_collection().update_one({"_id": owner}, {"$set": {"notifications_unread": unread}})
+    standing.notifications_unread_set(handle=owner, unread=unread)
 
 
 def notifications_forget_post(*, post_id: ObjectId) -> None:

@@ -3,8 +3,8 @@
 from django.http import Http404
 from django.shortcuts import render
 
-from feeds.timelines.base import Cursor
 from notifications import selectors, services
+from socialsite.cursors import Cursor
 from socialsite.http import login_required
 
 

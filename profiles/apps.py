@@ -3,3 +3,8 @@ from django.apps import AppConfig
 
 class ProfilesConfig(AppConfig):
     name = "profiles"
+
+    def ready(self):
+        from socialsite import demo
+
+        demo.register("profiles", "profiles.demo.seed_stage", seeded="profiles.demo.seeded")

@@ -9,9 +9,9 @@ from django.contrib.auth.hashers import make_password
 from mongoengine.errors import NotUniqueError
 from pymongo.errors import DuplicateKeyError
 
-from profiles import signals
 from profiles.documents import FollowerEdge, FollowingEdge, Profile, User
 from profiles.services import HandleTaken, name_terms
+from socialsite import events
 from socialsite.clock import now
 from socialsite.zipf import Zipf
 
@@ -85,7 +85,7 @@ def demo_account(*, handle: str, name: str, role: str) -> User:
         user.save(force_insert=True)
     except (DuplicateKeyError, NotUniqueError) as exc:
         raise HandleTaken(handle) from exc
-    signals.user_created.send(sender=User, handle=handle)
+    events.user_created.send(sender=User, handle=handle)
     return user
 
 
@@ -211,3 +211,21 @@ def seed(*, users: int, maxfollows: int, seed: int = 42, stdout=None) -> list[st
     if stdout:
         stdout.write(f"  {users} users, {len(following_docs)} follow edges")
     return [h for h, _ in people]
+
+
+def seed_stage(seeding) -> None:
+    """seed_demo's first stage (socialsite/demo.py): the people and their graph."""
+    seeding.handles = seed(
+        users=seeding.users,
+        maxfollows=seeding.maxfollows,
+        seed=seeding.seed,
+        stdout=seeding.stdout,
+    )
+    seeding.greeting = (
+        f"Demo ready. Log in as alice (or any user) with password '{DEMO_PASSWORD}'."
+    )
+
+
+def seeded() -> bool:
+    """Whether the database has users already (seed_demo seeds an empty one)."""
+    return bool(User.objects.limit(1).count(with_limit_and_skip=True))

@@ -209,7 +209,7 @@ FEED_BACKFILL = env.int("FEED_BACKFILL", default=100)
 FEED_REBUILD_LIMIT = env.int("FEED_REBUILD_LIMIT", default=800)
 FEED_PAGE_SIZE = env.int("FEED_PAGE_SIZE", default=20)
 # Rendered post cards, comments and composers kept in each process's memory
-# (feeds/fragments.py): keys are digests of everything a fragment shows, so
+# (socialsite/fragments.py): keys are digests of everything a fragment shows, so
 # nothing is ever invalidated; the least recently used go past this many.
 FRAGMENT_CACHE_ENTRIES = env.int("FRAGMENT_CACHE_ENTRIES", default=5000)
 # How often an open feed asks /feed/new/ for "n new posts" (milliseconds).
@@ -227,7 +227,7 @@ PHOTO_MAX_BYTES = env.int("PHOTO_MAX_BYTES", default=5 * 1024 * 1024)
 PHOTO_MAX_PIXELS = env.int("PHOTO_MAX_PIXELS", default=25_000_000)
 DATA_UPLOAD_MAX_MEMORY_SIZE = 6 * 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 6 * 1024 * 1024
-PROFILE_PAGE_EXTENSIONS = ["feeds.views.wall_context"]
+PROFILE_PAGE_EXTENSIONS = ["feeds.views.pages.wall_context"]
 POST_PAGE_EXTENSIONS = ["comments.views.thread_context"]
 
 # --- Comments (see comments/stores/__init__.py) ----------------------------

@@ -1,23 +1,8 @@
-from django.conf import settings
 from django.http import JsonResponse
-from django.shortcuts import redirect, render
+from django.shortcuts import render
 from django.views.decorators.cache import never_cache
 
-from profiles.documents import User
 from socialsite import mongo
-
-
-def home(request):
-    if request.user.is_authenticated:
-        return redirect(settings.LOGIN_REDIRECT_URL)
-    # Every field the "New here" list shows is loaded: an unloaded counter reads as 0.
-    newest = (
-        User.objects(status="active")
-        .only("handle", "name", "followers_count")
-        .order_by("-created")
-        .limit(8)
-    )
-    return render(request, "home.html", {"newest": list(newest)})
 
 
 @never_cache

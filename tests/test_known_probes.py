@@ -11,11 +11,11 @@ import pytest
 from django.test import Client
 
 from comments import services as comments
-from feeds import services as feeds
 from feeds.documents import PUBLIC, Post
-from feeds.timelines.base import Cursor
+from feeds.services import posts as feeds
 from profiles import services as graph
 from profiles.documents import User
+from socialsite.cursors import Cursor
 from tests.conftest import PASSWORD
 from tests.hostile.values import OID, comment_cursor
 

@@ -18,16 +18,16 @@ from bson import ObjectId
 from pymongo.errors import OperationFailure
 
 from comments import services as comment_services
-from feeds import services as feed_services
 from feeds.documents import PUBLIC, Post
+from feeds.services import posts as feed_services
 from feeds.timelines import read
-from feeds.timelines.base import Cursor
 from moderation import services as moderation
 from moderation.targets import resolve_target
 from profiles import services as graph
 from profiles.documents import FollowingEdge
 from socialsite import indexes, mongo
 from socialsite.clock import now
+from socialsite.cursors import Cursor
 from tests import plans
 from tests.query_recorder import Recorder, install_listener, install_mongomock
 
@@ -192,7 +192,7 @@ def test_the_new_posts_count_is_index_served(feed_model, world, login, recorder)
 
 
 def test_like_state_and_atom_feed_are_index_served(world, login, recorder):
-    from feeds import likes
+    from feeds.services import likes
 
     likes.like_create(post_id=world["post"].id, user=world["bob"])
     bob = login(world["bob"])
@@ -209,8 +209,8 @@ def test_feed_and_wall_pages_with_reposts_are_index_served(
     feed_model, world, make_user, login, recorder
 ):
     """Reposted originals, the read model's reposts, and an older page's
-    check that a newer one showed a post already (feeds/reposts.py `Once`)."""
-    from feeds import reposts
+    check that a newer one showed a post already (feeds/services/reposts.py `Once`)."""
+    from feeds.services import reposts
 
     cyd = make_user("cyd", "Cyd Charisse")
     graph.follow_create(follower=world["bob"], followee="cyd")

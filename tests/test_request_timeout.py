@@ -71,7 +71,7 @@ def test_page_reads_run_under_the_configured_deadline(searching, make_user, logi
 
 
 def test_a_form_post_has_no_page_deadline(make_user, login, monkeypatch):
-    from feeds import services
+    from feeds.services import posts as services
 
     seen = []
     original = services.post_create

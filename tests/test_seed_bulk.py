@@ -16,8 +16,8 @@ from bson import ObjectId
 
 from comments import demo as comments_demo
 from feeds import demo as feeds_demo
-from feeds import services as post_services
 from feeds.documents import PUBLIC, Post
+from feeds.services import posts as post_services
 from feeds.timelines import MODELS, get_store, write_stores
 from profiles import demo as profiles_demo
 from profiles import services as profile_services

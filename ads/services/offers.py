@@ -9,7 +9,7 @@ from datetime import timedelta
 
 from ads.documents import OFFER_TTL_SECONDS, AdOffer, AdStats, AdUser
 from ads.serving.recording import CLICKS_MAX, day_of, stats_upsert
-from feeds.timelines.bulk import bulk_upsert
+from socialsite.bulk import bulk_upsert
 from socialsite.clock import now as clock_now
 
 OFFER_LIFETIME = timedelta(seconds=OFFER_TTL_SECONDS)

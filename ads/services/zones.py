@@ -11,7 +11,7 @@ from decimal import ROUND_FLOOR, Decimal
 from pymongo import UpdateOne
 
 from ads.documents import AdZone, Campaign
-from feeds.timelines.bulk import bulk_upsert
+from socialsite.bulk import bulk_upsert
 
 # A zone holds at most this many units: a full zone keeps the best-paying
 # ones (the `$slice` after the `$sort`), so it stays far below 16 MB.

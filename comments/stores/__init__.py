@@ -22,7 +22,7 @@ from comments.stores.base import (
     ThreadingUnsupported,
     UnknownParent,
 )
-from devlens import active
+from socialsite import active
 
 STORES = {
     "documents": "comments.stores.documents.DocumentsStore",
@@ -48,7 +48,7 @@ __all__ = [
 
 def get_store(name: str | None = None) -> CommentStore:
     # COMMENTS_STORE, unless the developer's lens reads this request through
-    # another store (devlens/active.py).
+    # another store (socialsite/active.py).
     name = name or active.comment_store()
     try:
         return import_string(STORES[name])()

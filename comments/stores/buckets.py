@@ -52,7 +52,7 @@ from comments.stores.base import (
     page_size,
 )
 from comments.stores.paging import keyset_in_memory, offset_page
-from feeds.documents import Post
+from feeds.documents import discussion_host
 
 ATTEMPTS = 16  # fresh slugs / retried upserts before giving up
 COUNTER = "num_buckets"
@@ -63,7 +63,7 @@ def _buckets():
 
 
 def _posts():
-    return Post._get_collection()
+    return discussion_host()
 
 
 def _counter_is(n: int) -> dict:

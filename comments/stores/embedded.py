@@ -51,7 +51,7 @@ from comments.stores.base import (
     parent_of,
 )
 from comments.stores.paging import keyset_in_memory, offset_page
-from feeds.documents import Post
+from feeds.documents import discussion_host
 from socialsite.clock import now
 
 ATTEMPTS = 8
@@ -76,7 +76,7 @@ DEPTH_CEILING = (MAX_NESTING - NESTING_MARGIN - nesting(0)) // 2
 
 
 def _posts():
-    return Post._get_collection()
+    return discussion_host()
 
 
 def _positions(tree: list[dict], slug: str) -> list[int] | None:

@@ -101,13 +101,12 @@ def convert(*, source: CommentStore, target: CommentStore) -> tuple[int, int]:
     refreshed after every comment write); each is read whole from the source
     and written whole into the target (`replace_thread`). Returns (threads,
     comments)."""
-    from feeds.documents import Post  # comments depend on feeds, not the reverse
+    from feeds.selectors.posts import post_ids_with_comments  # comments depend on feeds
 
     threads = written = 0
-    rows = Post._get_collection().find({"comments_count": {"$gt": 0}}, {"_id": 1}).sort("_id", 1)
-    for row in rows:
-        comments = thread_of(source, row["_id"])
-        target.replace_thread(row["_id"], comments)
+    for post_id in post_ids_with_comments():
+        comments = thread_of(source, post_id)
+        target.replace_thread(post_id, comments)
         threads += 1
         written += len(comments)
     return threads, written

@@ -3,7 +3,8 @@ from django.conf import settings
 
 from comments.stores import get_store
 from comments.stores.base import BLOCKED_TEXT
-from feeds import fragments
+from feeds.services import mentions
+from socialsite import fragments
 
 register = template.Library()
 
@@ -68,7 +69,7 @@ def _comment_fragment(context, page, c, hidden, blocked, continue_at, base) -> t
             indent(c, base),
             c.depth < _max_stored_depth(context),
         ],
-        "linked": fragments.linked_mentions(c.text),
+        "linked": mentions.linked_mentions(c.text),
     }
     template_context = {
         "c": c,
@@ -88,7 +89,7 @@ def _comment_fragment(context, page, c, hidden, blocked, continue_at, base) -> t
 @register.simple_tag(takes_context=True)
 def comment_list(context, comments, *, hidden, blocked, continue_at, base=0):
     """A page of comments (templates/comments/_comment.html each), cached as
-    one fragment under all their keys (feeds/fragments.py): the next view of
+    one fragment under all their keys (socialsite/fragments.py): the next view of
     an unchanged page is one lookup, whatever its length."""
     page = fragments.page_of(context)
     parts = [

@@ -1,5 +1,5 @@
 """Rendering user text safely: escape everything, then link http(s) URLs and
-the @mentions of people who exist (see feeds.mentions)."""
+the @mentions of people who exist (see feeds/services/mentions.py)."""
 
 import re
 
@@ -8,7 +8,8 @@ from django.urls import reverse
 from django.utils.html import escape, format_html
 from django.utils.safestring import mark_safe
 
-from feeds import fragments, mentions
+from feeds.services import mentions
+from socialsite import fragments
 
 register = template.Library()
 

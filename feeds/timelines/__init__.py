@@ -10,9 +10,8 @@
 from django.conf import settings
 from django.utils.module_loading import import_string
 
-from devlens import active
 from feeds.timelines.base import TimelineStore
-from socialsite import shadows
+from socialsite import active, shadows
 
 MODELS = {
     "cache": "feeds.timelines.cache.CacheStore",
@@ -24,7 +23,7 @@ MODELS = {
 
 def get_store(name: str | None = None) -> TimelineStore:
     # FEED_MODEL, unless the developer's lens reads this request through
-    # another model (devlens/active.py).
+    # another model (socialsite/active.py).
     name = name or active.timeline_model()
     try:
         return import_string(MODELS[name])()
@@ -46,6 +45,13 @@ def write_stores() -> list[TimelineStore]:
     The read model stores nothing, so it is never listed."""
     names = dict.fromkeys([settings.FEED_MODEL, *shadow_models()])
     stores = [get_store(name) for name in names]
+    return [store for store in stores if store.stores_entries]
+
+
+def stored_models() -> list[TimelineStore]:
+    """A store of every model that stores entries, configured or not: repair
+    tools (e.g. trimming `comments_shown`) reach whatever a past setting left."""
+    stores = [get_store(name) for name in MODELS]
     return [store for store in stores if store.stores_entries]
 
 

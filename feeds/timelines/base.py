@@ -3,74 +3,20 @@
 An entry is `{"id": post id, "ts": post time, "by": author handle,
 "circles": the post's audience}` plus, with FEED_EMBED, `"post"`: a copy of
 the post as it is rendered (the article's "embedding vs linking"). Timelines
-are ordered newest first by (ts, id); a `Cursor` is a position in that order.
+are ordered newest first by (ts, id); a `Cursor` (socialsite/cursors.py) is
+a position in that order.
 """
 
-import re
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
-from typing import NamedTuple
+from datetime import datetime
 
 from bson import ObjectId
 
 from socialsite.clock import aware
-from socialsite.ids import parse_object_id
+from socialsite.cursors import Cursor
 
 KINDS = ("wall", "news")
-
-EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-ONE_MS = timedelta(milliseconds=1)
-# The last millisecond a datetime can hold (year 9999): a cursor past it
-# cannot come from a page we rendered, and would overflow (DESIGN.md §6: a
-# cursor's time is milliseconds since the epoch).
-MAX_MILLIS = (datetime(9999, 12, 31, 23, 59, 59, 999000, tzinfo=UTC) - EPOCH) // ONE_MS
-# ASCII digits only: str.isdigit() also accepts "²" or "٣", which int() then
-# reads or refuses in ways no cursor of ours ever needs.
-CURSOR_RE = re.compile(r"([0-9]{1,15})_([0-9a-fA-F]{24})")
-
-
-class Cursor(NamedTuple):
-    ts: datetime
-    id: ObjectId
-
-    def encode(self) -> str:
-        # Integer arithmetic: exact, whatever float rounding would make of it.
-        return f"{(aware(self.ts) - EPOCH) // ONE_MS}_{self.id}"
-
-    @classmethod
-    def decode(cls, value) -> "Cursor | None":
-        """A cursor from `?before=`, or None when it is malformed or out of range."""
-        match = CURSOR_RE.fullmatch(value) if isinstance(value, str) else None
-        if match is None:
-            return None
-        millis = int(match.group(1))
-        post_id = parse_object_id(match.group(2))
-        if post_id is None or millis > MAX_MILLIS:
-            return None
-        return cls(EPOCH + millis * ONE_MS, post_id)
-
-    @classmethod
-    def of(cls, entry: dict) -> "Cursor":
-        return cls(aware(entry["ts"]), entry["id"])
-
-
-def sort_key(entry: dict):
-    return (aware(entry["ts"]), entry["id"])
-
-
-def older_than(entry: dict, cursor: Cursor | None) -> bool:
-    return cursor is None or sort_key(entry) < (cursor.ts, cursor.id)
-
-
-def older_expr(cursor: Cursor) -> dict:
-    """`older_than` as an aggregation condition on `$$e` (an entry in `$filter`)."""
-    return {
-        "$or": [
-            {"$lt": ["$$e.ts", cursor.ts]},
-            {"$and": [{"$eq": ["$$e.ts", cursor.ts]}, {"$lt": ["$$e.id", cursor.id]}]},
-        ]
-    }
 
 
 @dataclass
@@ -137,7 +83,7 @@ class TimelineStore(ABC):
     def reposts_above(self, kind: str, owner: str, post_ids: list, after: Cursor) -> list[tuple]:
         """(post, reposter) of each repost entry of `post_ids` that the
         timeline holds at or above `after`: what an older page must not show
-        again (feeds/reposts.py `Once`). One round trip."""
+        again (feeds/services/reposts.py `Once`). One round trip."""
 
     @abstractmethod
     def remove_author(self, kind: str, owner: str, author: str) -> None:
@@ -161,6 +107,12 @@ class TimelineStore(ABC):
     @abstractmethod
     def stats(self) -> dict:
         """{"documents": n, "entries": n, "collection": name}."""
+
+    def comments_shown_trim(self, limit: int) -> int:
+        """Cut every embedded copy's `comments_shown` back to its newest
+        `limit` (seed 000's `truncate_extra_comments`); returns the entries
+        trimmed. The read model stores no copies: nothing to trim."""
+        return 0
 
 
 class EntryArrayStore(TimelineStore):
@@ -243,6 +195,45 @@ class EntryArrayStore(TimelineStore):
             {"$unset": {"entries.$.post": ""}},
         )
 
+    def comments_shown_trim(self, limit):
+        # Seed 000 pops one comment per multi-document update with the
+        # positional operator. A timeline document may hold several over-long
+        # entries, so each is trimmed by one `$set` of their exact positions
+        # (no positional or filtered update needed), re-read if a delivery
+        # moved its entries meanwhile.
+        over = {f"entries.post.comments_shown.{limit}": {"$exists": True}}
+        fields = {"entries.id": 1, "entries.post.comments_shown": 1}
+        collection = self.collection()
+        trimmed = 0
+        for doc in collection.find(over, fields):
+            for _ in range(TRIM_ATTEMPTS):
+                done = self.comments_shown_trim_document(doc, limit)
+                if done >= 0:
+                    trimmed += done
+                    break
+                doc = collection.find_one({"_id": doc["_id"]}, fields) or {"_id": doc["_id"]}
+        return trimmed
+
+    def comments_shown_trim_document(self, doc: dict, limit: int) -> int:
+        """Trim the over-long `comments_shown` of one document's embedded
+        posts with one `$set` of exact index paths. Returns the entries
+        trimmed, or -1 when the document changed since `doc` was read.
+
+        The filter pins each trimmed position to the entry's post id, so if a
+        delivery shifted the array since it was read (the `cache` model pushes
+        newest first), the update matches nothing and the caller re-reads."""
+        query, changes = {"_id": doc["_id"]}, {}
+        for i, entry in enumerate(doc.get("entries") or []):
+            shown = (entry.get("post") or {}).get("comments_shown") or []
+            if len(shown) > limit:
+                query[f"entries.{i}.id"] = entry.get("id")
+                changes[f"entries.{i}.post.comments_shown"] = newest(shown, limit)
+        if not changes:
+            return 0
+        if self.collection().update_one(query, {"$set": changes}).matched_count:
+            return len(changes)
+        return -1
+
     def stats(self):
         pipeline = [
             {"$group": {"_id": None, "docs": {"$sum": 1}, "n": {"$sum": {"$size": "$entries"}}}}
@@ -254,6 +245,15 @@ class EntryArrayStore(TimelineStore):
             "documents": row["docs"],
             "entries": row["n"],
         }
+
+
+#: Tries per timeline document when a concurrent delivery moves its entries.
+TRIM_ATTEMPTS = 5
+
+
+def newest(shown: list, limit: int) -> list:
+    """The last `limit` of a `comments_shown` list (the newest comments)."""
+    return shown[len(shown) - limit :] if len(shown) > limit else shown
 
 
 #: A `$project` stage that drops the embedded copies of the entries in `page`.

@@ -12,14 +12,8 @@ from pymongo import UpdateOne
 from pymongo.errors import BulkWriteError
 
 from feeds.documents import CacheTimeline
-from feeds.timelines.base import (
-    KINDS,
-    WITHOUT_COPIES,
-    Chunk,
-    EntryArrayStore,
-    older_expr,
-    sort_key,
-)
+from feeds.timelines.base import KINDS, WITHOUT_COPIES, Chunk, EntryArrayStore
+from socialsite.cursors import older_expr, sort_key
 
 NEWEST_FIRST = {"ts": -1, "id": -1}
 

@@ -9,7 +9,7 @@ the head of each part.
 A delivery is one bulk write of per-reader upserts into "the part of this
 month with room that does not hold the entry", creating part 0 when nothing
 matches. Such an upsert ends in E11000 when another worker created part 0 at
-the same moment (its retry pushes into it, feeds/timelines/bulk.py), when the
+the same moment (its retry pushes into it, socialsite/bulk.py), when the
 entry is already there, or when every part is full. The readers whose upsert
 collides again are sorted out with one read of their parts: already there
 means nothing to do; otherwise the entry goes into a new part after the last
@@ -27,15 +27,9 @@ from django.conf import settings
 from pymongo import UpdateOne
 
 from feeds.documents import MonthTimeline
-from feeds.timelines.base import (
-    WITHOUT_COPIES,
-    Chunk,
-    EntryArrayStore,
-    month_of,
-    older_expr,
-    sort_key,
-)
-from feeds.timelines.bulk import bulk_upsert
+from feeds.timelines.base import WITHOUT_COPIES, Chunk, EntryArrayStore, month_of
+from socialsite.bulk import bulk_upsert
+from socialsite.cursors import older_expr, sort_key
 
 NEWEST_FIRST = {"ts": -1, "id": -1}
 # Rollovers tried for one write before it fails: each is lost only to another

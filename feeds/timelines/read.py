@@ -8,9 +8,10 @@ rebuilding).
 """
 
 from feeds.documents import ALL_CIRCLES, CARD_FIELDS, LIVE, PUBLIC, Post, PostRepost
-from feeds.entries import entry_for, repost_entry
-from feeds.timelines.base import Chunk, TimelineStore, sort_key
+from feeds.selectors.entries import entry_for, repost_entry
+from feeds.timelines.base import Chunk, TimelineStore
 from profiles.documents import FollowingEdge
+from socialsite.cursors import sort_key
 
 NEWEST_FIRST = [("ts", -1), ("_id", -1)]
 # The planner's limit on `$in` points it explodes to keep an index's sort order

@@ -11,7 +11,7 @@ since) would find the entry in a closed one: so a delivery that runs again
 first leaves out the readers that hold it already (`holding`, one read per
 batch), and re-delivering a post is a no-op. An upsert that collides because
 another worker created the open bucket at the same moment is retried once
-(feeds/timelines/bulk.py) and then pushes into that bucket; what still
+(socialsite/bulk.py) and then pushes into that bucket; what still
 collides is already there.
 
 A page reads buckets by `max_ts`, newest first, and merges them, so entries
@@ -23,14 +23,10 @@ from django.conf import settings
 from pymongo import InsertOne, UpdateOne
 
 from feeds.documents import SizeTimeline
-from feeds.timelines.base import (
-    Chunk,
-    EntryArrayStore,
-    older_than,
-    sort_key,
-)
-from feeds.timelines.bulk import bulk_upsert
+from feeds.timelines.base import Chunk, EntryArrayStore
+from socialsite.bulk import bulk_upsert
 from socialsite.clock import aware
+from socialsite.cursors import older_than, sort_key
 
 OPEN = "open"
 LAST_ID = ObjectId("f" * 24)  # sorts after every real id with the same ts

@@ -2,55 +2,26 @@
 
 from bson import ObjectId
 
-from feeds import fanout, reposts, tasks
-from feeds.documents import Post
+from feeds.services import removals
 from moderation.documents import AuditEntry
 from moderation.services.base import ModerationError, audit, settle
 from moderation.targets import Target
 from profiles.documents import User
-from socialsite.clock import now
 
 
 def post_remove(*, moderator: User, target: Target, reason: str = "") -> None:
     """Soft removal: a placeholder on the post page, gone from every timeline."""
-    post_id = ObjectId(target.id)
-    posts = Post._get_collection()
-    result = posts.update_one(
-        {"_id": post_id, "removed": None},
-        {"$set": {"removed": {"by": moderator.handle, "ts": now(), "reason": reason}}},
-    )
-    if result.modified_count == 0:
+    if not removals.post_removal_set(
+        post_id=ObjectId(target.id), by=moderator.handle, reason=reason
+    ):
         raise ModerationError("That post is removed already.")
-    # A delivery still queued would skip the post and leave it pending for
-    # ever (a phantom fan-out backlog); restoring queues it again.
-    posts.update_one(
-        {"_id": post_id, "delivery.state": "pending"}, {"$set": {"delivery.state": "done"}}
-    )
-    fanout.remove_everywhere(post_id)
-    # Its reposts leave every timeline too; kept, for a restore to bring back.
-    reposts.reposts_withdraw(post_id=post_id, delete=False)
     settle(target, "resolved", moderator.handle)
     audit(moderator=moderator.handle, action="post.remove", target=target, reason=reason)
 
 
 def post_restore(*, moderator: User, target: Target, reason: str = "") -> None:
-    post_id = ObjectId(target.id)
-    posts = Post._get_collection()
-    result = posts.update_one(
-        {"_id": post_id, "removed": {"$ne": None}}, {"$unset": {"removed": ""}}
-    )
-    if result.modified_count == 0:
+    if not removals.post_removal_clear(post_id=ObjectId(target.id)):
         raise ModerationError("Only a removed post can be restored.")
-    # Delivered again (idempotent: walls and news), unless the author is
-    # suspended: then unsuspending delivers it.
-    queued = posts.update_one(
-        {"_id": post_id, "author_suspended": {"$ne": True}},
-        # A new delivery: it gets its own FEED_DELIVERY_MAX_ATTEMPTS tries.
-        {"$set": {"delivery.state": "pending", "delivery.queued": now(), "delivery.attempts": 0}},
-    )
-    if queued.matched_count:
-        tasks.deliver_post.enqueue(str(post_id))
-        reposts.reposts_redeliver(post_id=post_id)
     audit(moderator=moderator.handle, action="post.restore", target=target, reason=reason)
 
 

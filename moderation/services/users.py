@@ -3,11 +3,13 @@
 from datetime import datetime
 
 from comments.stores.base import HIDDEN_TEXT
-from feeds import fanout, tasks
-from feeds.documents import LIVE, Post
+from feeds.selectors import posts as feed_posts
+from feeds.services import posts as post_services
+from feeds.services import removals
 from moderation.services.base import ModerationError, audit, settle
 from moderation.targets import Target
 from profiles.documents import ROLES, User
+from profiles.services import standing
 from socialsite.clock import now
 from socialsite.sessions import end_sessions_of
 
@@ -24,19 +26,9 @@ def user_suspend(
         raise ModerationError("No such user.")
     if user.role != "user" and not moderator.is_admin:
         raise ModerationError("Only an admin can suspend a moderator or an admin.")
-    User._get_collection().update_one(
-        {"_id": handle},
-        {"$set": {"status": "suspended", "suspended_until": until, "suspension_reason": reason}},
-    )
+    standing.user_suspension_set(handle=handle, until=until, reason=reason)
     end_sessions_of(handle)
-    posts = Post._get_collection()
-    posts.update_many({"by.id": handle}, {"$set": {"author_suspended": True}})
-    # Queued deliveries would skip these posts and stay pending for ever;
-    # unsuspending queues the recent ones again.
-    posts.update_many(
-        {"by.id": handle, "delivery.state": "pending"}, {"$set": {"delivery.state": "done"}}
-    )
-    fanout.remove_author_everywhere(handle)
+    removals.posts_author_suspended(handle=handle)
     _hide_in_comment_summaries(handle)
     settle(target, "resolved", moderator.handle)
     audit(
@@ -56,16 +48,11 @@ def user_unsuspend(*, moderator: User | None, target: Target, reason: str = "") 
     Returns False, or raises for a moderator, when the user is not suspended.
     """
     handle = target.id
-    result = User._get_collection().update_one(
-        {"_id": handle, "status": "suspended"},
-        {"$set": {"status": "active"}, "$unset": {"suspended_until": "", "suspension_reason": ""}},
-    )
-    if result.modified_count == 0:
+    if not standing.user_suspension_clear(handle=handle):
         if moderator is not None:
             raise ModerationError(f"@{handle} is not suspended.")
         return False
-    Post._get_collection().update_many({"by.id": handle}, {"$unset": {"author_suspended": ""}})
-    _redeliver_recent(handle)
+    removals.posts_author_unsuspended(handle=handle)
     _show_in_comment_summaries(handle)
     audit(
         moderator=moderator.handle if moderator else "system",
@@ -82,58 +69,21 @@ HIDDEN_COMMENT = HIDDEN_TEXT
 
 def _hide_in_comment_summaries(handle: str) -> None:
     """Feed cards show a post's last few comments (`comments_shown`, copied
-    into embedded entries too): hide the suspended author's there as well.
-    A scan of `post`, as rare as suspensions are."""
-    posts = Post._get_collection()
-    for post in list(posts.find({"comments_shown.by.id": handle}, {"comments_shown": 1})):
-        shown = [
-            {**c, "text": HIDDEN_COMMENT} if c["by"]["id"] == handle else c
-            for c in post["comments_shown"]
-        ]
-        posts.update_one({"_id": post["_id"]}, {"$set": {"comments_shown": shown}})
-        fanout.refresh_copies(post["_id"], ["comments_shown"])
+    into embedded entries too): hide the suspended author's there as well."""
+    post_services.comments_shown_hide_author(handle=handle, text=HIDDEN_COMMENT)
 
 
 def _show_in_comment_summaries(handle: str) -> None:
     from comments import tasks as comment_tasks
 
-    rows = Post._get_collection().find({"comments_shown.by.id": handle}, {"_id": 1})
-    for row in list(rows):
-        comment_tasks.refresh_summary.enqueue(str(row["_id"]))  # copied from the store again
-
-
-def _redeliver_recent(handle: str, limit: int = 100) -> None:
-    recent = (
-        Post._get_collection()
-        .find({"by.id": handle, **LIVE}, {"_id": 1})
-        .sort([("ts", -1)])
-        .limit(limit)
-    )
-    ids = [row["_id"] for row in recent]
-    if ids:
-        Post._get_collection().update_many(
-            {"_id": {"$in": ids}},
-            # New deliveries, each with its own FEED_DELIVERY_MAX_ATTEMPTS tries.
-            {
-                "$set": {
-                    "delivery.state": "pending",
-                    "delivery.queued": now(),
-                    "delivery.attempts": 0,
-                }
-            },
-        )
-    for post_id in ids:
-        tasks.deliver_post.enqueue(str(post_id))
+    for post_id in feed_posts.posts_showing_comments_by(handle):
+        comment_tasks.refresh_summary.enqueue(str(post_id))  # copied from the store again
 
 
 def expire_suspensions() -> int:
     """Lift suspensions whose end date has passed; returns how many."""
-    due = User._get_collection().find(
-        {"status": "suspended", "suspended_until": {"$ne": None, "$lte": now()}}, {"_id": 1}
-    )
-    return sum(
-        user_unsuspend(moderator=None, target=Target("user", row["_id"])) for row in list(due)
-    )
+    due = standing.users_suspension_due(now())
+    return sum(user_unsuspend(moderator=None, target=Target("user", handle)) for handle in due)
 
 
 def role_set(*, actor: User | None, handle: str, role: str) -> None:
@@ -142,8 +92,7 @@ def role_set(*, actor: User | None, handle: str, role: str) -> None:
         raise ModerationError(f"A role is one of {', '.join(ROLES)}.")
     if actor is not None and not actor.is_admin:
         raise ModerationError("Only admins change roles.")
-    result = User._get_collection().update_one({"_id": handle}, {"$set": {"role": role}})
-    if result.matched_count == 0:
+    if not standing.user_role_set(handle=handle, role=role):
         raise ModerationError(f"No user @{handle}.")
     audit(
         moderator=actor.handle if actor else "system",

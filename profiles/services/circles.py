@@ -4,9 +4,9 @@
 import re
 from collections.abc import Iterable
 
-from profiles import signals
 from profiles.documents import FollowingEdge, User
 from profiles.services.users import GraphError
+from socialsite import events
 
 MAX_CIRCLES = 30
 CIRCLE_NAME_RE = re.compile(r"^[\w][\w \-]{0,29}$")
@@ -62,7 +62,7 @@ def circle_rename(*, owner: User, old: str, new: str) -> str:
         {"_id": owner.handle, "circles": old}, {"$set": {"circles": renamed}}
     )
     owner.circles = renamed
-    signals.circle_renamed.send(sender=User, owner=owner.handle, old=old, new=new)
+    events.circle_renamed.send(sender=User, owner=owner.handle, old=old, new=new)
     return new
 
 
@@ -85,7 +85,7 @@ def circle_delete(*, owner: User, name: str) -> None:
 
 def _members_changed(owner: str, members: list[str]) -> None:
     if members:
-        signals.circle_members_changed.send(sender=User, owner=owner, members=members)
+        events.circle_members_changed.send(sender=User, owner=owner, members=members)
 
 
 def circle_add_member(*, owner: User, name: str, member: str) -> None:

@@ -19,10 +19,10 @@ from datetime import timedelta
 from pymongo import DeleteOne, UpdateOne
 from pymongo.errors import DuplicateKeyError
 
-from profiles import signals
 from profiles.documents import FollowerEdge, FollowingEdge, User
 from profiles.services.circles import known_circles
 from profiles.services.users import GraphError, UnknownUser
+from socialsite import events
 from socialsite.clock import now
 
 
@@ -73,7 +73,7 @@ def follow_create(*, follower: User, followee: str, circles: Sequence[str] = ())
             )
         return False
     _finish_adding(follower.handle, followee)
-    signals.followed.send(sender=User, follower=follower.handle, followee=followee)
+    events.followed.send(sender=User, follower=follower.handle, followee=followee)
     return True
 
 
@@ -97,7 +97,7 @@ def follow_delete(*, follower: str, followee: str) -> bool:
     if claimed is None:
         return False
     _finish_removing(follower, followee)
-    signals.unfollowed.send(sender=User, follower=follower, followee=followee)
+    events.unfollowed.send(sender=User, follower=follower, followee=followee)
     return True
 
 
@@ -187,7 +187,7 @@ def block_create(*, blocker: User, blocked: str) -> None:
         blocker.blocked.append(blocked)
     follow_delete(follower=blocker.handle, followee=blocked)
     follow_delete(follower=blocked, followee=blocker.handle)
-    signals.blocked.send(sender=User, blocker=blocker.handle, blocked=blocked)
+    events.blocked.send(sender=User, blocker=blocker.handle, blocked=blocked)
 
 
 def block_delete(*, blocker: User, blocked: str) -> None:

@@ -6,8 +6,8 @@ from django.contrib.auth.hashers import make_password
 from mongoengine.errors import NotUniqueError
 from pymongo.errors import DuplicateKeyError
 
-from profiles import signals
 from profiles.documents import Profile, User
+from socialsite import events
 from socialsite.clock import now
 from socialsite.ids import parse_handle
 from socialsite.sessions import end_sessions_of
@@ -66,7 +66,7 @@ def user_create(
         user.save(force_insert=True)
     except (DuplicateKeyError, NotUniqueError) as exc:
         raise HandleTaken(handle) from exc
-    signals.user_created.send(sender=User, handle=handle)
+    events.user_created.send(sender=User, handle=handle)
     return user
 
 
@@ -74,7 +74,7 @@ def user_touch(*, user: User) -> None:
     t, previous = now(), user.last_seen
     User.objects(handle=user.handle).update_one(set__last_seen=t)
     user.last_seen = t
-    signals.user_seen.send(sender=User, user=user, previous=previous)
+    events.user_seen.send(sender=User, user=user, previous=previous)
 
 
 def password_change(*, user: User, new_password: str, keep_session: str | None = None) -> None:

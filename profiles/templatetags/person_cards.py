@@ -1,6 +1,6 @@
 """`{% person_card p %}`: one person of a list (templates/_person.html),
 rendered once per version of what it shows and then served from the
-fragment cache that post cards use (feeds/fragments.py).
+fragment cache that post cards use (socialsite/fragments.py).
 
 The key is everything the fragment shows: handle, name, bio and follower
 count. It shows nothing about the viewer (no follow state, no forms), so
@@ -10,7 +10,7 @@ gives a new key, and the old entry ages out.
 
 from django import template
 
-from feeds import fragments
+from socialsite import fragments
 
 register = template.Library()
 

@@ -12,8 +12,8 @@ from django.contrib.staticfiles import finders
 from ads.documents import AdOffer, AdStats, AdUser
 from ads.serving.viewer import COOKIE_NAME
 from ads.templatetags.ads import slot_keywords
-from feeds import services as feeds
 from feeds.documents import PUBLIC
+from feeds.services import posts as feeds
 from profiles import services as profiles
 
 SLOT = re.compile(

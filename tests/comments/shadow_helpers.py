@@ -3,8 +3,8 @@ each store (shared by the shadow-store and convert tests)."""
 
 from comments import services as comments
 from comments.stores import get_store
-from feeds import services as feeds
 from feeds.documents import PUBLIC
+from feeds.services import posts as feeds
 from moderation.services import content as moderation
 from moderation.targets import Target
 from profiles.documents import User

@@ -14,8 +14,8 @@ from bson import ObjectId
 from comments import selectors, services
 from comments.stores import InvalidCursor, cursors, get_store
 from comments.stores.base import BLOCKED_TEXT, TOMBSTONES
-from feeds import services as feeds
 from feeds.documents import PUBLIC, Post
+from feeds.services import posts as feeds
 from moderation.documents import AuditEntry
 from profiles import services as graph
 

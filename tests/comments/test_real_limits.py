@@ -14,8 +14,8 @@ from comments import services
 from comments.documents import CommentBudget
 from comments.stores import DiscussionFull, ReplyTooDeep, budget, get_store
 from comments.stores.embedded import DEPTH_CEILING, MAX_NESTING, nesting
-from feeds import services as feeds
 from feeds.documents import PUBLIC, Post
+from feeds.services import posts as feeds
 from tests.comments.helpers import ALICE, new_discussion
 
 STORES = ["documents", "embedded", "buckets"]

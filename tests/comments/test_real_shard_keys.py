@@ -14,8 +14,8 @@ from bson import ObjectId
 from comments import services
 from comments.documents import CommentBucket, CommentBudget, CommentDocument, CommentLogEntry
 from comments.stores import get_store
-from feeds import services as feeds
 from feeds.documents import PUBLIC, Post
+from feeds.services import posts as feeds
 from tests.comments.helpers import ALICE, new_discussion
 
 STORES = ["documents", "embedded", "buckets"]

@@ -14,9 +14,9 @@ from comments.documents import CommentLogEntry
 from comments.stores import CommentError, get_store, shadows
 from comments.stores.base import stored_form
 from comments.stores.buckets import BucketsStore
-from devlens import active
-from feeds import services as feeds
 from feeds.documents import PUBLIC
+from feeds.services import posts as feeds
+from socialsite import active
 from tests.comments.shadow_helpers import (
     STORES,
     as_read,

@@ -15,9 +15,10 @@ from django.core.management import call_command
 from comments import selectors, services
 from comments.documents import CommentDocument
 from comments.stores import cursors, get_store
-from feeds import services as feeds
 from feeds.documents import PUBLIC, CacheTimeline, MonthTimeline, Post, SizeTimeline
+from feeds.services import posts as feeds
 from feeds.timelines import get_store as get_timelines
+from feeds.timelines.cache import CacheStore
 from profiles import services as graph
 from tests.comments.helpers import BASE, stored_comment
 
@@ -671,7 +672,7 @@ def test_truncate_comments_retries_when_a_delivery_moves_entries(people, setting
     collection.update_one(
         {"owner": "zed"}, {"$push": {"entries": {"$each": [{"id": ObjectId()}], "$position": 0}}}
     )
-    assert services._truncate_timeline_document(collection, stale, 2) == -1
+    assert CacheStore().comments_shown_trim_document(stale, 2) == -1
     assert services.comments_shown_truncate(limit=2)["timeline_cache"] == 1
     doc = collection.find_one({"owner": "zed"})
     assert [e["post"]["comments_shown"] for e in doc["entries"][1:2]] == [shown[2:]]

@@ -6,9 +6,9 @@ import re
 import pytest
 
 from comments import services as comments
-from devlens.active import COMMENT_STORES, TIMELINE_MODELS
-from feeds import services as feeds
 from feeds.documents import PUBLIC, MonthTimeline, Post
+from feeds.services import posts as feeds
+from socialsite.active import COMMENT_STORES, TIMELINE_MODELS
 from tests.devlens.conftest import commented_post
 
 ROW = re.compile(r'<tr class="(model-row|embed-row|store-row)"([^>]*)>')

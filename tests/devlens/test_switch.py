@@ -6,8 +6,8 @@ import re
 
 import pytest
 
-from feeds import services as feeds
 from feeds.documents import PUBLIC, CacheTimeline
+from feeds.services import posts as feeds
 from profiles import services as graph
 from profiles.documents import User
 

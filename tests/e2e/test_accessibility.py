@@ -21,10 +21,10 @@ from playwright.sync_api import expect
 
 from ads.serving.choosing import choose_ads
 from comments import services as comments
-from feeds import photos
-from feeds import services as feeds
 from feeds.documents import ALL_CIRCLES, PUBLIC, Post
-from feeds.polls import poll_vote
+from feeds.services import photos
+from feeds.services import posts as feeds
+from feeds.services.polls import poll_vote
 from moderation.services.reports import report_create
 from moderation.targets import resolve_target
 from profiles import services as graph

@@ -15,8 +15,8 @@ from datetime import UTC, datetime
 from playwright.sync_api import Page, expect
 
 from ads.documents import AdStats, Campaign
-from feeds import services as feeds
 from feeds.documents import PUBLIC
+from feeds.services import posts as feeds
 from profiles import services as graph
 from tests.e2e.test_accessibility import DESKTOP, PHONE, assert_no_sideways_scroll
 

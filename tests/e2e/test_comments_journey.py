@@ -9,8 +9,8 @@ from bson import ObjectId
 from playwright.sync_api import Page, expect
 
 from comments.stores import get_store
-from feeds import services as feeds
 from feeds.documents import PUBLIC
+from feeds.services import posts as feeds
 from profiles import services as graph
 from tests.conftest import PASSWORD
 

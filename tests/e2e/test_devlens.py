@@ -6,8 +6,8 @@ more round trips. Then the compare page, saved at desktop and phone width
 import pytest
 from playwright.sync_api import expect
 
-from feeds import services as feeds
 from feeds.documents import PUBLIC
+from feeds.services import posts as feeds
 from profiles import services as graph
 
 DESKTOP, PHONE = 1280, 390

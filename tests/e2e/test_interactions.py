@@ -12,8 +12,8 @@ from datetime import timedelta
 import pytest
 from playwright.sync_api import Page, expect
 
-from feeds import services as feeds
 from feeds.documents import PUBLIC
+from feeds.services import posts as feeds
 from profiles import services as graph
 from profiles.documents import User
 from socialsite.clock import now

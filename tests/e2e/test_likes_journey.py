@@ -7,8 +7,8 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from feeds import services
 from feeds.documents import PUBLIC
+from feeds.services import posts as services
 from profiles import services as graph
 
 

@@ -12,8 +12,8 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from comments import services as comments
-from feeds import services as feeds
 from feeds.documents import PUBLIC, Post
+from feeds.services import posts as feeds
 from profiles import services as graph
 from tests.conftest import PASSWORD
 

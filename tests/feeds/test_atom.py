@@ -7,8 +7,8 @@ from datetime import timedelta
 import pytest
 from django.test import Client
 
-from feeds import services
 from feeds.documents import ALL_CIRCLES, PUBLIC, Post
+from feeds.services import posts as services
 from moderation import services as moderation
 from moderation.targets import Target
 from profiles import services as graph

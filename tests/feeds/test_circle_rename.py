@@ -3,7 +3,8 @@
 Visibility is decided on the circles a page's post carries; with FEED_EMBED
 those are the copies in the timelines, so the rename must reach them too."""
 
-from feeds import selectors, services
+from feeds.selectors import pages as selectors
+from feeds.services import posts as services
 from profiles import services as graph
 from profiles.documents import User
 

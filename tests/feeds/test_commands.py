@@ -6,8 +6,8 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 
-from feeds import services
 from feeds.documents import PUBLIC, Author, CacheTimeline, Delivery, Post
+from feeds.services import posts as services
 from profiles import services as graph
 from socialsite import mongo
 from socialsite.clock import now

@@ -6,8 +6,10 @@ from datetime import timedelta
 
 import pytest
 
-from feeds import fanout, selectors, services
+from feeds.delivery import fanout, upkeep
 from feeds.documents import PUBLIC, CacheTimeline, Post
+from feeds.selectors import pages as selectors
+from feeds.services import posts as services
 from feeds.timelines import get_store
 from profiles import services as graph
 from profiles.documents import FollowerEdge, User
@@ -151,7 +153,7 @@ def test_redeliver_pending_picks_up_stuck_posts(model, make_user, settings):
     assert news_ids("fan") == [] or get_store().name == "read"
     Post.objects(id=post.id).update_one(set__delivery__queued=now() - timedelta(hours=1))
     settings.TASKS = {"default": {"BACKEND": "django.tasks.backends.immediate.ImmediateBackend"}}
-    assert services.redeliver_pending(older_than_seconds=60) == 1
+    assert fanout.redeliver_pending(older_than_seconds=60) == 1
     assert Post.objects.get(id=post.id).delivery.state == "done"
     assert news_ids("fan") == [post.id]
 
@@ -175,7 +177,7 @@ def test_inactive_readers_get_no_fanout_and_are_rebuilt_on_return(
     assert User.objects.get(handle="fan").feed_rebuild is not None
 
     # The rebuild itself (what the worker runs) fills the timeline.
-    fanout.rebuild("fan", "news")
+    upkeep.rebuild("fan", "news")
     assert entries_of(post.id, ["fan"]) == {"fan": 1}
     assert User.objects.get(handle="fan").feed_rebuild is None
     assert "catching up" not in client.get("/feed/").content.decode()
@@ -254,7 +256,7 @@ def test_cache_feed_page_is_two_round_trips(settings, make_user, round_trips, fo
     assert len(page.posts) == settings.FEED_PAGE_SIZE
     assert c.total <= 2, c.commands
     with round_trips() as c:
-        from feeds.timelines.base import Cursor
+        from socialsite.cursors import Cursor
 
         selectors.news_page(reader, Cursor.decode(page.next_cursor))
     assert c.total <= 2, c.commands
@@ -276,7 +278,7 @@ def test_cache_falls_back_to_the_read_model_past_the_cap_and_without_a_document(
     assert len(cached.entries) == 5 and not cached.complete  # capped
 
     def walk():
-        from feeds.timelines.base import Cursor
+        from socialsite.cursors import Cursor
 
         user, seen, cursor = User.objects.get(handle="fan"), [], None
         while True:
@@ -302,7 +304,7 @@ def test_removal_racing_with_delivery_leaves_no_entry(model, settings, make_user
     def removal_midway(self, kind, owners, entry):
         if kind == "news" and owners[0] == fans[5]:
             Post.objects(id=entry["id"]).update_one(set__removed={"by": "mod", "reason": "x"})
-            fanout.remove_everywhere(entry["id"])  # what the moderator's removal does
+            upkeep.remove_everywhere(entry["id"])  # what the moderator's removal does
         return real_deliver(self, kind, owners, entry)
 
     monkeypatch.setattr(store_class, "deliver", removal_midway)

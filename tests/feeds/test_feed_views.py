@@ -6,8 +6,8 @@ from datetime import timedelta
 import pytest
 from PIL import Image
 
-from feeds import services
 from feeds.documents import PUBLIC, Post
+from feeds.services import posts as services
 from profiles import services as graph
 from profiles.documents import User
 from socialsite.clock import now

@@ -1,4 +1,4 @@
-"""Cached post cards and comments (feeds/fragments.py): a change to a post
+"""Cached post cards and comments (socialsite/fragments.py): a change to a post
 shows at once on the next page, and a fragment cached for one viewer never
 shows another viewer anything of theirs (DESIGN.md §4)."""
 
@@ -10,11 +10,11 @@ import pytest
 from django.utils.timesince import timesince
 
 from comments import services as comments
-from feeds import fragments, services
 from feeds.documents import PUBLIC, Post
+from feeds.services import posts as services
 from profiles import services as graph
 from profiles.documents import User
-from socialsite import clock
+from socialsite import clock, fragments
 
 
 def user(handle) -> User:

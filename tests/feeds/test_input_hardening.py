@@ -8,10 +8,10 @@ import pytest
 from bson import ObjectId
 from PIL import Image
 
-from feeds import services
 from feeds.documents import PUBLIC, Post
 from feeds.forms import PostForm
-from feeds.timelines.base import MAX_MILLIS, Cursor
+from feeds.services import posts as services
+from socialsite.cursors import MAX_MILLIS, Cursor
 
 OID = "5f0c5e5e5e5e5e5e5e5e5e5e"
 

@@ -5,8 +5,9 @@ import pytest
 from django.core.signals import request_finished, request_started
 
 from comments import services as comments
-from feeds import mentions, services
 from feeds.documents import PUBLIC
+from feeds.services import mentions
+from feeds.services import posts as services
 from feeds.templatetags.posts import linkify
 from profiles.documents import User
 

@@ -8,8 +8,9 @@ import threading
 import pytest
 from bson import ObjectId
 
-from feeds import likes, services
 from feeds.documents import PUBLIC, Post, PostLike
+from feeds.services import likes
+from feeds.services import posts as services
 from moderation import services as moderation
 from moderation.targets import Target
 from profiles import services as graph
@@ -159,13 +160,13 @@ def test_a_removal_racing_a_like_leaves_no_like_behind(make_user, monkeypatch):
     ada, bob = make_user("ada"), make_user("bob")
     moderator = make_user("mod", role="moderator")
     post = new_status(ada)
-    real_count = likes._count
+    real_count = likes.LIKES.count
 
     def remove_then_count(post_id, delta):
         moderation.post_remove(moderator=moderator, target=Target("post", str(post_id)))
         return real_count(post_id, delta)
 
-    monkeypatch.setattr(likes, "_count", remove_then_count)
+    monkeypatch.setattr(likes.LIKES, "count", remove_then_count)
     with pytest.raises(likes.LikeError, match="removed"):
         likes.like_create(post_id=post.id, user=bob)
     assert count(post) == 0 and likers(post) == set()

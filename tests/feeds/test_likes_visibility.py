@@ -6,9 +6,9 @@ to log in, and a former circle member loses the button at once."""
 import pytest
 from django.test import Client
 
-from feeds import services
 from feeds import tasks as feeds_tasks
 from feeds.documents import ALL_CIRCLES, PUBLIC, Post, PostLike
+from feeds.services import posts as services
 from moderation import services as moderation
 from moderation.targets import Target
 from profiles import services as graph

@@ -6,17 +6,21 @@ from datetime import timedelta
 import pytest
 from bson import ObjectId
 
-from feeds import fanout, newposts, reposts, selectors, services
+from feeds.delivery import upkeep
 from feeds.documents import ALL_CIRCLES, PUBLIC, Post
-from feeds.entries import entry_for
-from feeds.newposts import COUNT_CAP
+from feeds.selectors import newposts
+from feeds.selectors import pages as selectors
+from feeds.selectors.entries import entry_for
+from feeds.selectors.newposts import COUNT_CAP
+from feeds.services import posts as services
+from feeds.services import reposts
 from feeds.timelines import get_store
-from feeds.timelines.base import Cursor
 from moderation import services as moderation
 from moderation.targets import resolve_target
 from profiles import services as graph
 from profiles.documents import User
 from socialsite.clock import now
+from socialsite.cursors import Cursor
 
 
 def user(handle: str) -> User:
@@ -82,7 +86,7 @@ def test_counts_exactly_what_the_feed_would_show_above_its_first_post(
     say("eve", "for the circle the reader leaves", circles=["close"])
     say("eve", "for all my circles", circles=[ALL_CIRCLES])
     with monkeypatch.context() as queued:
-        queued.setattr(fanout, "resync", lambda reader, author: None)
+        queued.setattr(upkeep, "resync", lambda reader, author: None)
         graph.circle_remove_member(owner=user("eve"), name="close", member="reader")
         graph.block_create(blocker=user("reader"), blocked="cyd")
     say("cyd", "blocked")

@@ -11,9 +11,8 @@ listener (where a `find_one` is a `find`).
 import pytest
 from django.test import Client
 
-from feeds import reposts
-from feeds import services as posts
 from feeds.documents import PUBLIC
+from feeds.services import posts, reposts
 from profiles import services as accounts
 from profiles.documents import FollowerEdge, FollowingEdge, User
 from socialsite import sessions

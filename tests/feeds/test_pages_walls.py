@@ -7,8 +7,10 @@ import re
 
 import pytest
 
-from feeds import demo, selectors, services
+from feeds import demo
 from feeds.documents import PUBLIC, Post
+from feeds.selectors import pages as selectors
+from feeds.services import posts as services
 from profiles import services as graph
 from profiles.documents import User
 

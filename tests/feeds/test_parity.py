@@ -2,10 +2,10 @@
 
 import pytest
 
-from feeds import selectors
-from feeds.timelines.base import Cursor
+from feeds.selectors import pages as selectors
 from profiles.documents import User
 from socialsite import indexes
+from socialsite.cursors import Cursor
 from tests.feeds import world
 
 MODELS = ["read", "cache", "month", "size"]

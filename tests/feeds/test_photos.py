@@ -11,8 +11,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from mongoengine.connection import get_db
 from PIL import Image, ImageFile, PngImagePlugin
 
-from feeds import photos
-from feeds.photos import PhotoError, process_upload
+from feeds.services import photos
+from feeds.services.photos import PhotoError, process_upload
 
 ORIENTATION, MAKE, GPS_IFD = 0x0112, 0x010F, 0x8825
 

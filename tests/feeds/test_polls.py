@@ -7,7 +7,7 @@ import pytest
 from bson import ObjectId
 
 from feeds.documents import Author, PollVote, Post
-from feeds.polls import PollError, poll_recount, poll_results, poll_vote, votes_of
+from feeds.services.polls import PollError, poll_recount, poll_results, poll_vote, votes_of
 from socialsite import roundtrips
 
 

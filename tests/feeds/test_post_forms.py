@@ -8,7 +8,7 @@ from django.http import QueryDict
 from PIL import Image
 
 from feeds.forms import PostForm
-from feeds.photos import ProcessedPhoto
+from feeds.services.photos import ProcessedPhoto
 
 
 def form(data=None, files=None, circles=("family", "work")):

@@ -3,8 +3,9 @@ feed-card comment previews hide the people the viewer blocked, and deciding
 visibility at read time costs at most one query per page, only when the
 page holds circle posts by others."""
 
-from feeds import selectors, services
 from feeds.documents import ALL_CIRCLES, PUBLIC
+from feeds.selectors import pages as selectors
+from feeds.services import posts as services
 from profiles import services as graph
 from profiles.documents import User
 

@@ -4,8 +4,9 @@ and edits are rate limited per user."""
 
 import pytest
 
-from feeds import polls, services
 from feeds.documents import PUBLIC, PollVote, Post
+from feeds.services import polls
+from feeds.services import posts as services
 from moderation import services as moderation
 from moderation.targets import Target
 from profiles import services as graph

@@ -11,13 +11,15 @@ import bson
 import pytest
 from pymongo.errors import WriteError
 
-from feeds import fanout, selectors, services
+from feeds.delivery import fanout, upkeep
 from feeds.documents import PUBLIC, CacheTimeline, MonthTimeline, Post
+from feeds.selectors import pages as selectors
+from feeds.services import posts as services
 from feeds.timelines import get_store, month
-from feeds.timelines.base import Cursor
 from profiles import services as graph
 from profiles.documents import User
 from socialsite.clock import now
+from socialsite.cursors import Cursor
 
 JUNE = datetime(2025, 6, 1, tzinfo=UTC)
 
@@ -78,7 +80,7 @@ def test_a_busy_month_rolls_over_into_parts_and_pages_read_them_all(settings, pa
     assert walk("news", "bob") == newest_first
 
     # A rebuild (more than a part's worth in one month) splits into parts too.
-    fanout.rebuild("bob", "news")
+    upkeep.rebuild("bob", "news")
     sizes = [
         len(p["entries"])
         for p in MonthTimeline._get_collection().find({"owner": "bob", "kind": "news"})
@@ -191,14 +193,18 @@ def test_a_delivery_that_keeps_failing_is_given_up_and_shown_to_moderators(
         Post._get_collection().update_one(
             {"_id": post.id}, {"$set": {"delivery.started": now() - timedelta(hours=1)}}
         )
-        with caplog.at_level(logging.ERROR, logger="feeds.fanout"):
-            services.redeliver_pending(older_than_seconds=60)
+        with caplog.at_level(logging.ERROR, logger="feeds.delivery.fanout"):
+            fanout.redeliver_pending(older_than_seconds=60)
     delivery = Post.objects.get(id=post.id).delivery
     assert delivery.state == "failed" and delivery.attempts == 3
     assert "17419" in delivery.error or "16777216" in delivery.error
-    errors = [r for r in caplog.records if r.levelno == logging.ERROR and r.name == "feeds.fanout"]
+    errors = [
+        r
+        for r in caplog.records
+        if r.levelno == logging.ERROR and r.name == "feeds.delivery.fanout"
+    ]
     assert len(errors) == 1 and str(post.id) in errors[0].getMessage()
-    assert services.redeliver_pending(older_than_seconds=0) == 0
+    assert fanout.redeliver_pending(older_than_seconds=0) == 0
 
     moderator = make_user("mod", role="moderator")
     html = login(moderator).get("/mod/").content.decode()
@@ -222,8 +228,8 @@ def test_a_worker_that_keeps_dying_is_given_up_by_the_sweeper(settings, pair, ca
             }
         },
     )
-    with caplog.at_level(logging.ERROR, logger="feeds.fanout"):
-        assert services.redeliver_pending(older_than_seconds=60) == 0
+    with caplog.at_level(logging.ERROR, logger="feeds.delivery.fanout"):
+        assert fanout.redeliver_pending(older_than_seconds=60) == 0
     assert Post.objects.get(id=post.id).delivery.state == "failed"
     assert any(
         str(post.id) in r.getMessage() for r in caplog.records if r.levelno == logging.ERROR

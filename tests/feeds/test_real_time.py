@@ -12,11 +12,13 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from feeds import demo, fanout, services
+from feeds import demo
+from feeds.delivery import upkeep
 from feeds.documents import PUBLIC, CacheTimeline, Post
-from feeds.timelines.base import Cursor
+from feeds.services import posts as services
 from profiles import services as graph
 from socialsite.clock import now, to_millis
+from socialsite.cursors import Cursor
 from tests.feeds.test_real_limits import walk
 
 MODELS = ["cache", "month", "size", "read"]
@@ -92,8 +94,8 @@ def test_same_millisecond_posts_page_once_each_in_order(model, embed, settings, 
     settings.FEED_PAGE_SIZE, settings.FEED_CACHE_SIZE, settings.FEED_BUCKET_SIZE = 4, 100, 6
     settings.FEED_MONTH_CAP = 7
     for handle in ("ada", "bob"):  # the crowd was delivered under the default model
-        fanout.rebuild(handle, "news")
-        fanout.rebuild(handle, "wall")
+        upkeep.rebuild(handle, "news")
+        upkeep.rebuild(handle, "wall")
     expected = [p.id for p in crowd]
     assert walk("news", "bob") == expected
     assert walk("wall", "ada") == expected

@@ -10,15 +10,18 @@ from datetime import timedelta
 import pytest
 from bson import ObjectId
 
-from feeds import repost_fanout, reposts, selectors, services
+from feeds.delivery import fanout
 from feeds.documents import ALL_CIRCLES, PUBLIC, Post, PostRepost
+from feeds.selectors import pages as selectors
+from feeds.services import posts as services
+from feeds.services import reposts
 from feeds.timelines import get_store
-from feeds.timelines.base import Cursor
 from moderation import services as moderation
 from moderation.targets import resolve_target
 from profiles import services as graph
 from profiles.documents import User
 from socialsite.clock import now
+from socialsite.cursors import Cursor
 from tests.feeds.test_fanout import bulk_followers
 
 DUMMY = {"default": {"BACKEND": "django.tasks.backends.dummy.DummyBackend"}}
@@ -106,8 +109,8 @@ def test_a_repost_reaches_each_follower_once_and_shows_as_the_original(model, pe
         assert repost_entries("ann", rex.id) == 0  # ann does not follow rex
     # Delivering again, even from the middle, never duplicates an entry.
     PostRepost.objects(post=post.id, by="rex").update_one(set__delivery__state="delivering")
-    repost_fanout.deliver_repost(post.id, "rex")
-    repost_fanout.deliver_repost(post.id, "rex")
+    fanout.deliver_repost(post.id, "rex")
+    fanout.deliver_repost(post.id, "rex")
     if get_store().stores_entries:
         assert everywhere(rex.id) == 5  # rex's wall and news, fay, gus, hal
     assert shown("fay") == [(post.id, "rex")]
@@ -293,7 +296,7 @@ def test_repost_fanout_round_trips_grow_with_batches_not_followers(
         post = ann_posts(f"p{n}")
         reposts.repost_create(post_id=post.id, user=user("star"))
         with round_trips() as c:
-            readers = repost_fanout.deliver_repost(post.id, "star")
+            readers = fanout.deliver_repost(post.id, "star")
         assert readers == 251
         # Claim, the original, the wall, two re-checks, done (6); per batch
         # (star joins the first): followers, active readers, the write (3).
@@ -330,7 +333,7 @@ def test_a_crashed_repost_delivery_is_swept_up_once(model_name, settings, make_u
     PostRepost.objects(post=post.id, by="star").update_one(
         set__delivery__started=now() - timedelta(hours=1)
     )
-    assert services.redeliver_pending(older_than_seconds=60) == 1
+    assert fanout.redeliver_pending(older_than_seconds=60) == 1
     assert PostRepost.objects.get(post=post.id, by="star").delivery.state == "done"
     assert {repost_entries(f, repost.id) for f in [*fans, "star"]} == {1}
 

@@ -8,8 +8,7 @@ from collections import Counter
 
 import pytest
 
-from devlens import active
-from feeds import fanout, repost_fanout, reposts, selectors, services
+from feeds.delivery import fanout, upkeep
 from feeds.documents import (
     PUBLIC,
     CacheTimeline,
@@ -18,6 +17,9 @@ from feeds.documents import (
     PostRepost,
     SizeTimeline,
 )
+from feeds.selectors import pages as selectors
+from feeds.services import posts as services
+from feeds.services import reposts
 from feeds.timelines import get_store, shadow_models, stores_copies, write_stores
 from feeds.timelines.cache import CacheStore
 from feeds.timelines.month import MonthStore
@@ -26,6 +28,7 @@ from moderation import services as moderation
 from moderation.targets import Target
 from profiles import services as graph
 from profiles.documents import User
+from socialsite import active
 
 STORED = ("cache", "month", "size")
 READ_MODELS = [(m, e) for m in (*STORED, "read") for e in (False, True)]
@@ -134,7 +137,7 @@ def test_every_model_shows_what_the_read_model_shows(configured, make_user):
     assert_parity("fan")
     assert len(shown("fan", "read", False)[0]) == 3
     for model in STORED:
-        fanout.rebuild("fan", "news")
+        upkeep.rebuild("fan", "news")
         assert stored_ids(model, "fan", "news") == [p[0] for p in shown("fan", "read", False)[0]]
     assert stored_duplicates() == {"cache": {}, "month": {}, "size": {}}
 
@@ -196,7 +199,7 @@ def test_a_delivery_that_dies_between_stores_is_completed_by_the_sweeper(
     assert Post.objects.get(id=post.id).delivery.state == "delivering"
 
     Post.objects(id=post.id).update_one(set__delivery__started=post.ts.replace(year=2000))
-    assert services.redeliver_pending(older_than_seconds=60) == 1
+    assert fanout.redeliver_pending(older_than_seconds=60) == 1
     assert Post.objects.get(id=post.id).delivery.state == "done"
     fanout.deliver_post(post.id)  # a run after success changes nothing
     Post.objects(id=post.id).update_one(set__delivery__state="delivering")
@@ -236,7 +239,7 @@ def test_a_repost_delivery_that_dies_between_stores_runs_again_cleanly(
     state = PostRepost.objects.get(post=post.id, by="fan").delivery.state
     assert state == "delivering"
 
-    repost_fanout.deliver_repost(post.id, "fan")
+    fanout.deliver_repost(post.id, "fan")
     assert stored_duplicates() == {"cache": {}, "month": {}, "size": {}}
     assert_parity("fan", "reader0", "reader3")
     assert ("fan" in [by for _, by in shown("reader3", "read", False)[0]]) is True

@@ -9,9 +9,10 @@ import pytest
 from django.test import Client
 from PIL import Image
 
-from feeds import photos, services
 from feeds import tasks as feeds_tasks
 from feeds.documents import ALL_CIRCLES, PUBLIC
+from feeds.services import photos
+from feeds.services import posts as services
 from moderation import services as moderation
 from moderation.targets import Target
 from profiles import services as graph

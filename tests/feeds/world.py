@@ -5,8 +5,8 @@ deletions, all through the services (so through the fan-out path)."""
 import random
 from datetime import UTC, datetime, timedelta
 
-from feeds import services as feeds
 from feeds.documents import ALL_CIRCLES, PUBLIC
+from feeds.services import posts as feeds
 from profiles import services as graph
 from profiles.documents import User
 

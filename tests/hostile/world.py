@@ -17,14 +17,14 @@ from PIL import Image
 
 from comments import services as comments
 from comments.stores import cursors
-from feeds import photos
-from feeds import services as feeds
 from feeds.documents import ALL_CIRCLES, PUBLIC, Post
-from feeds.timelines.base import Cursor
+from feeds.services import photos
+from feeds.services import posts as feeds
 from moderation import services as moderation
 from moderation.targets import resolve_target
 from profiles import services as graph
 from profiles.documents import User
+from socialsite.cursors import Cursor
 from tests.conftest import PASSWORD
 
 # cyd is blocked by alice: the pages and actions refused across a block.

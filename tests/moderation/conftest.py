@@ -6,8 +6,8 @@ from types import SimpleNamespace
 import pytest
 
 from comments import services as comments
-from feeds import services as feeds
 from feeds.documents import PUBLIC, Post
+from feeds.services import posts as feeds
 from moderation.documents import AuditEntry
 from profiles import services as graph
 

@@ -5,8 +5,8 @@ import re
 
 import pytest
 
-from feeds import selectors
-from feeds import services as feeds
+from feeds.selectors import pages as selectors
+from feeds.services import posts as feeds
 from feeds.timelines import get_store
 from moderation.documents import AuditEntry
 from profiles import services as graph

@@ -5,7 +5,7 @@ import re
 import pytest
 from bson import ObjectId
 
-from feeds import services as feeds
+from feeds.services import posts as feeds
 from moderation import services
 from moderation.documents import Report, ReportedItem
 from moderation.targets import resolve_target

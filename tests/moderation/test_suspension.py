@@ -7,7 +7,7 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 
-from feeds import selectors
+from feeds.selectors import pages as selectors
 from moderation import services
 from moderation.documents import AuditEntry
 from moderation.services import users

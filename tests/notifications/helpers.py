@@ -3,8 +3,8 @@
 import re
 from html import unescape
 
-from feeds import services as feeds
 from feeds.documents import PUBLIC
+from feeds.services import posts as feeds
 from notifications.documents import NotificationBucket
 from profiles.documents import User
 

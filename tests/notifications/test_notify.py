@@ -4,8 +4,8 @@ import pytest
 from bson import ObjectId
 
 from comments import services as comments
-from feeds import services as feeds
 from feeds.documents import ALL_CIRCLES
+from feeds.services import posts as feeds
 from notifications import services as notifications
 from notifications.documents import NotificationBucket
 from profiles import services as graph

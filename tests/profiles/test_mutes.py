@@ -6,8 +6,8 @@ import re
 
 import pytest
 
-from feeds import services as feeds
 from feeds.documents import ALL_CIRCLES, PUBLIC
+from feeds.services import posts as feeds
 from profiles import services as graph
 from profiles.documents import FollowingEdge, User
 from profiles.services import mutes
@@ -80,7 +80,7 @@ def test_a_muted_persons_posts_leave_my_news_feed_and_come_back(world):
 
 def test_a_news_page_past_the_muted_posts_is_still_full(model, make_user, settings):
     """A prolific muted author does not leave the page short: the feed reads on."""
-    from feeds import selectors
+    from feeds.selectors import pages as selectors
 
     settings.FEED_PAGE_SIZE = 3
     make_user("mia")

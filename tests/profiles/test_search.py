@@ -5,8 +5,8 @@ import re
 import pytest
 from django.urls import reverse
 
-from feeds import fragments
 from profiles import selectors, services
+from socialsite import fragments
 from socialsite.templatetags.site_urls import fixed_url
 
 

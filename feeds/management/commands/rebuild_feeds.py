@@ -1,7 +1,7 @@
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from feeds import fanout
+from feeds.delivery import upkeep
 from feeds.timelines import write_stores
 from feeds.timelines.base import KINDS
 from profiles.documents import User
@@ -48,7 +48,7 @@ class Command(BaseCommand):
             owners = [row["_id"] for row in rows]
         for done, owner in enumerate(owners, 1):
             for k in kinds:
-                fanout.rebuild(owner, k)
+                upkeep.rebuild(owner, k)
             if done % 1000 == 0:
                 self.stdout.write(f"  {done} of {len(owners)} users...")
         self.stdout.write(

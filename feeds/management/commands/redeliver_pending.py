@@ -1,7 +1,7 @@
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from feeds import services
+from feeds.delivery import fanout
 
 
 class Command(BaseCommand):
@@ -21,5 +21,5 @@ class Command(BaseCommand):
     def handle(self, *args, older_than, **options):
         if older_than is not None and older_than < 0:
             raise CommandError("--older-than must not be negative.")
-        count = services.redeliver_pending(older_than_seconds=older_than)
+        count = fanout.redeliver_pending(older_than_seconds=older_than)
         self.stdout.write(self.style.SUCCESS(f"{count} post(s) re-enqueued for delivery."))

@@ -41,7 +41,6 @@ from django.conf import settings
 from django.template.loader import get_template
 from django.utils.safestring import SafeString, mark_safe
 
-from feeds import mentions
 from socialsite import clock
 
 
@@ -160,15 +159,6 @@ class _SlotRequest:
 
 
 SLOT_REQUEST = _SlotRequest()
-
-
-def linked_mentions(*texts) -> list[str]:
-    """The mentioned handles that are links now: a mention stops linking the
-    moment its user is gone, so this is part of every key. Answered from the
-    request's lookups (feeds/mentions.py): no query beyond the page's one."""
-    shown = (str(text) for text in texts if text is not None)  # as `linkify` sees them
-    named = set().union(*(mentions.handles_in(text) for text in shown if "@" in text))
-    return sorted(mentions.existing(named)) if named else []
 
 
 def digest(key: dict) -> str:

@@ -10,7 +10,7 @@ from django.http import JsonResponse
 from django.shortcuts import redirect
 from django.urls import reverse
 
-from feeds.views import post_detail
+from feeds.views.pages import post_detail
 from socialsite import ratelimit
 from socialsite.http import redirect_back, safe_next
 

@@ -11,16 +11,16 @@ from dataclasses import dataclass
 from bson import ObjectId
 from django.conf import settings
 
-from feeds import polls
 from feeds.documents import CARD_FIELDS, LIVE, Post
-from feeds.entries import reads_copies, resolve
-from feeds.repeats import Once
+from feeds.selectors.entries import reads_copies, resolve
+from feeds.selectors.repeats import Once
+from feeds.selectors.visibility import Sight, news_hidden, visible_posts
+from feeds.services import polls
 from feeds.timelines import get_store
-from feeds.timelines.base import Cursor
 from feeds.timelines.read import posts_page, read_entries
-from feeds.visibility import Sight, news_hidden, visible_posts
 from profiles.documents import FollowingEdge, User
 from socialsite.clock import aware
+from socialsite.cursors import Cursor
 
 # A wall whose entries are mostly hidden from this viewer needs several
 # chunks; this bounds the work of one page.
@@ -67,7 +67,7 @@ def _page(
     use_read = force_read or not store.stores_entries
     collected: list[dict] = []
     # Each post once, however many of its reposts the timeline holds
-    # (feeds/repeats.py: at its newest place, not again on an older page).
+    # (feeds/selectors/repeats.py: at its newest place, not again on an older page).
     once = Once(kind, owner.handle, before, hidden)
     cursor = before
     for _ in range(MAX_CHUNKS):

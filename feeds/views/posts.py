@@ -1,106 +1,25 @@
-"""Feed, wall, incoming and post pages, and the post actions. Thin: parse,
-call a service or selector, render."""
+"""Posting, editing, deleting and voting. Thin: parse, call a service,
+answer with the page (feeds/views/pages.py) or a redirect back."""
 
 import copy
 from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.contrib import messages
-from django.http import Http404, HttpResponse, HttpResponseNotModified, JsonResponse
+from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import Resolver404, resolve, reverse
-from django.utils.module_loading import import_string
-from django.views.decorators.http import require_http_methods, require_POST, require_safe
+from django.views.decorators.http import require_http_methods, require_POST
 
-from feeds import newposts, photos, polls, selectors, services
-from feeds.cards import PostCard, cards
-from feeds.documents import PUBLIC
 from feeds.forms import PostForm
-from feeds.timelines.base import Cursor
+from feeds.selectors import pages as selectors
+from feeds.selectors.cards import PostCard
+from feeds.services import polls
+from feeds.services import posts as services
+from feeds.views.pages import post_detail, visible_post_or_404
 from socialsite import ratelimit
 from socialsite.http import login_required, redirect_back, safe_next
 from socialsite.ids import object_id_or_404
-
-
-def _cursor(request) -> Cursor | None:
-    raw = request.GET.get("before")
-    if raw is None:
-        return None
-    cursor = Cursor.decode(raw)
-    if cursor is None:
-        raise Http404("Bad page cursor.")
-    return cursor
-
-
-def _composer(request, **initial) -> PostForm:
-    """A blank composer, or the one a failed post left (`post_create` renders
-    the page it came from again, with its errors and what was typed)."""
-    failed = getattr(request, "composer_form", None)
-    if failed is not None:
-        return failed
-    return PostForm(owner_circles=request.user.circles, initial={"circles": [PUBLIC], **initial})
-
-
-@login_required
-def feed(request):
-    page = selectors.news_page(request.user, _cursor(request))
-    context = {"page": page, "cards": cards(page.posts, request.user), "form": _composer(request)}
-    # For "n new posts": where the list starts, and how often to ask.
-    context.update(since=newposts.since_of(page.posts), poll_ms=settings.FEED_NEW_POLL_MS)
-    return render(request, "feeds/feed.html", context)
-
-
-@require_safe
-def new_posts(request):
-    """`GET /feed/new/?since=<cursor>`: how many posts the feed would show
-    above the cursor, for the page's "n new posts" (DESIGN.md §9). JSON for a
-    script, so no login redirect; never cached, since it changes by itself."""
-    if not request.user.is_authenticated:
-        body, status = {"error": "Sign in to see your feed."}, 403
-    elif (since := Cursor.decode(request.GET.get("since"))) is None:
-        body, status = {"error": "`since` must be a cursor from the feed page."}, 400
-    else:
-        found = newposts.new_posts(request.user, since)
-        body, status = {"count": found.count, "more": found.more}, 200
-    response = JsonResponse(body, status=status)
-    response["Cache-Control"] = "no-store"
-    return response
-
-
-@login_required
-def incoming(request):
-    page = selectors.incoming_page(request.user, _cursor(request))
-    return render(
-        request, "feeds/incoming.html", {"page": page, "cards": cards(page.posts, request.user)}
-    )
-
-
-def wall_context(request, person) -> dict:
-    """The wall on `/u/<handle>/` (hooked in through PROFILE_PAGE_EXTENSIONS).
-
-    Blocks win (DESIGN.md §4): a viewer who blocked the owner sees none of
-    the wall, and nobody writes on a wall across a block, either way.
-    """
-    viewer = request.user
-    before = _cursor(request)
-    hidden = viewer.is_authenticated and person.handle in viewer.blocked
-    page = selectors.FeedPage([], None) if hidden else selectors.wall_page(person, viewer, before)
-    context = {
-        "wall_template": "feeds/_wall.html",
-        "wall_hidden": hidden,
-        "page": page,
-        "cards": cards(page.posts, viewer),
-        # The wall's public posts as Atom (feeds/atom.py), unless it is hidden.
-        "atom_url": None if hidden else reverse("feeds:atom", args=[person.handle]),
-    }
-    blocked = hidden or (viewer.is_authenticated and viewer.handle in person.blocked)
-    if getattr(request, "composer_form", None) is not None or (
-        viewer.is_authenticated and not blocked
-    ):
-        own = viewer.handle == person.handle
-        context["form"] = _composer(request, **({} if own else {"to": person.handle}))
-    return context
-
 
 # The pages with a composer (URL names): a failed post renders its page again.
 COMPOSER_PAGES = {"feeds:feed", "profiles:profile"}
@@ -170,22 +89,6 @@ def _posted_message(post) -> str:
         f"Posted to @{post.to}. They don't follow you, so it is on their incoming page "
         "rather than on their wall. It is on your own wall too."
     )
-
-
-def visible_post_or_404(request, post_id):
-    post = selectors.post_for_viewer(object_id_or_404(post_id), request.user)
-    if post is None:
-        raise Http404("No such post.")
-    return post
-
-
-def post_detail(request, post_id):
-    post = visible_post_or_404(request, post_id)
-    context = {"card": cards([post], request.user)[0]}
-    # Other apps add to the page (the comment thread, from comments).
-    for path in settings.POST_PAGE_EXTENSIONS:
-        context.update(import_string(path)(request, post))
-    return render(request, "feeds/post_detail.html", context)
 
 
 @login_required
@@ -280,23 +183,3 @@ def poll_vote(request, post_id):
     else:
         messages.success(request, "Vote counted.")
     return redirect_back(request, reverse("feeds:post", args=[post_id]))
-
-
-def photo(request, post_id, size):
-    post = visible_post_or_404(request, post_id)
-    if post["type"] != "photo":
-        raise Http404("No photo here.")
-    file_id = post["detail"].get("thumb" if size == "thumb" else "photo")
-    etag = f'"{file_id}"'
-    if request.headers.get("If-None-Match") == etag:
-        return HttpResponseNotModified()
-    stored = photos.open_file(file_id)
-    if stored is None:
-        raise Http404("No photo here.")
-    response = HttpResponse(stored.read(), content_type=post["detail"].get("content_type"))
-    # Private: the photo's visibility depends on who asks. Immutable: a file id
-    # never changes content.
-    response["Cache-Control"] = "private, max-age=86400, immutable"
-    response["ETag"] = etag
-    response["X-Content-Type-Options"] = "nosniff"
-    return response

@@ -100,3 +100,12 @@ def prefetch(texts: Iterable) -> None:
     if lookups is not None:
         for text in texts:
             lookups.pending |= handles_in(text)
+
+
+def linked_mentions(*texts) -> list[str]:
+    """The mentioned handles that are links now: a mention stops linking the
+    moment its user is gone, so this is part of every key. Answered from the
+    request's lookups (`existing`): no query beyond the page's one."""
+    shown = (str(text) for text in texts if text is not None)  # as `linkify` sees them
+    named = set().union(*(handles_in(text) for text in shown if "@" in text))
+    return sorted(existing(named)) if named else []

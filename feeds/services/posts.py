@@ -1,15 +1,15 @@
 """Every write to posts: create, edit, delete, vote, and the delivery sweeper."""
 
-from datetime import timedelta
-
 from bson import ObjectId
-from django.conf import settings
 
-from feeds import fanout, likes, photos, polls, reposts, tasks
+from feeds import tasks
+from feeds.delivery import upkeep
 from feeds.documents import ALL_CIRCLES, CARD_FIELDS, PUBLIC, Author, Delivery, PollVote, Post
-from notifications import events as notification_events
-from notifications import services as notifications
+from feeds.services import likes, photos, polls, reposts
+from feeds.timelines import stored_models
 from profiles.documents import User
+from profiles.services import standing
+from socialsite import events
 from socialsite.clock import aware, now, to_millis
 
 
@@ -75,9 +75,9 @@ def post_create(
         delivery=Delivery(state="pending", queued=now()),
     )
     post.save(force_insert=True)
-    User._get_collection().update_one({"_id": author.handle}, {"$inc": {"posts_count": 1}})
+    standing.posts_count_add(handle=author.handle, delta=1)
     tasks.deliver_post.enqueue(str(post.id))
-    notification_events.post_created(post)
+    events.post_created.send(sender=Post, post=post)
     return post
 
 
@@ -114,17 +114,15 @@ def post_edit(*, post_id: ObjectId, actor: User, changes: dict) -> None:
 def post_delete(*, post_id: ObjectId, actor: User) -> None:
     """Delete a post and take it out of every timeline."""
     post = _own_post(post_id, actor)
-    fanout.remove_everywhere(post_id)
+    upkeep.remove_everywhere(post_id)
     Post._get_collection().delete_one({"_id": post_id})
     # A delivery racing with this delete may have added an entry meanwhile.
-    fanout.remove_everywhere(post_id)
+    upkeep.remove_everywhere(post_id)
     # Every repost of it goes too (after the post: a repost delivery racing
     # with this finds the original gone and takes its own entries out).
     reposts.reposts_withdraw(post_id=post_id, delete=True)
-    notifications.notifications_forget_post(post_id=post_id)
-    User._get_collection().update_one(
-        {"_id": post["by"]["id"], "posts_count": {"$gt": 0}}, {"$inc": {"posts_count": -1}}
-    )
+    events.post_deleted.send(sender=Post, post_id=post_id)
+    standing.posts_count_add(handle=post["by"]["id"], delta=-1)
     if post["type"] == "photo":
         photos.delete(post["detail"])
     if post["type"] == "poll":
@@ -139,39 +137,43 @@ def poll_vote(*, post_id: ObjectId, voter: User, option: int) -> None:
     tasks.refresh_copies.enqueue(str(post_id), ["detail"])
 
 
-def redeliver_pending(*, older_than_seconds: int | None = None) -> int:
-    """Re-enqueue posts whose delivery has been pending or running too long.
-
-    A post tried FEED_DELIVERY_MAX_ATTEMPTS times already (its worker kept
-    dying, or its writes kept failing) is given up instead: never retried
-    forever (fanout.give_up). Returns the posts re-enqueued."""
-    seconds = settings.FEED_PENDING_SECONDS if older_than_seconds is None else older_than_seconds
-    cutoff = now() - timedelta(seconds=seconds)
-    # Pending: queued long ago and never picked up. Delivering: a worker
-    # started long ago and never finished (it died). A post merely waiting
-    # behind a backlog was re-queued recently, so it is left alone.
-    stuck = Post._get_collection().find(
-        {
-            "$or": [
-                {"delivery.state": "pending", "delivery.queued": {"$lt": cutoff}},
-                {"delivery.state": "delivering", "delivery.started": {"$lt": cutoff}},
-            ]
-        },
-        {"_id": 1, "delivery.attempts": 1},
+def post_comments_summary_set(*, post_id: ObjectId, count: int, shown: list[dict]) -> None:
+    """The comments app's summary of a post's thread (`comments_count` and the
+    last FEED_COMMENTS_SHOWN comments, seed 000's `comment()`), on the post
+    and on every embedded copy of it."""
+    Post._get_collection().update_one(
+        {"_id": post_id}, {"$set": {"comments_count": count, "comments_shown": shown}}
     )
-    retry = []
-    for row in stuck:
-        attempts = (row.get("delivery") or {}).get("attempts") or 0
-        if attempts >= settings.FEED_DELIVERY_MAX_ATTEMPTS:
-            fanout.give_up(row["_id"], attempts, "still not delivered after its last attempt")
-        else:
-            retry.append(row["_id"])
-    if retry:
-        Post._get_collection().update_many(
-            # Not one finished meanwhile: it stays done.
-            {"_id": {"$in": retry}, "delivery.state": {"$in": ["pending", "delivering"]}},
-            {"$set": {"delivery.queued": now(), "delivery.state": "pending"}},
-        )
-    for post_id in retry:
-        tasks.deliver_post.enqueue(str(post_id))
-    return len(retry) + reposts.reposts_redeliver_pending(cutoff=cutoff)
+    upkeep.refresh_copies(post_id, ["comments_count", "comments_shown"])
+
+
+def comments_shown_hide_author(*, handle: str, text: str) -> None:
+    """Show `text` instead of what `handle` said in every post's
+    `comments_shown` (a suspension), on the posts and their embedded copies.
+    A scan of `post`, as rare as suspensions are."""
+    posts = Post._get_collection()
+    for post in list(posts.find({"comments_shown.by.id": handle}, {"comments_shown": 1})):
+        shown = [
+            {**c, "text": text} if c["by"]["id"] == handle else c for c in post["comments_shown"]
+        ]
+        posts.update_one({"_id": post["_id"]}, {"$set": {"comments_shown": shown}})
+        upkeep.refresh_copies(post["_id"], ["comments_shown"])
+
+
+def comments_shown_truncate(*, limit: int) -> dict:
+    """Cut every `comments_shown`, on posts and on the embedded copies of every
+    stored timeline model, back to the newest `limit` (seed 000's
+    `truncate_extra_comments`). Returns {"posts": n, "<collection>": entries}.
+
+    A post is trimmed by `$push` + `$each: []` + `$slice`; timelines by their
+    store (`TimelineStore.comments_shown_trim`)."""
+    if limit < 0:
+        raise ValueError("limit must not be negative")
+    result = Post._get_collection().update_many(
+        {f"comments_shown.{limit}": {"$exists": True}},
+        {"$push": {"comments_shown": {"$each": [], "$slice": -limit}}},
+    )
+    counts = {"posts": result.modified_count}
+    for store in stored_models():
+        counts[store.collection().name] = store.comments_shown_trim(limit)
+    return counts

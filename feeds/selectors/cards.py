@@ -2,9 +2,10 @@
 
 from dataclasses import dataclass
 
-from feeds import fragments, likes, mentions, polls
 from feeds.documents import ALL_CIRCLES, PUBLIC
-from feeds.selectors import viewer_votes
+from feeds.selectors.pages import viewer_votes
+from feeds.services import likes, mentions, polls
+from socialsite import fragments
 from socialsite.clock import aware
 
 
@@ -25,7 +26,7 @@ class Seer:
 
 class PostCard:
     """A post as one viewer sees it. Every attribute that depends on the
-    viewer is in `fragment_key`: the rendered card is cached under it (feeds/fragments.py)."""
+    viewer is in `fragment_key`: the rendered card is cached under it (socialsite/fragments.py)."""
 
     def __init__(self, post: dict, viewer, choice=None, liked: bool = False, *, seer=None):
         self.raw = post
@@ -41,7 +42,7 @@ class PostCard:
         self.comments_count = post.get("comments_count") or 0
         self.likes = max(post.get("likes_count") or 0, 0)
         self.reposts = max(post.get("reposts_count") or 0, 0)
-        # Shown here because this handle reposted it (feeds/entries.py `resolve`).
+        # Shown here because this handle reposted it (feeds/selectors/entries.py `resolve`).
         self.reposted_by = post.get("reposted_by")
         self.liked = liked
         seer = seer or Seer.of(viewer)
@@ -74,7 +75,7 @@ class PostCard:
                 self.poll["choice"] if self.poll else None,
                 in_thread,
             ],
-            "linked": fragments.linked_mentions(
+            "linked": mentions.linked_mentions(
                 self.detail.get("text"),
                 self.detail.get("question"),
                 *(comment.get("text") for comment in self.comments_shown),
@@ -115,7 +116,7 @@ class PostCard:
 
 def cards(posts: list[dict], viewer) -> list[PostCard]:
     """The page's cards, with every @mention they show announced, so that the
-    page looks them up in one query (feeds/mentions.py)."""
+    page looks them up in one query (feeds/services/mentions.py)."""
     votes = viewer_votes(viewer, posts)
     # Only a liked post can be liked by the viewer: a page with no likes on
     # it costs no query for the buttons' state.

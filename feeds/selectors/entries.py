@@ -3,8 +3,8 @@
 import bson
 from django.conf import settings
 
-from devlens import active
 from feeds.timelines import stores_copies
+from socialsite import active
 
 # The fields of a post that an embedded entry copies (everything a card shows).
 SNAPSHOT_FIELDS = (
@@ -18,7 +18,7 @@ SNAPSHOT_FIELDS = (
     "comments_shown",
     "likes_count",
     # Pages ask whether an older page showed a post already only for posts
-    # that were reposted (feeds/reposts.py `Once`): the copy must say so.
+    # that were reposted (feeds/services/reposts.py `Once`): the copy must say so.
     "reposts_count",
 )
 
@@ -64,7 +64,7 @@ def reads_copies() -> bool:
     """Whether this request's pages use the embedded copies (an embed read)
     or leave them on the server and load posts from `post` (a link read):
     FEED_EMBED, unless an admin switched it for their session at /dev/
-    (Contract B, `devlens.active.embed`)."""
+    (Contract B, `socialsite.active.embed`)."""
     return active.embed()
 
 

@@ -7,7 +7,7 @@ public posts and circle posts the viewer may see now (DESIGN.md §4: decided
 when read), each post once however many of its reposts arrived, never a post
 or repost by someone the viewer blocked or muted, nor a repost of their
 post, never a deleted or removed post (their entries leave every timeline as
-they go: `fanout.remove_everywhere`, `reposts_withdraw`, and the live-post
+they go: `upkeep.remove_everywhere`, `reposts_withdraw`, and the live-post
 read of reposted originals below).
 
 Timeline entries carry what the rules need for posts (author, audience,
@@ -46,10 +46,11 @@ from feeds.documents import (
     PostRepost,
     SizeTimeline,
 )
+from feeds.selectors.visibility import Sight, news_hidden
 from feeds.timelines import get_store
-from feeds.timelines.base import EPOCH, Cursor, month_of, sort_key
+from feeds.timelines.base import month_of
 from feeds.timelines.read import EXPLODE_LIMIT, NEWEST_FIRST, news_graph, news_query
-from feeds.visibility import Sight, news_hidden
+from socialsite.cursors import EPOCH, Cursor, sort_key
 
 # "100+ new posts": past this nobody reads the number, and the reader's next
 # step is the top of the feed anyway.
@@ -101,7 +102,7 @@ def _shown(viewer, found: _Candidates, hidden: set[str]) -> int:
     ]
     if not found.decided:
         # `to` is known only for an embedded entry: a link entry is judged as
-        # delivered, as `fanout.resync` judges it.
+        # delivered, as `upkeep.resync` judges it.
         posts = Sight(viewer, news=True).visible(posts)
     shown = {post["_id"] for post in posts}
     originals = {row["of"] for row in found.reposts if row["by"] not in hidden} - shown

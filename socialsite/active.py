@@ -57,7 +57,7 @@ class _Lazy:
 # No override: every model from the settings. (A frozen dataclass, so the
 # shared default cannot be changed in place.)
 _SETTINGS = Choice()
-_choice: ContextVar["Choice | _Lazy | None"] = ContextVar("devlens_choice", default=None)
+_choice: ContextVar["Choice | _Lazy | None"] = ContextVar("active_choice", default=None)
 
 
 def _current() -> Choice:

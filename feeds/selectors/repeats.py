@@ -5,7 +5,7 @@ of them) and one per repost of it by someone the reader follows (later). A
 page shows the post at its newest entry and never again.
 """
 
-from feeds.entries import post_id_of
+from feeds.selectors.entries import post_id_of
 from feeds.timelines.read import reposts_above
 
 

@@ -1,0 +1,276 @@
+"""Fan-out on write: one delivery state machine for posts and for reposts.
+
+The post (or the `post_repost`) is written first and is the system of
+record; delivery runs after, in a task, and is idempotent (docs/architecture.md):
+every entry has its own id, and a second attempt asks the stores whose guard
+cannot see a whole timeline (`holding`) which readers have it already. Its
+state is the record's `delivery` sub-document, the same for both kinds:
+
+    pending --claim--> delivering --finish--> done
+       ^                   |
+       +------ sweep ------+        (stuck past FEED_PENDING_SECONDS)
+    pending | delivering --give up--> failed   (FEED_DELIVERY_MAX_ATTEMPTS)
+
+A claim counts an attempt. A write that fails on the last attempt gives up at
+once; an earlier one leaves the delivery `delivering` for the sweeper
+(`redeliver_pending`), which queues it again or, out of attempts, gives up.
+What differs between a post and a repost (where the record lives, its key,
+its audience, the entry) is a `Kind`; the machine is the same.
+"""
+
+import logging
+from datetime import timedelta
+
+from bson.errors import InvalidDocument
+from django.conf import settings
+from pymongo import ReturnDocument
+from pymongo.errors import PyMongoError
+
+from feeds.delivery.audience import active_readers, audience, deliver_to
+from feeds.documents import CARD_FIELDS, LIVE, PUBLIC, Post, PostRepost
+from feeds.selectors.entries import entry_for, repost_entry
+from feeds.timelines import write_stores
+from feeds.timelines.month import PlacementFailed
+from socialsite.clock import now
+
+log = logging.getLogger(__name__)
+
+PENDING, DELIVERING, DONE, FAILED = "pending", "delivering", "done", "failed"
+UNFINISHED = [PENDING, DELIVERING]
+
+# What a post's claim reads: the post as a card, and its attempts (a second
+# one makes `deliver_to` ask which readers hold the entry already).
+CLAIM_FIELDS = {name: 0 for name in CARD_FIELDS if name != "delivery"}
+
+
+class Kind:
+    """What one kind of delivery brings to the machine."""
+
+    document: type  # whose documents carry the `delivery` state
+    projection: dict | None = None  # what a claim reads
+
+    def key(self, row: dict) -> dict:
+        """The filter of one record: its whole shard key."""
+        raise NotImplementedError
+
+    def label(self, key: dict) -> str:
+        raise NotImplementedError
+
+    def write(self, record: dict, stores: list, *, again: bool) -> int:
+        """The entries into every store; returns the readers reached."""
+        raise NotImplementedError
+
+    def enqueue(self, row: dict) -> None:
+        raise NotImplementedError
+
+
+class PostDelivery(Kind):
+    """A post: to its author's wall (and the wall it was posted on), and to
+    the news of its audience (followers, or circle members)."""
+
+    document = Post
+    projection = CLAIM_FIELDS
+
+    def key(self, row):
+        return {"_id": row["_id"]}
+
+    def label(self, key):
+        return f"post {key['_id']}"
+
+    def write(self, post, stores, *, again):
+        entry = entry_for(post)
+        walls = sorted({post["by"]["id"], post.get("to")} - {None})
+        deliver_to(stores, "wall", walls, entry, again=again)
+        readers = 0
+        for followers in audience(post):
+            batch = active_readers(followers, post["by"]["id"])
+            if batch:
+                deliver_to(stores, "news", batch, entry, again=again)
+            readers += len(batch)
+        # A delete or a moderator's removal that ran while we were writing
+        # removed the entries before ours landed: look once more, after them.
+        if not Post._get_collection().count_documents({"_id": post["_id"], **LIVE}, limit=1):
+            for store in stores:
+                store.remove_post(post["_id"])
+        return readers
+
+    def enqueue(self, row):
+        from feeds import tasks
+
+        tasks.deliver_post.enqueue(str(row["_id"]))
+
+
+class RepostDelivery(Kind):
+    """A repost: to the reposter's wall and their followers' news, as a
+    public post of theirs would go, but not to readers who blocked the
+    original's author. A removed original's reposts wait: restoring it
+    delivers them again (feeds/services/reposts.py `reposts_redeliver`)."""
+
+    document = PostRepost
+
+    def key(self, row):
+        return {"post": row["post"], "by": row["by"]}
+
+    def label(self, key):
+        return f"repost of {key['post']} by {key['by']}"
+
+    def write(self, repost, stores, *, again):
+        posts, key = Post._get_collection(), self.key(repost)
+        original = posts.find_one({"_id": key["post"], "circles": PUBLIC, **LIVE}, {"by.id": 1})
+        if original is None:
+            return 0
+        entry = repost_entry(repost, [PUBLIC])
+        deliver_to(stores, "wall", [key["by"]], entry, again=again)
+        readers = 0
+        for followers in audience({"by": {"id": key["by"]}, "circles": [PUBLIC]}):
+            batch = active_readers(followers, key["by"], also=original["by"]["id"])
+            if batch:
+                deliver_to(stores, "news", batch, entry, again=again)
+            readers += len(batch)
+        # An undo, a delete or a removal that ran while we were writing took
+        # the entries out before ours landed: look once more, after them.
+        reposts = PostRepost._get_collection()
+        undone = reposts.count_documents({**key, "_id": repost["_id"]}, limit=1) == 0
+        if undone or posts.count_documents({"_id": key["post"], **LIVE}, limit=1) == 0:
+            for store in stores:
+                store.remove_post(repost["_id"])
+        return readers
+
+    def enqueue(self, row):
+        from feeds import tasks
+
+        tasks.deliver_repost.enqueue(str(row["post"]), row["by"])
+
+
+POSTS, REPOSTS = PostDelivery(), RepostDelivery()
+KINDS = (POSTS, REPOSTS)
+
+
+def attempted_before(doc: dict) -> bool:
+    """Whether a claimed delivery ran before this attempt."""
+    return ((doc.get("delivery") or {}).get("attempts") or 0) > 1
+
+
+def deliver_post(post_id) -> int:
+    """Deliver one post; returns the readers reached."""
+    return _deliver(POSTS, {"_id": post_id}, LIVE)
+
+
+def deliver_repost(post_id, reposter: str) -> int:
+    """Deliver one repost, claimed and finished on its `post_repost`
+    document; returns the readers reached."""
+    return _deliver(REPOSTS, {"post": post_id, "by": reposter}, {})
+
+
+def _deliver(kind: Kind, key: dict, claimable: dict) -> int:
+    """Run one attempt, counting it: a write that fails on the last of
+    FEED_DELIVERY_MAX_ATTEMPTS gives up (`give_up`); an earlier one is left
+    `delivering` for `redeliver_pending` to retry."""
+    try:
+        return _attempt(kind, key, claimable)
+    except (PyMongoError, InvalidDocument, PlacementFailed) as exc:
+        # E.g. a document past 16 MB (server errors 17419, 10334, or the
+        # driver's DocumentTooLarge): retrying as is fails the same way forever.
+        row = kind.document._get_collection().find_one(key, {"delivery.attempts": 1})
+        attempts = ((row or {}).get("delivery") or {}).get("attempts") or 0
+        if attempts < settings.FEED_DELIVERY_MAX_ATTEMPTS:
+            raise
+        give_up(kind, key, attempts, f"{type(exc).__name__}: {exc}")
+        return 0
+
+
+def _attempt(kind: Kind, key: dict, claimable: dict) -> int:
+    """Safe to run again at any point: every write is idempotent, and a
+    delivery that is done already (or whose record is gone) is left alone."""
+    records = kind.document._get_collection()
+    record = records.find_one_and_update(
+        {**key, "delivery.state": {"$in": UNFINISHED}, **claimable},
+        {
+            "$set": {"delivery.state": DELIVERING, "delivery.started": now()},
+            "$inc": {"delivery.attempts": 1},
+        },
+        projection=kind.projection,
+        return_document=ReturnDocument.AFTER,
+    )
+    if record is None:
+        return 0
+    stores = write_stores()
+    readers = kind.write(record, stores, again=attempted_before(record)) if stores else 0
+    records.update_one(
+        {**key, "_id": record["_id"]},
+        {
+            "$set": {
+                "delivery.state": DONE,
+                "delivery.finished": now(),
+                "delivery.readers": readers,
+            }
+        },
+    )
+    return readers
+
+
+def give_up(kind: Kind, key: dict, attempts: int, error: str) -> bool:
+    """Stop retrying a delivery, loudly: state "failed", the error kept on the
+    record (the moderation dashboard shows failed posts), an ERROR log line.
+    Returns whether this call marked it (one that finished meanwhile is left
+    alone)."""
+    marked = kind.document._get_collection().update_one(
+        {**key, "delivery.state": {"$in": UNFINISHED}},
+        {
+            "$set": {
+                "delivery.state": FAILED,
+                "delivery.failed": now(),
+                "delivery.error": error[:500],
+            }
+        },
+    )
+    if marked.modified_count:
+        log.error(
+            "feed delivery failed: %s given up after %d attempt(s): %s",
+            kind.label(key),
+            attempts,
+            error[:500],
+        )
+    return bool(marked.modified_count)
+
+
+def redeliver_pending(*, older_than_seconds: int | None = None) -> int:
+    """The sweeper: queue again every delivery, of a post or a repost, that
+    has been pending or running too long. One tried FEED_DELIVERY_MAX_ATTEMPTS
+    times already (its worker kept dying, or its writes kept failing) is
+    given up instead: never retried forever. Returns the deliveries queued."""
+    seconds = settings.FEED_PENDING_SECONDS if older_than_seconds is None else older_than_seconds
+    cutoff = now() - timedelta(seconds=seconds)
+    return sum(_sweep(kind, cutoff) for kind in KINDS)
+
+
+def _sweep(kind: Kind, cutoff) -> int:
+    # Pending: queued long ago and never picked up. Delivering: a worker
+    # started long ago and never finished (it died). A delivery merely
+    # waiting behind a backlog was queued again recently: left alone.
+    records = kind.document._get_collection()
+    stuck = records.find(
+        {
+            "$or": [
+                {"delivery.state": PENDING, "delivery.queued": {"$lt": cutoff}},
+                {"delivery.state": DELIVERING, "delivery.started": {"$lt": cutoff}},
+            ]
+        },
+        {"_id": 1, "post": 1, "by": 1, "delivery.attempts": 1},
+    )
+    retry = []
+    for row in list(stuck):
+        attempts = (row.get("delivery") or {}).get("attempts") or 0
+        if attempts >= settings.FEED_DELIVERY_MAX_ATTEMPTS:
+            give_up(kind, kind.key(row), attempts, "still not delivered after its last attempt")
+        else:
+            retry.append(row)
+    if retry:
+        records.update_many(
+            # Not one finished meanwhile: it stays done.
+            {"_id": {"$in": [row["_id"] for row in retry]}, "delivery.state": {"$in": UNFINISHED}},
+            {"$set": {"delivery.queued": now(), "delivery.state": PENDING}},
+        )
+    for row in retry:
+        kind.enqueue(row)
+    return len(retry)

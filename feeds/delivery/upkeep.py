@@ -1,0 +1,122 @@
+"""Keeping delivered timelines right: after a graph change (`resync`), for a
+returning reader (`rebuild`), when a post goes (`remove_*`) and when an
+embedded copy must follow its post (`refresh_copies`).
+
+Every write goes to `write_stores()`: the configured model and, with
+FEED_SHADOW_MODELS, the other stored models (Contract C).
+"""
+
+from django.conf import settings
+
+from feeds.documents import CARD_FIELDS, LIVE, PUBLIC, Post
+from feeds.selectors.entries import SNAPSHOT_FIELDS, bounded_snapshot, entry_for
+from feeds.selectors.visibility import can_see, circles_placed_in
+from feeds.timelines import stores_copies, write_stores
+from feeds.timelines.read import read_entries, reposts_page
+from profiles.documents import FollowingEdge, User
+from profiles.services import standing
+
+
+def resync(reader: str, author: str) -> None:
+    """Make `reader`'s news hold exactly the author's recent posts they may see.
+
+    Runs after a follow, an unfollow, a block or a circle change between the
+    two: the author's entries are taken out, then up to FEED_BACKFILL of their
+    newest posts that the reader may now see are put back.
+    """
+    stores = write_stores()
+    if not stores:
+        return
+    for store in stores:
+        store.remove_author("news", reader, author)
+    viewer = User.objects(handle=reader).only("handle", "blocked", "status").first()
+    if viewer is None or author in viewer.blocked or viewer.status != "active":
+        return
+    follows = FollowingEdge.objects(follower=reader, followee=author).count() > 0
+    placed = circles_placed_in(reader, [author])
+
+    def delivered_to_reader(post: dict) -> bool:
+        # The rule `fanout.deliver_post` applies: public posts reach followers,
+        # circle posts reach the circles' members.
+        if PUBLIC in post["circles"]:
+            return follows
+        return can_see(viewer, {**post, "to": None}, placed)
+
+    cursor = Post._get_collection().find({"by.id": author, **LIVE}, CARD_FIELDS)
+    cursor = cursor.sort([("ts", -1), ("_id", -1)]).limit(settings.FEED_BACKFILL * 4)
+    visible = [p for p in cursor if delivered_to_reader(p)]
+    entries = [entry_for(p) for p in visible[: settings.FEED_BACKFILL]]
+    if follows:
+        # Their recent reposts come with the follow, as their posts do (the
+        # originals are read, and checked, when a page shows them).
+        entries += reposts_page([author], None, settings.FEED_BACKFILL)
+    for store in stores:
+        store.append("news", reader, entries)
+
+
+def rebuild(owner: str, kind: str) -> None:
+    """Rebuild one timeline from the read model (returning readers, the command)."""
+    stores = write_stores()
+    user = User.objects(handle=owner).only("handle", "blocked").first()
+    if stores and user is not None:
+        limit = settings.FEED_REBUILD_LIMIT
+        chunk = read_entries(kind, owner, None, limit, user.blocked)
+        # A repost's entry stays a link to its original (feeds/selectors/entries.py).
+        entries = [e if e.get("of") else entry_for(_post_of(e)) for e in chunk.entries]
+        for store in stores:
+            store.replace(kind, owner, entries)
+    standing.feed_rebuild_set(handle=owner, started=None)
+
+
+def _post_of(entry: dict) -> dict:
+    return {**entry["post"], "_id": entry["id"], "ts": entry["ts"]}
+
+
+def remove_everywhere(post_id) -> None:
+    for store in write_stores():
+        store.remove_post(post_id)
+
+
+def remove_entries_everywhere(entry_ids: list) -> None:
+    for store in write_stores():
+        store.remove_entries(entry_ids)
+
+
+def remove_author_everywhere(author: str) -> None:
+    for store in write_stores():
+        store.remove_author_everywhere(author)
+
+
+def refresh_copies(post_id, fields: list[str]) -> None:
+    """Copy the live values of `fields` into every embedded copy of the post.
+
+    The whole post is read, because a change may take the copy past
+    FEED_EMBED_MAX_BYTES: then every copy becomes a link entry instead."""
+    if not stores_copies() or not set(fields) & set(SNAPSHOT_FIELDS):
+        return
+    post = Post._get_collection().find_one({"_id": post_id}, CARD_FIELDS)
+    if post is None:
+        return
+    copy = bounded_snapshot(post)
+    for store in write_stores():
+        if copy is None:
+            store.unembed(post_id)
+        else:
+            store.update_embedded(post_id, {name: copy.get(name) for name in fields})
+
+
+def refresh_circle_copies(owner: str, circle: str) -> int:
+    """After a circle rename: refresh the `circles` of the embedded copies of
+    the owner's posts shared with `circle` (its new name). Returns the posts.
+
+    One multi-document update per post, since reaching every matching entry
+    of one array needs `arrayFilters`, which the embedded demo database
+    lacks. Renames are rare and run in a task; link entries need nothing."""
+    if not stores_copies():
+        return 0
+    rows = Post._get_collection().find({"by.id": owner, "circles": circle}, {"_id": 1})
+    count = 0
+    for row in rows:
+        refresh_copies(row["_id"], ["circles"])
+        count += 1
+    return count

@@ -1,0 +1,80 @@
+"""Reads of posts that the apps above the feeds need (comments,
+moderation, notifications): they read posts through these, never through
+the feeds' collections (docs/architecture.md). One query each, as the
+callers' round-trip budgets count them.
+"""
+
+from collections.abc import Iterable, Iterator
+from datetime import datetime
+
+from bson import ObjectId
+
+from feeds.documents import CARD_FIELDS, LIVE, PUBLIC, Post
+
+_posts = Post._get_collection
+
+#: What a delivery still to finish looks like (feeds/delivery/fanout.py).
+UNFINISHED = {"delivery.state": {"$in": ["pending", "delivering"]}}
+
+
+def post_read(post_id: ObjectId, fields: dict) -> dict | None:
+    """One post, with `fields` (a projection), or None."""
+    return _posts().find_one({"_id": post_id}, fields)
+
+
+def posts_read(post_ids: Iterable[ObjectId], fields: dict) -> list[dict]:
+    """The posts among `post_ids` (one `$in`), with `fields`."""
+    return list(_posts().find({"_id": {"$in": sorted(post_ids)}}, fields))
+
+
+def posts_by_author(handle: str, limit: int) -> list[dict]:
+    """An author's newest posts as cards, whatever their state."""
+    return list(_posts().find({"by.id": handle}, CARD_FIELDS).sort("ts", -1).limit(limit))
+
+
+def recent_public_posts(limit: int, *, fields: dict, on_walls: bool = True) -> list[dict]:
+    """The newest live public posts (demo data picks among them); without
+    `on_walls`, only those posted on their author's own wall."""
+    query = {"circles": PUBLIC, **LIVE}
+    if not on_walls:
+        query["to"] = None
+    return list(_posts().find(query, fields).sort("ts", -1).limit(limit))
+
+
+def posts_showing_comments_by(handle: str) -> list[ObjectId]:
+    """The posts whose `comments_shown` holds a comment by `handle`."""
+    rows = _posts().find({"comments_shown.by.id": handle}, {"_id": 1})
+    return [row["_id"] for row in rows]
+
+
+def post_ids_with_comments() -> Iterator[ObjectId]:
+    """Every post with a discussion (`comments_count`), in `_id` order."""
+    rows = _posts().find({"comments_count": {"$gt": 0}}, {"_id": 1}).sort("_id", 1)
+    for row in rows:
+        yield row["_id"]
+
+
+def posts_counts(day: datetime, week: datetime) -> dict:
+    """The moderation dashboard's figures: posts written since `day`, since
+    `week` and in all, and the deliveries not yet finished (how many, and
+    when the oldest was queued)."""
+    posts = _posts()
+    oldest = posts.find(UNFINISHED, {"delivery.queued": 1}).sort("delivery.queued", 1).limit(1)
+    oldest = next(iter(oldest), None)
+    return {
+        "day": posts.count_documents({"ts": {"$gte": day}}),
+        "week": posts.count_documents({"ts": {"$gte": week}}),
+        "all": posts.estimated_document_count(),
+        "backlog": posts.count_documents(UNFINISHED),
+        "oldest_pending": oldest["delivery"]["queued"] if oldest else None,
+    }
+
+
+def failed_deliveries(limit: int) -> tuple[int, list[dict]]:
+    """Posts whose fan-out was given up (feeds/delivery/fanout.py `give_up`):
+    how many, and the `limit` latest (`by.id`, `delivery`). Both are bounded
+    by the `delivery_state` index."""
+    posts = _posts()
+    failed = {"delivery.state": "failed"}
+    rows = posts.find(failed, {"by.id": 1, "delivery": 1}).sort("delivery.queued", -1)
+    return posts.count_documents(failed), list(rows.limit(limit))

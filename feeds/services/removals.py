@@ -1,0 +1,89 @@
+"""What moderation changes on posts: a removal (and its undoing), and an
+author's suspension. Moderation decides; the feeds own the post documents,
+their deliveries and every timeline, so the writes are here.
+
+A removed post is frozen and leaves every timeline, with its reposts (kept,
+for a restore to deliver again); a suspended author's posts are hidden from
+others and their queued deliveries end, until unsuspending queues the
+recent ones again (docs/architecture.md, visibility rules).
+"""
+
+from bson import ObjectId
+
+from feeds import tasks
+from feeds.delivery import upkeep
+from feeds.documents import LIVE, Post
+from feeds.services import reposts
+from socialsite.clock import now
+
+#: How many of an unsuspended author's newest posts are delivered again.
+REDELIVER_RECENT = 100
+
+
+def _requeued() -> dict:
+    # A new delivery: it gets its own FEED_DELIVERY_MAX_ATTEMPTS tries.
+    return {"delivery.state": "pending", "delivery.queued": now(), "delivery.attempts": 0}
+
+
+def post_removal_set(*, post_id: ObjectId, by: str, reason: str) -> bool:
+    """Remove the post; False when it was removed already."""
+    posts = Post._get_collection()
+    result = posts.update_one(
+        {"_id": post_id, "removed": None},
+        {"$set": {"removed": {"by": by, "ts": now(), "reason": reason}}},
+    )
+    if result.modified_count == 0:
+        return False
+    # A delivery still queued would skip the post and leave it pending for
+    # ever (a phantom fan-out backlog); restoring queues it again.
+    posts.update_one(
+        {"_id": post_id, "delivery.state": "pending"}, {"$set": {"delivery.state": "done"}}
+    )
+    upkeep.remove_everywhere(post_id)
+    # Its reposts leave every timeline too; kept, for a restore to bring back.
+    reposts.reposts_withdraw(post_id=post_id, delete=False)
+    return True
+
+
+def post_removal_clear(*, post_id: ObjectId) -> bool:
+    """Restore a removed post; False when it was not removed."""
+    posts = Post._get_collection()
+    result = posts.update_one(
+        {"_id": post_id, "removed": {"$ne": None}}, {"$unset": {"removed": ""}}
+    )
+    if result.modified_count == 0:
+        return False
+    # Delivered again (idempotent: walls and news), unless the author is
+    # suspended: then unsuspending delivers it.
+    queued = posts.update_one(
+        {"_id": post_id, "author_suspended": {"$ne": True}}, {"$set": _requeued()}
+    )
+    if queued.matched_count:
+        tasks.deliver_post.enqueue(str(post_id))
+        reposts.reposts_redeliver(post_id=post_id)
+    return True
+
+
+def posts_author_suspended(*, handle: str) -> None:
+    """The author is suspended: their posts are hidden from others and leave
+    every timeline."""
+    posts = Post._get_collection()
+    posts.update_many({"by.id": handle}, {"$set": {"author_suspended": True}})
+    # Queued deliveries would skip these posts and stay pending for ever;
+    # unsuspending queues the recent ones again.
+    posts.update_many(
+        {"by.id": handle, "delivery.state": "pending"}, {"$set": {"delivery.state": "done"}}
+    )
+    upkeep.remove_author_everywhere(handle)
+
+
+def posts_author_unsuspended(*, handle: str, limit: int = REDELIVER_RECENT) -> None:
+    """The suspension ended: the posts show again, the newest delivered again."""
+    posts = Post._get_collection()
+    posts.update_many({"by.id": handle}, {"$unset": {"author_suspended": ""}})
+    recent = posts.find({"by.id": handle, **LIVE}, {"_id": 1}).sort([("ts", -1)]).limit(limit)
+    ids = [row["_id"] for row in recent]
+    if ids:
+        posts.update_many({"_id": {"$in": ids}}, {"$set": _requeued()})
+    for post_id in ids:
+        tasks.deliver_post.enqueue(str(post_id))

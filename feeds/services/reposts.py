@@ -1,0 +1,191 @@
+"""Reposts: every write (repost, undo, the cascades of a deleted, removed or
+restored original and of a block, the sweeper). Pages show each post once
+by feeds/selectors/repeats.py; deliveries are feeds/delivery/fanout.py.
+
+The system of record is `post_repost`, one document per (post, reposter),
+unique; the count lives on the post (`reposts_count`), kept with `$inc` by
+the request whose insert or delete landed: the mechanics of every mark on a
+post, feeds/services/interactions.py.
+A repost reaches timelines as a post does (docs/architecture.md): written
+first, then delivered by feeds/delivery/fanout.py's one state machine
+(`deliver_repost`) in the reposter's follower batches, idempotently, with
+the same pending/delivering/done states and sweeper.
+
+Its timeline entry (feeds/selectors/entries.py `repost_entry`) has its own id and
+time and always links to the original, which a page reads from `post` with
+its other links in one `$in`. So under every model, linking or embedding:
+undo takes the entry out by its id, and a deleted or removed original is
+gone from every page at once (only live posts are read), its entries taken
+out too so that they use no room.
+"""
+
+from dataclasses import dataclass
+
+from bson import ObjectId
+
+from feeds import tasks
+from feeds.delivery import upkeep
+from feeds.documents import LIVE, PUBLIC, Post, PostRepost
+from feeds.services.interactions import Interaction, InteractionError, Mark
+from profiles.documents import User
+from socialsite import events
+from socialsite.clock import now
+
+# Cascades read a post's reposts this many at a time (one `$in` write each).
+CASCADE_BATCH = 500
+
+
+class RepostError(InteractionError):
+    """A repost we refuse; the message can be shown to the user."""
+
+
+class NoSuchPost(RepostError):
+    """No such post, or gone (deleted, removed): a 404 for the views."""
+
+
+@dataclass(frozen=True)
+class RepostState(Mark):
+    @property
+    def reposted(self) -> bool:
+        return self.on
+
+    @property
+    def reposts(self) -> int:
+        return self.count
+
+
+REPOSTS = Interaction(
+    document=PostRepost,
+    counter="reposts_count",
+    verb="repost",
+    error=RepostError,
+    state=RepostState,
+    live_on_add=LIVE,
+    # An undo always counts down: one's own repost can be undone whatever
+    # became of the post (its entries are taken out either way).
+    live_on_remove={},
+    marked=events.post_reposted,
+)
+
+
+def _repostable(post_id: ObjectId, user: User) -> dict:
+    """The post, if `user` may repost it (docs/architecture.md); else raises."""
+    post = Post._get_collection().find_one(
+        {"_id": post_id}, {"by": 1, "circles": 1, "reposts_count": 1, **dict.fromkeys(LIVE, 1)}
+    )
+    if post is None or post.get("removed") is not None or post.get("author_suspended"):
+        raise NoSuchPost(post_id)
+    author = post["by"]["id"]
+    if author == user.handle:
+        raise RepostError("You can't repost your own post.")
+    if author in user.blocked:
+        REPOSTS.refuse_across_blocks(user, author)  # "You blocked @..."
+    if PUBLIC not in post["circles"]:
+        raise RepostError("Only public posts can be reposted: this one has a limited audience.")
+    REPOSTS.refuse_across_blocks(user, author)  # the author's blocks: one point read
+    return post
+
+
+def repost_create(*, post_id: ObjectId, user: User) -> RepostState:
+    """`user` reposts a public post. Reposting again changes nothing."""
+    post = _repostable(post_id, user)
+    author = post["by"]["id"]
+    t = now()
+    delivery = {"state": "pending", "queued": t, "attempts": 0}
+    if not REPOSTS.insert(post_id, user.handle, author=author, ts=t, delivery=delivery):
+        return RepostState(on=True, count=post.get("reposts_count") or 0, changed=False)
+    reposts = REPOSTS.count(post_id, +1)
+    if reposts is None:  # deleted or removed between the read and the write
+        REPOSTS.take_back(post_id, user.handle)
+        raise NoSuchPost(post_id)
+    tasks.deliver_repost.enqueue(str(post_id), user.handle)
+    state = REPOSTS.changed(post_id, on=True, count=reposts)
+    REPOSTS.announce(post_id=post_id, author=author, actor=user.handle)
+    return state
+
+
+def repost_delete(*, post_id: ObjectId, user: User) -> RepostState:
+    """`user` undoes their repost: it leaves every timeline. Again: nothing."""
+    state = _undo(post_id, user.handle)
+    if state.changed:
+        events.post_unreposted.send(sender=PostRepost, post_id=post_id, actor=user.handle)
+    return state
+
+
+def _undo(post_id: ObjectId, handle: str) -> RepostState:
+    repost = REPOSTS.collection().find_one({"post": post_id, "by": handle}, {"_id": 1})
+    if repost is None:
+        row = Post._get_collection().find_one({"_id": post_id}, {"reposts_count": 1})
+        if row is None:
+            raise NoSuchPost(post_id)
+        return RepostState(on=False, count=row.get("reposts_count") or 0, changed=False)
+    # Entries out, the record, entries out again: a delivery racing with this
+    # sees the record gone after its writes and takes its entries out itself;
+    # a crash in between leaves the repost in place, to be undone again.
+    upkeep.remove_entries_everywhere([repost["_id"]])
+    deleted = REPOSTS.take_back(post_id, handle, _id=repost["_id"])
+    upkeep.remove_entries_everywhere([repost["_id"]])
+    if not deleted:  # a racing undo took it
+        return RepostState(on=False, count=0, changed=False)
+    count = REPOSTS.count(post_id, -1)
+    return REPOSTS.changed(post_id, on=False, count=count or 0)
+
+
+def reposts_across_block_delete(*, blocker: str, blocked: str) -> int:
+    """A block undoes the reposts between the two, both ways (docs/architecture.md:
+    the blocked cannot repost the blocker's posts, nor the blocker theirs).
+    Two `by` equalities on the (by, ts) index. Returns how many."""
+    rows = PostRepost._get_collection().find(
+        {"$or": [{"by": blocked, "author": blocker}, {"by": blocker, "author": blocked}]},
+        {"post": 1, "by": 1},
+    )
+    undone = [_undo(row["post"], row["by"]) for row in list(rows)]
+    return sum(state.changed for state in undone)
+
+
+def _ids_of(post_id: ObjectId):
+    """A post's reposts, CASCADE_BATCH at a time, by keyset on (post, by)."""
+    reposts = PostRepost._get_collection()
+    query: dict = {"post": post_id}
+    while True:
+        rows = list(
+            reposts.find(query, {"_id": 1, "by": 1})
+            .sort([("post", 1), ("by", 1)])
+            .limit(CASCADE_BATCH)
+        )
+        if rows:
+            yield rows
+        if len(rows) < CASCADE_BATCH:
+            return
+        query = {"post": post_id, "by": {"$gt": rows[-1]["by"]}}
+
+
+def reposts_withdraw(*, post_id: ObjectId, delete: bool) -> None:
+    """The original is gone: its reposts leave every timeline. A deleted
+    post's reposts are deleted; a moderator's removal keeps them, for
+    `reposts_redeliver` when it is restored (docs/architecture.md)."""
+    for rows in _ids_of(post_id):
+        upkeep.remove_entries_everywhere([row["_id"] for row in rows])
+    if delete:
+        PostRepost._get_collection().delete_many({"post": post_id})
+
+
+def reposts_redeliver(*, post_id: ObjectId) -> int:
+    """A restored post's reposts are delivered again (new deliveries, each
+    with its own attempts). Returns how many."""
+    count = 0
+    for rows in _ids_of(post_id):
+        PostRepost._get_collection().update_many(
+            {"post": post_id, "by": {"$in": [row["by"] for row in rows]}},
+            {
+                "$set": {
+                    "delivery.state": "pending",
+                    "delivery.queued": now(),
+                    "delivery.attempts": 0,
+                }
+            },
+        )
+        for row in rows:
+            tasks.deliver_repost.enqueue(str(post_id), row["by"])
+        count += len(rows)
+    return count

@@ -1,0 +1,54 @@
+"""Domain events: what happened, announced by the app that did it.
+
+Dependencies point one way (docs/architecture.md): a lower app never imports
+a higher one. So an app that writes something other apps care about sends
+one of these signals after the write has landed, synchronously, and the
+apps above connect receivers in their `AppConfig.ready()` (notifications
+tells people, moderation audits, the feeds fan out). Receivers enqueue
+tasks for anything slow. Arguments are plain values (handles, ids) or the
+document just written, as each signal's comment says.
+"""
+
+from django.dispatch import Signal
+
+# --- the follower graph and accounts (profiles) -------------------------
+
+# follower: str, followee: str
+followed = Signal()
+# follower: str, followee: str
+unfollowed = Signal()
+# blocker: str, blocked: str
+blocked = Signal()
+# handle: str
+user_created = Signal()
+# user: User, previous: datetime | None (last_seen before this visit)
+user_seen = Signal()
+# owner: str, members: list[str] - their place in the owner's circles changed
+circle_members_changed = Signal()
+# owner: str, old: str, new: str
+circle_renamed = Signal()
+
+# --- posts and the marks people leave on them (feeds) -------------------
+
+# post: Post (the saved document; its text may mention people)
+post_created = Signal()
+# post_id: ObjectId - deleted by its author, gone for good
+post_deleted = Signal()
+# post_id: ObjectId, author: str (the post's), actor: str (who liked it)
+post_liked = Signal()
+# post_id: ObjectId, author: str, actor: str
+post_unliked = Signal()
+# post_id: ObjectId, author: str (the original's), actor: str (the reposter)
+post_reposted = Signal()
+# post_id: ObjectId, actor: str (who took their repost back)
+post_unreposted = Signal()
+
+# --- comments -------------------------------------------------------------
+
+# post: dict (the commented post: _id, by), comment: Comment,
+# replying_to: str | None (the author of the comment it answers)
+comment_created = Signal()
+# post_id: ObjectId, slug: str, actor: str (the post's author), author: str
+# (the comment's), text: str (what it said) - a post's author deleted
+# someone else's comment on their post
+comment_removed_by_post_author = Signal()

@@ -1,0 +1,87 @@
+"""Dependencies point one way (docs/architecture.md): socialsite <- profiles
+<- feeds <- comments <- moderation, with notifications, ads and devlens on
+top. A lower app never imports a higher one, not even inside a function: it
+sends a signal from socialsite/events.py and the higher app listens. The
+embedded database is selected by the connection setup alone.
+
+Every module of every app is parsed (not imported) and each `import` and
+`from ... import` is checked, wherever it stands in the module.
+"""
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+#: Each app's layer: an app may import its own layer's apps only if listed
+#: in ALLOWED_SIDEWAYS, and any app of a lower layer.
+LAYERS = {
+    "socialsite": 0,
+    "profiles": 1,
+    "feeds": 2,
+    "comments": 3,
+    "moderation": 4,
+    "notifications": 5,
+    "ads": 5,
+    "devlens": 5,
+}
+#: The apps on top do not use each other.
+ALLOWED_SIDEWAYS: set[tuple[str, str]] = set()
+#: What the apps of the domain itself never reach, at any depth.
+DOMAIN = ("profiles", "feeds", "comments")
+ON_TOP = ("notifications", "ads", "devlens", "moderation")
+EMBEDDED = "embedded_mongo"
+#: The one module that may select the embedded database.
+EMBEDDED_ALLOWED = {"socialsite/mongo.py"}
+
+
+def _imported(tree: ast.AST, module: str) -> list[tuple[int, str]]:
+    """(line, top-level package) of every import in the module's tree."""
+    found = []
+    package = module.rsplit("/", 1)[0].replace("/", ".")
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name.split(".")[0]) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:  # relative: within the module's own app
+                base = package.split(".")
+                found.append((node.lineno, base[0]))
+            elif node.module:
+                found.append((node.lineno, node.module.split(".")[0]))
+    return found
+
+
+def _modules():
+    for app in LAYERS:
+        for path in sorted((ROOT / app).rglob("*.py")):
+            yield app, path.relative_to(ROOT).as_posix(), path
+
+
+def _violations() -> list[str]:
+    problems = []
+    for app, name, path in _modules():
+        tree = ast.parse(path.read_text(), filename=name)
+        for line, target in _imported(tree, name):
+            where = f"{name}:{line}"
+            if target == EMBEDDED and name not in EMBEDDED_ALLOWED:
+                problems.append(f"{where} imports {EMBEDDED} (only socialsite/mongo.py may)")
+            if target not in LAYERS or target == app:
+                continue
+            if app in DOMAIN and target in ON_TOP:
+                problems.append(f"{where}: {app} imports {target}, which sits on top of it")
+            elif LAYERS[target] > LAYERS[app]:
+                problems.append(f"{where}: {app} imports {target}, a higher app")
+            elif LAYERS[target] == LAYERS[app] and (app, target) not in ALLOWED_SIDEWAYS:
+                problems.append(f"{where}: {app} imports {target}, an app beside it")
+    return problems
+
+
+def test_apps_import_only_downward():
+    problems = _violations()
+    assert not problems, "Imports against the layering:\n  " + "\n  ".join(problems)
+
+
+def test_the_check_sees_function_local_imports(tmp_path):
+    source = "def f():\n    from notifications import services\n    import devlens.views\n"
+    found = _imported(ast.parse(source), "feeds/x.py")
+    assert found == [(2, "notifications"), (3, "devlens")]
