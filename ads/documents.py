@@ -1,5 +1,5 @@
-"""The ad network's collections (seed 001, "Online Advertising Networks";
-DESIGN.md §8).
+"""The ad network's collections (*Online Advertising Networks*;
+docs/ads-api.md).
 
 `campaign` is the system of record. `ad_zone` is the seed's `ad.zone`: the
 serving copy of the active units, one document per (site, zone), sorted by
@@ -41,7 +41,8 @@ class Campaign(me.Document):
     collections, and the management pages list it by owner.
     """
 
-    id = me.StringField(primary_key=True)  # "<advertiser>:<slug>", seed 001's form
+    # "<advertiser>:<slug>", the form of *Online Advertising Networks*
+    id = me.StringField(primary_key=True)
     advertiser = me.StringField(required=True, regex=SLUG_REGEX)
     name = me.StringField(required=True, max_length=80)
     owner = me.StringField(required=True)  # the handle that manages it

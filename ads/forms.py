@@ -1,4 +1,4 @@
-"""Forms of the campaign management pages (DESIGN.md §8).
+"""Forms of the campaign management pages (docs/ads-api.md).
 
 Numbers are ASCII digits only: Python's `int()` and `Decimal()` read "١٢" as
 12, and an advertiser should see exactly the price they typed. Every field

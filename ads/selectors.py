@@ -1,4 +1,4 @@
-"""Reads for the campaign management pages (DESIGN.md §8).
+"""Reads for the campaign management pages (docs/ads-api.md).
 
 A campaign list is a keyset page of the `created` index (admins) or the
 `owner_created` index (advertisers). A report is one read of `ad_stats` on

@@ -11,7 +11,7 @@ Campaigns get eCPMs from a short price list, so ties are common, and two or
 three keywords each from a vocabulary of 40. Then it makes `--decisions`
 decisions in each of four cases: no keywords or caps, keywords, caps, and
 both. Viewers come from a pool of `--viewers`, so capped campaigns do fall
-through. Round trips are counted the way the tests count them (DESIGN.md §6).
+through. Round trips are counted the way the tests count them (docs/performance.md).
 It runs against MONGODB_URI when that is set (the database is emptied: pass
 --wipe), and otherwise in demo mode (in-process database), whose timings say
 nothing about MongoDB.

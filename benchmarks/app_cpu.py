@@ -1,4 +1,4 @@
-"""The app's own CPU time per page, the database excluded (DESIGN.md §6).
+"""The app's own CPU time per page, the database excluded (docs/performance.md).
 
     .venv/bin/python -m benchmarks.app_cpu --users 100 --runs 50
     .venv/bin/python -m benchmarks.app_cpu --profile feed   # where the app time goes

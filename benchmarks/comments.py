@@ -9,7 +9,7 @@ documents and embedded a mix of top-level comments and replies down to
 then read page 1 and a deep page (`--deep-page`, of COMMENTS_PAGE_SIZE
 comments) `--reads` times each, in the threaded order where the store has one
 and oldest first otherwise, and count the documents that hold the discussion.
-Round trips are counted the way the tests count them (DESIGN.md §6). It runs
+Round trips are counted the way the tests count them (docs/performance.md). It runs
 against MONGODB_URI when that is set (the database is emptied: pass --wipe),
 and otherwise in demo mode on the in-process database, whose timings say nothing about
 MongoDB.

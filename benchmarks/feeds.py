@@ -6,7 +6,7 @@ For each model: seed the graph, create `--posts` posts from Zipf-chosen
 authors through `post_create` (delivery runs in the same thread, on the
 immediate tasks backend), read `--reads` news pages of random users, then
 count what the timelines store. Round trips are counted the way the tests
-count them (DESIGN.md §6). Then, unless --no-shadows, each stored model runs
+count them (docs/performance.md). Then, unless --no-shadows, each stored model runs
 again with FEED_SHADOW_MODELS=all (every stored model kept current, as the
 demo does for /dev/) and a second table prints what shadows cost a fan-out.
 It runs against MONGODB_URI when that is set (the database is emptied: pass

@@ -1,9 +1,9 @@
-"""The collections of the comment stores (seed 004, "Storing Comments").
+"""The collections of the comment stores (*Storing Comments*).
 
-- `comments` (`documents` store): one document per comment, seed 004's
+- `comments` (`documents` store): one document per comment, *Storing Comments*'s
   "One Document per Comment" in its threaded form: `slug` and `full_slug`
   materialized paths, `parent_id`, the author as `{id, name}`.
-- `comment_buckets` (`buckets` store): seed 004's "Hybrid Schema Design",
+- `comment_buckets` (`buckets` store): *Storing Comments*'s "Hybrid Schema Design",
   about COMMENTS_BUCKET_SIZE comments per document.
 - The `embedded` store keeps the discussion inside the `post` document
   (`feeds.documents.Post`), so it declares no collection of its own.
@@ -27,7 +27,7 @@ class CommentAuthor(me.EmbeddedDocument):
 
 class CommentDocument(me.Document):
     discussion_id = me.ObjectIdField(required=True)  # the post's _id
-    parent_id = me.ObjectIdField()  # seed 004: the parent comment's _id
+    parent_id = me.ObjectIdField()  # *Storing Comments*: the parent comment's _id
     slug = me.StringField(required=True)  # "34db/8bda"
     full_slug = me.StringField(required=True)  # "<posted>:34db/<posted>:8bda"
     depth = me.IntField(default=0)

@@ -31,7 +31,7 @@ def _suspended(comments: list[Comment]) -> set[str]:
 
 def blocked_by(viewer) -> frozenset[str]:
     """The handles `viewer` blocked. Their comments are shown to the viewer as
-    a placeholder (DESIGN.md §4); the list is on the viewer's own document,
+    a placeholder (docs/privacy.md); the list is on the viewer's own document,
     so this costs no round trip. Anonymous visitors block nobody."""
     return frozenset(getattr(viewer, "blocked", None) or ())
 

@@ -1,7 +1,7 @@
 """Every write to comments. Stores only store; who may do what is decided here.
 
 After each change the post's `comments_count` and last FEED_COMMENTS_SHOWN
-comments are refreshed out of band (seed 000's `comment()`), on the post and
+comments are refreshed out of band (*Storing Updates and Profiles*'s `comment()`), on the post and
 on embedded feed entries alike.
 
 Writes go to the store of record (COMMENTS_STORE), never to the store an
@@ -76,14 +76,14 @@ def comment_create(
 
 
 def _refuse_if_frozen(post: dict) -> None:
-    """Removed means frozen (DESIGN.md §4): while a moderator has the post
+    """Removed means frozen (docs/privacy.md): while a moderator has the post
     removed, nothing in its thread changes, so a restore shows it as it was."""
     if post.get("removed"):
         raise CommentRefused("This post was removed by a moderator: its comments can't change.")
 
 
 def _refuse_across_blocks(actor: User, *, owner: str, replying_to: str | None = None) -> None:
-    """Blocks hide in both directions (DESIGN.md §4): nobody comments on the
+    """Blocks hide in both directions (docs/privacy.md): nobody comments on the
     posts of someone who blocked them or whom they blocked, nor replies to
     such a person's comment. One read (by `_id`), and only when others are
     involved; the actor's own list is on their document."""

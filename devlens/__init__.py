@@ -1,2 +1,2 @@
-"""The developer's lens (DESIGN.md §10): switch the storage models per session
+"""The developer's lens (docs/developer-lens.md): switch the storage models per session
 and compare them side by side on the site's own pages."""

@@ -1,5 +1,5 @@
 """One page of the site rendered under each model, measured, and checked
-against the system of record (DESIGN.md §10).
+against the system of record (docs/developer-lens.md).
 
 The page is rendered in-process, by calling its view with a copy of the
 admin's request (same user, same session, no HTTP), inside `override(...)`
@@ -103,7 +103,7 @@ def parse_target(raw) -> Target:
 
 class _Ids(HTMLParser):
     """The posts (`article.post[data-post-id]`) and comments
-    (`article.comment[data-slug]`) of a page, in order (DESIGN.md §5)."""
+    (`article.comment[data-slug]`) of a page, in order (docs/features.md#routes)."""
 
     def __init__(self):
         super().__init__(convert_charrefs=True)

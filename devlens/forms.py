@@ -17,7 +17,7 @@ STORE_HELP = {
 
 
 class ModelsForm(forms.Form):
-    """The models this session reads through (DESIGN.md §10)."""
+    """The models this session reads through (docs/developer-lens.md)."""
 
     timeline_model = forms.ChoiceField(
         label="Timeline model",

@@ -3,7 +3,7 @@ chose, and what the session's last page cost.
 
 A stored model answers pages truthfully only if every write keeps it
 current: the configured one always, the others only as shadows
-(FEED_SHADOW_MODELS, COMMENTS_SHADOW_STORES; Contract C). The `read`
+(FEED_SHADOW_MODELS, COMMENTS_SHADOW_STORES; docs/storage-models.md#shadow-models). The `read`
 model stores nothing, so it is always current.
 """
 

@@ -36,7 +36,7 @@ from socialsite.clock import aware, now, to_millis
 
 STATUSES = [
     "Shipped the new release today. Thanks everyone who tested it!",
-    "Reading seed 000 again: load the fewest documents per page. Still good advice.",
+    "Reading the social-networking patterns again: load the fewest documents per page.",
     "Anyone up for a climb on Saturday? @alice you in?",
     "Sourdough attempt #14 went better than #13.",
     "Today I learned that $slice works inside $push. Capped arrays for free.",
@@ -101,7 +101,7 @@ def _plan(handles: list[str], users: dict, rng: random.Random, count: int) -> li
     start = now() - timedelta(days=21)
     # Posts arrive in time order, as they would on a live site; the early,
     # popular users post more.
-    # To the millisecond, as MongoDB stores them (DESIGN.md §6).
+    # To the millisecond, as MongoDB stores them (docs/performance.md).
     times = sorted(
         to_millis(start + timedelta(seconds=rng.uniform(0, 21 * 86400))) for _ in range(count)
     )

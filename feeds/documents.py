@@ -1,6 +1,6 @@
 """Posts (the system of record) and the timeline documents of each storage model.
 
-`post` is seed 000's `social.post`: minimal author info in `by`, audience in
+`post` is *Storing Updates and Profiles*'s `social.post`: minimal author info in `by`, audience in
 `circles`, type-specific data isolated in `detail`. Timelines (`wall`,
 `news`) are dependent collections: they can always be rebuilt from `post`
 and the graph (`manage.py rebuild_feeds`).
@@ -171,7 +171,7 @@ class PostRepost(me.Document):
 # Every model stores entries {id, ts, by, circles[, post]} where `post` is the
 # embedded copy when FEED_EMBED is on. Seed 000 names the collections `wall`
 # and `news`; here `kind` is a field, so each model keeps one collection and
-# one shard key (the owner, as seed 000's Sharding section gives it).
+# one shard key (the owner, as *Storing Updates and Profiles*'s Sharding section gives it).
 
 
 class CacheTimeline(me.Document):
@@ -193,7 +193,7 @@ class CacheTimeline(me.Document):
 
 
 class MonthTimeline(me.Document):
-    """`month`: one document per user, kind and month, as seed 000 has it, in
+    """`month`: one document per user, kind and month, as *Storing Updates and Profiles* has it, in
     parts of at most FEED_MONTH_CAP entries (`part` 0, 1, ...; the 16 MB limit)."""
 
     owner = me.StringField(required=True)
@@ -249,7 +249,7 @@ class SizeTimeline(me.Document):
 def discussion_host():
     """The `post` collection, for the comment stores that keep a discussion
     in its post document (the `embedded` store's `comments` and
-    `comment_tree`, the `buckets` store's `num_buckets`: seed 000's layouts).
+    `comment_tree`, the `buckets` store's `num_buckets`: *Storing Updates and Profiles*'s layouts).
     Those fields are the comments app's, written only by its stores; the
     feeds never read them (`CARD_FIELDS` leaves them out). Every other field
     of a post is the feeds' to write (feeds/services/)."""

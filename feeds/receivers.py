@@ -31,7 +31,7 @@ def _blocked(sender, blocker, blocked, **kwargs):
     # blocker's circle posts leave the blocked user's news.
     tasks.resync.enqueue(blocker, blocked)
     tasks.resync.enqueue(blocked, blocker)
-    # Neither may repost the other's posts (DESIGN.md §4): past reposts end.
+    # Neither may repost the other's posts (docs/privacy.md): past reposts end.
     reposts.reposts_across_block_delete(blocker=blocker, blocked=blocked)
 
 

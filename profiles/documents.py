@@ -1,10 +1,10 @@
 """Users and the follower graph.
 
-`user` follows seed 000's `social.user` (profile sub-document, circles, block
-list) with `_id` = the handle, as the Socialite user service does (seed 003):
+`user` follows *Storing Updates and Profiles*'s `social.user` (profile sub-document, circles, block
+list) with `_id` = the handle, as the Socialite user service does (Socialite's user graph service):
 the `_id` is unique, already indexed, and a good shard key. The graph lives in
 two small edge collections, `following` and `followers`, never in unbounded
-arrays in the user document (seed 003).
+arrays in the user document (Socialite's user graph service).
 """
 
 from typing import Literal
@@ -18,7 +18,7 @@ STATUSES = ("active", "suspended")
 
 
 class Profile(me.DynamicEmbeddedDocument):
-    """Free-form profile data, isolated so it can evolve (seed 000).
+    """Free-form profile data, isolated so it can evolve (*Storing Updates and Profiles*).
 
     Dynamic: a field this code does not know (written by a newer release, a
     migration or another tool) loads as an attribute instead of failing the
@@ -42,7 +42,7 @@ class User(me.Document):
     role = me.StringField(choices=ROLES, default="user")
     # The owner's circle names; membership is an annotation on the edges.
     circles = me.ListField(me.StringField(max_length=30), default=list)
-    # Handles this user blocked, on the blocker's document as in seed 000.
+    # Handles this user blocked, on the blocker's document as in *Storing Updates and Profiles*.
     blocked = me.ListField(me.StringField(), default=list)
     # Handles this user muted: their posts, reposts and notifications leave
     # this user's pages; they are not told. At most MAX_MUTES (mute_create
@@ -104,7 +104,7 @@ class User(me.Document):
 
 
 class FollowingEdge(me.Document):
-    """`following`: one document per edge follower -> followee (seed 003).
+    """`following`: one document per edge follower -> followee (Socialite's user graph service).
 
     `_g` holds the follower's circle names for this followee: "members of my
     circle X" is one indexed query, `{_f: me, _g: X}`. `state` goes
@@ -123,7 +123,7 @@ class FollowingEdge(me.Document):
         "indexes": [
             {"fields": ["follower", "followee"], "unique": True, "name": "_f_1__t_1"},
             {"fields": ["follower", "circles", "followee"], "name": "_f_1__g_1__t_1"},
-            # The reverse index of seed 003: who placed this user in a circle
+            # The reverse index of Socialite's user graph service: who placed this user in a circle
             # (the read model's circle shares).
             {"fields": ["followee", "follower"], "name": "_t_1__f_1"},
             {"fields": ["state", "changed"], "name": "state_changed"},

@@ -145,7 +145,7 @@ def muted_people(owner: User) -> list[User]:
 class Person:
     """One search result: the fields `_person.html` shows, read as a plain
     row. Building a full `User` document per result cost more than the rest
-    of the page's own work (DESIGN.md §6: app CPU)."""
+    of the page's own work (docs/performance.md: app CPU)."""
 
     handle: str
     name: str
@@ -166,7 +166,7 @@ def search_people(
 ) -> Page[Person]:
     """Active people by handle or name prefix, case-insensitive; keyset-paginated
     by handle. A signed-in viewer never finds someone they blocked or who
-    blocked them (DESIGN.md §4: blocks hide in both directions)."""
+    blocked them (docs/privacy.md: blocks hide in both directions)."""
     size = settings.SEARCH_PAGE_SIZE
     rows = _matching_rows(
         query,

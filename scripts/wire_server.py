@@ -23,7 +23,7 @@ candidate's key up there instead of scanning, and leaves everything else
 
 And one behaviour fix: mongoeco answers a `find` or `aggregate` with no batch
 size in one batch, however long. MongoDB sends 101 documents first and the
-rest on `getMore`, and the round-trip budgets (DESIGN.md §6) count those
+rest on `getMore`, and the round-trip budgets (docs/performance.md) count those
 `getMore`s, so `_first_batch_of_101` makes the server do the same. (MongoDB's
 16 MiB cap on a batch is not copied: no page here reads that much.)
 """

@@ -1,4 +1,5 @@
-"""The storage models in use for this request (Contract B).
+"""The storage models in use for this request
+(docs/developer-lens.md#the-models-in-use-for-a-request).
 
 Settings pick the models for the whole site (FEED_MODEL, FEED_EMBED,
 COMMENTS_STORE). The developer's lens lets one admin's session read through

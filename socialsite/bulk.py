@@ -1,4 +1,4 @@
-"""Bulk writes of upserts that may race other workers (DESIGN.md §6).
+"""Bulk writes of upserts that may race other workers (docs/performance.md).
 
 An upsert is a find and then an insert. When two workers upsert the same
 missing document at once, both finds miss, one insert wins and the other

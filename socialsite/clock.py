@@ -1,4 +1,5 @@
-"""Timezone-aware UTC time, everywhere (DESIGN.md §7), to the millisecond."""
+"""Timezone-aware UTC time, everywhere (docs/architecture.md#reliability-and-security-habits), to
+the millisecond."""
 
 from datetime import UTC, datetime
 from typing import overload
@@ -7,7 +8,7 @@ from typing import overload
 def to_millis(value: datetime) -> datetime:
     """`value` as MongoDB stores it: milliseconds, so values kept in memory
     equal what a round trip through the database gives back, and cursors,
-    which carry milliseconds, land exactly on them (DESIGN.md §6)."""
+    which carry milliseconds, land exactly on them (docs/performance.md)."""
     return value.replace(microsecond=value.microsecond // 1000 * 1000)
 
 

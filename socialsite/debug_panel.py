@@ -1,7 +1,7 @@
 """A django-debug-toolbar panel listing the page's MongoDB commands.
 
 There is no SQL here, so the toolbar's SQL panel stays empty; this one shows
-what the footer meter shows staff (DESIGN.md §10), with the reply sizes too,
+what the footer meter shows staff (docs/developer-lens.md), with the reply sizes too,
 from the same round-trip counter. Installed with the `dev` extras and wired
 in settings.py only when DEBUG is on (never under the test suite).
 """

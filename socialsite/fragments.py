@@ -1,4 +1,4 @@
-"""Rendered post cards and comments, cached per version (DESIGN.md §6: app CPU).
+"""Rendered post cards and comments, cached per version (docs/performance.md: app CPU).
 
 A feed page renders twenty cards; rendering each through the template engine
 (links, avatars, dates, mentions, several forms) is most of the page's own

@@ -1,6 +1,7 @@
 """Parse ids and handles from request data before they reach a query.
 
-Request data never goes into a query as-is (DESIGN.md §7): a dict such as
+Request data never goes into a query as-is (docs/architecture.md#reliability-and-security-habits):
+a dict such as
 `{"$ne": 1}` or a string such as `$where` must become "not found", not an
 operator. Every view parses path and form values through these functions.
 """

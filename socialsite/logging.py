@@ -1,4 +1,4 @@
-"""JSON log lines (DESIGN.md §1): one per request, one per task run, and every
+"""JSON log lines (docs/architecture.md#stack): one per request, one per task run, and every
 other record (Django's, pymongo's, ours) in the same shape, one line each.
 
 settings.LOGGING formats the console handler with `JsonFormatter` and filters

@@ -1,4 +1,4 @@
-"""The round-trip meter of a response (DESIGN.md §10): the `Server-Timing`
+"""The round-trip meter of a response (docs/developer-lens.md): the `Server-Timing`
 header everyone gets and the footer staff see, both from the counter the
 request log reads, so the three always agree.
 

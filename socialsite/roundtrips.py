@@ -1,4 +1,4 @@
-"""Counting database round trips (DESIGN.md §6): budgets are held by counts, not clocks.
+"""Counting database round trips (docs/performance.md): budgets are held by counts, not clocks.
 
 On a real server a pymongo `CommandListener` sees every command sent,
 `getMore` included: a cursor's results past its first batch (101 documents

@@ -5,7 +5,7 @@ the TTL index on `expire`; loads also ignore them in case the TTL monitor
 (which runs once a minute on a server) has not caught up yet.
 
 A signed-in page needs the session and its user's document, and a wall also
-the wall owner's: the load reads them all in one round trip (DESIGN.md §6), an
+the wall owner's: the load reads them all in one round trip (docs/performance.md), an
 aggregate that matches the session by `_id` and looks the users up by `_id`
 (the handle) in `user`. `profiles.auth` builds the request's user from the
 document read here, so suspension and password changes are still checked

@@ -74,7 +74,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "profiles.middleware.AuthenticationMiddleware",
-    # An admin's session may read through other models (/dev/, DESIGN.md §10).
+    # An admin's session may read through other models (/dev/, docs/developer-lens.md).
     "devlens.middleware.LensMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
@@ -189,7 +189,8 @@ LAST_SEEN_RESOLUTION = env.int("LAST_SEEN_RESOLUTION", default=300)
 # --- Feeds (see feeds/timelines/__init__.py) --------------------------------
 FEED_MODEL = env.str("FEED_MODEL", default="cache")  # cache | month | size | read
 FEED_EMBED = env.bool("FEED_EMBED", default=False)  # entries embed a copy of the post
-# Timeline models kept current besides FEED_MODEL (Contract C, feeds/timelines/
+# Timeline models kept current besides FEED_MODEL (docs/storage-models.md#shadow-models,
+# feeds/timelines/
 # __init__.py `write_stores`): "" none, "all" every stored model, or a comma list
 # ("cache,size"). On in the demo (DEBUG, or no MONGODB_URI) so that /dev/ can
 # switch models live; off in production and, unless a test turns it on, in tests.
@@ -256,7 +257,7 @@ NOTIFICATIONS_MAX_MENTIONS = env.int("NOTIFICATIONS_MAX_MENTIONS", default=10)  
 # --- Moderation ------------------------------------------------------------
 RATELIMIT_REPORT = env.str("RATELIMIT_REPORT", default="20/600")  # per user
 
-# --- Ads (DESIGN.md §8) -----------------------------------------------------
+# --- Ads (docs/ads-api.md) -----------------------------------------------------
 # Socialsite's own site id in the ad network: its feed, search and profile zones.
 ADS_SITE_ID = env.str("ADS_SITE_ID", default="socialsite")
 # Ad clicks per client IP, each rule "<count>/<seconds>" (EthicalAds' defaults:

@@ -1,4 +1,4 @@
-"""The shadow settings (DESIGN.md §10): FEED_SHADOW_MODELS and
+"""The shadow settings (docs/developer-lens.md): FEED_SHADOW_MODELS and
 COMMENTS_SHADOW_STORES both read "" (none), "all" (every known name) or a
 comma list of names."""
 

@@ -1,5 +1,5 @@
 """Would MongoDB serve this query from an index? The planner's rules, checked
-against the indexes the documents declare (DESIGN.md §6).
+against the indexes the documents declare (docs/performance.md).
 
 mongomock has no query planner, so a test records each filter and sort a page
 sends and asks `check` about it; on a real server the same test also reads

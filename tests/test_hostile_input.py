@@ -1,4 +1,5 @@
-"""Hostile input never gives a 5xx, on any route (issue 9, DESIGN.md §5, §7).
+"""Hostile input never gives a 5xx, on any route (issue 9, docs/features.md#routes,
+docs/architecture.md#reliability-and-security-habits).
 
 Every route the resolver serves gets hostile values (unicode digits, huge
 numbers, NUL, `$` operators, 10k-character strings, invalid UTF-8 escapes,

@@ -28,7 +28,7 @@ def test_a_short_run_drives_every_operation_without_errors(capsys, monkeypatch):
         assert row["5xx"] == "0", f"{name} failed on the server"
         assert row["4xx"] == "0", f"{name} was refused"
         assert float(row["p50 ms"]) <= float(row["p99 ms"])
-        # Server-Timing (DESIGN.md §10) gives round trips for every page.
+        # Server-Timing (docs/developer-lens.md) gives round trips for every page.
         assert float(row["trips/op"]) >= 1
     assert rows["read"]["ops/s"] != "-"
     seeding = output.splitlines()[0]

@@ -1,5 +1,5 @@
 """Every page's queries are served by an index: no collection scan, no blocking
-sort (issue 10, "Slow queries"; DESIGN.md §6).
+sort (issue 10, "Slow queries"; docs/performance.md).
 
 mongomock has no planner, so a recorder takes every filter and sort a page
 sends, at the collection level, and `tests.plans.check` reads each against

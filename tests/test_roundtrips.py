@@ -1,4 +1,4 @@
-"""Round trips are counted as a server makes them (DESIGN.md §6): a cursor's
+"""Round trips are counted as a server makes them (docs/performance.md): a cursor's
 results come in batches, the first with the `find` or `aggregate`, each
 further one a `getMore`. On a real server the pymongo command listener sees
 them; on the embedded demo database the counting wrapper does the same."""

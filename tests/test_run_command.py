@@ -77,7 +77,7 @@ def test_each_request_is_logged_once_as_a_json_line(demo_server):
 def test_health_checks_keep_one_connection_alive(demo_server):
     """gunicorn's threads keep the connection open between answers (runserver
     closed it, the 44 ms per check the issue measured). How fast they are is
-    printed by `python -m benchmarks.http_mix` (DESIGN.md §6: no timed tests)."""
+    printed by `python -m benchmarks.http_mix` (docs/performance.md: no timed tests)."""
     _, port, _, _ = demo_server
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
     connection.request("GET", "/healthz")

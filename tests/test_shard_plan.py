@@ -37,7 +37,7 @@ EXPECTED_KEYS = {
     "comment_budget": '{_id: "hashed"}',
     "session": '{_id: "hashed"}',
     "ratelimit": '{_id: "hashed"}',
-    # The ad network (DESIGN.md §8): a decision reads one zone by (site, zone);
+    # The ad network (docs/ads-api.md): a decision reads one zone by (site, zone);
     # viewers and offers by random `_id`; a report reads one campaign's days.
     "ad_zone": "{site_id: 1, zone_id: 1}",
     "ad_user": '{_id: "hashed"}',

@@ -1,5 +1,5 @@
 """Campaigns and their units: the system of record (`campaign`), with the
-serving copies in `ad_zone` kept in step (DESIGN.md §8, seed 001)."""
+serving copies in `ad_zone` kept in step (docs/ads-api.md, *Online Advertising Networks*)."""
 
 from datetime import datetime
 from decimal import Decimal

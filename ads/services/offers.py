@@ -1,4 +1,4 @@
-"""Views and clicks on served ads (DESIGN.md §8): each names an offer, the
+"""Views and clicks on served ads (docs/ads-api.md): each names an offer, the
 record of one served ad, so only ads really served count, each at most once.
 
 The offer's TTL index removes it about 2 hours after it was made, but TTL

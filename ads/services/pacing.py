@@ -1,4 +1,4 @@
-"""Pacing (DESIGN.md §8): campaigns past their end or over their budget stop.
+"""Pacing (docs/ads-api.md): campaigns past their end or over their budget stop.
 
 Decisions already refuse them at once (the zone copy carries `ends`, and the
 budget row's conditional upsert refuses the impression past the budget);

@@ -143,7 +143,8 @@ def clean_campaign(
 
 
 def http_url(value: str, what: str, *, required: bool) -> str:
-    """An absolute http(s) url with a host, or AdsError (DESIGN.md §7)."""
+    """An absolute http(s) url with a host, or AdsError
+    (docs/architecture.md#reliability-and-security-habits)."""
     value = str(value or "").strip()
     if not value:
         if required:

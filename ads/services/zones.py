@@ -1,4 +1,4 @@
-"""The serving copies in `ad_zone` (seed 001, Design 1), kept from `campaign`.
+"""The serving copies in `ad_zone` (*Online Advertising Networks*, Design 1), kept from `campaign`.
 
 A zone document holds the active units of one (site, zone), sorted by eCPM
 descending with `$push` `$each` `$sort`, so a decision is one read. Each
@@ -73,7 +73,8 @@ def zones_push(grouped: dict[tuple[str, str], list[dict]]) -> None:
 
 
 def zones_pull(campaign_ids: list[str]) -> int:
-    """Take campaigns out of every zone: seed 001's one multi-document `$pull`,
+    """Take campaigns out of every zone: *Online Advertising Networks*'s one multi-document
+    `$pull`,
     one round trip however many zones (index `ads.campaign_id`)."""
     if not campaign_ids:
         return 0

@@ -1,4 +1,4 @@
-"""Choosing ads (seed 001, Designs 1-3, made correct; DESIGN.md §8).
+"""Choosing ads (*Online Advertising Networks*, Designs 1-3, made correct; docs/ads-api.md).
 
 `choose_ads` reads the zone and the viewer (two round trips), scores each
 ad `ecpm * ln(1.1 + matching keywords)` when keywords are given (plain eCPM

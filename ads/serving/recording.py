@@ -1,4 +1,4 @@
-"""The three writes of one ad decision (DESIGN.md §6, §8): the viewer, the
+"""The three writes of one ad decision (docs/performance.md, docs/ads-api.md): the viewer, the
 stats and the offers, one round trip each whatever the number of ads.
 
 Order matters. The viewer write comes first because it decides frequency

@@ -1,4 +1,4 @@
-"""Who is looking at an ad: the `ad_user` id of a request (DESIGN.md §8).
+"""Who is looking at an ad: the `ad_user` id of a request (docs/ads-api.md).
 
 A signed-in person is their handle. Anyone else is a random token kept in
 the first-party `ad_viewer` cookie (HttpOnly, SameSite=Lax, Secure on https,

@@ -2,7 +2,7 @@
 
 The page renders only the empty slot and static/ads/embed.js fills it from
 /ads/serve/. Choosing an ad reads the zone and the viewer and writes three
-times (DESIGN.md §6), which a page with a budget of 3 round trips (the feed)
+times (docs/performance.md), which a page with a budget of 3 round trips (the feed)
 cannot afford; fetched by the browser, the ad costs the page nothing and the
 page's HTML stays the same for every viewer. Being same-origin, the request
 carries the session (the viewer is the handle) and the first-party

@@ -1,8 +1,9 @@
-"""Campaign management pages (DESIGN.md §8): `/ads/manage/...`.
+"""Campaign management pages (docs/ads-api.md): `/ads/manage/...`.
 
 Admins manage every campaign, advertisers their own; everyone else, signed
 in or not, gets 404, so the pages do not even say they exist. Campaign and
-unit ids come from the path and are parsed before any query (DESIGN.md §7).
+unit ids come from the path and are parsed before any query
+(docs/architecture.md#reliability-and-security-habits).
 These pages never show ads.
 """
 

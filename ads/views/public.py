@@ -1,4 +1,4 @@
-"""Serving, view beacons and clicks (DESIGN.md §8).
+"""Serving, view beacons and clicks (docs/ads-api.md).
 
 `/ads/serve/` is what every ad slot calls, Socialsite's own (same origin,
 so the viewer is the signed-in handle or the first-party cookie) and other

@@ -1,4 +1,4 @@
-"""Comment stores behind one interface; COMMENTS_STORE picks one (seed 004).
+"""Comment stores behind one interface; COMMENTS_STORE picks one (*Storing Comments*).
 
 - `documents` (default): one document per comment, `slug`/`full_slug` paths,
   keyset pages, threaded and chronological.

@@ -4,7 +4,7 @@ positional `$set` on the document that holds the comment, and a batch read of
 comments by (discussion, slug).
 
 On a sharded cluster an update of one document must carry the collection's
-whole shard key (DESIGN.md §6), so `_holder` names the exact document: the
+whole shard key (docs/performance.md), so `_holder` names the exact document: the
 post by `_id` (embedded), the bucket by (discussion_id, bucket).
 """
 

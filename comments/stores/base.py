@@ -6,7 +6,7 @@ store module implements one behind `CommentStore`. A discussion is a post:
 
 Every comment has a `slug` path ("34db/8bda": the parent's slug plus a random
 part) and a `full_slug` (each part prefixed with its posting time), so that
-sorting on `full_slug` gives the threaded order (seed 004, "One Document per
+sorting on `full_slug` gives the threaded order (*Storing Comments*, "One Document per
 Comment"). All three stores keep both, so a comment has the same permalink
 under every store.
 
@@ -27,12 +27,12 @@ from socialsite.clock import aware
 Order = Literal["threaded", "oldest", "newest"]
 ORDERS: tuple[str, ...] = ("threaded", "oldest", "newest")
 #: Who soft-deleted a comment: its author, a moderator, or the author of the
-#: post it is on (who keeps their threads clean, DESIGN.md §4).
+#: post it is on (who keeps their threads clean, docs/privacy.md).
 DeletedBy = Literal["author", "moderator", "post_author"]
 DELETED_BY: tuple[str, ...] = ("author", "moderator", "post_author")
 #: What others see of a suspended author's comment (threads and feed cards).
 HIDDEN_TEXT = "[hidden: the author's account is suspended]"
-#: What a viewer sees of a comment by someone they blocked (DESIGN.md §4:
+#: What a viewer sees of a comment by someone they blocked (docs/privacy.md:
 #: blocks hide in both directions). Neutral: it names nobody.
 BLOCKED_TEXT = "[hidden: you blocked its author]"
 #: What a soft-deleted comment shows instead of its text.

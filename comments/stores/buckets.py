@@ -1,10 +1,11 @@
-"""`buckets`: about COMMENTS_BUCKET_SIZE comments per document (seed 004, "Hybrid Schema Design").
+"""`buckets`: about COMMENTS_BUCKET_SIZE comments per document (*Storing Comments*, "Hybrid Schema
+Design").
 
 `comment_buckets` holds `{discussion_id, bucket, count, comments: [...]}`;
 the post keeps `num_buckets`, the number of the bucket being filled (missing
-means 0), where seed 004 keeps it: on the discussion.
+means 0), where *Storing Comments* keeps it: on the discussion.
 
-Posting is seed 004's: a find-and-modify upsert on the last known bucket
+Posting is *Storing Comments*'s: a find-and-modify upsert on the last known bucket
 (`$inc` count, `$push` the comment); when that bucket has reached its size,
 bump `num_buckets` with an update whose query includes the number just used,
 so of several racers only one advances it. Therefore:
@@ -13,7 +14,7 @@ so of several racers only one advances it. Therefore:
 - no bucket is empty: a bucket only comes into being by the upsert that
   pushes a comment into it;
 - a bucket holds at most its size plus the writers that read the old number
-  before the bump (seed 004's "soft" limit).
+  before the bump (*Storing Comments*'s "soft" limit).
 
 It is chronological only, as the seed says of it ("storing threaded comments
 [in the hybrid format] is complex"): replies are stored with their slug paths

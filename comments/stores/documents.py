@@ -1,10 +1,10 @@
-"""`documents`: one document per comment (seed 004, "One Document per Comment").
+"""`documents`: one document per comment (*Storing Comments*, "One Document per Comment").
 
 Each comment is a document in `comments` with its `slug` path and `full_slug`.
 Threaded pages sort on `full_slug`, chronological pages on (`posted`, `_id`);
 both page by keyset (`full_slug > cursor`, not a growing `skip`), so page 40
 reads what page 1 reads: one indexed range scan, one round trip. A
-sub-discussion is seed 004's prefix query on `full_slug`, as a string range
+sub-discussion is *Storing Comments*'s prefix query on `full_slug`, as a string range
 (`slugs.subtree_range`) so that the index bounds it.
 
 Every write of one comment filters on (discussion_id, slug), the collection's
@@ -153,7 +153,7 @@ class DocumentsStore(CommentStore):
         if root is None:
             return None
         after_key, before_key = cursors.decode_optional(cursors.decode_threaded, after, before)
-        # A range, not seed 004's regex: index bounds (see slugs.subtree_range).
+        # A range, not *Storing Comments*'s regex: index bounds (see slugs.subtree_range).
         query = {"discussion_id": discussion_id, "full_slug": slugs.subtree_range(root.full_slug)}
         return self._keyset(
             query,

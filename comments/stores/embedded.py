@@ -1,20 +1,20 @@
-"""`embedded`: the whole discussion inside the post (seed 004, "Embedding All Comments").
+"""`embedded`: the whole discussion inside the post (*Storing Comments*, "Embedding All Comments").
 
 The `post` document carries two fields:
 
-- `comments`: every comment, in the order posted (seed 004's chronological
+- `comments`: every comment, in the order posted (*Storing Comments*'s chronological
   `comments` array). Chronological pages read it with `$slice`, one round trip.
-- `comment_tree`: seed 004's nested `replies`, for threading. Its nodes are
+- `comment_tree`: *Storing Comments*'s nested `replies`, for threading. Its nodes are
   `{slug, replies: [...]}`: the structure only, the comment itself lives once,
   in `comments`. One copy of each text keeps an edit or a soft delete a single
   positional `$set`, and the post grows by one comment per comment, not two.
 
-A reply is pushed with seed 004's own update: a plain `$push` on a field path
+A reply is pushed with *Storing Comments*'s own update: a plain `$push` on a field path
 built from the parent's positions, "comment_tree.3.replies.0.replies". Both
 arrays only ever grow (deletion is soft), so a position, once taken, never
 changes, and reading the positions before the `$push` is race-free.
 
-Threaded pages follow seed 004 too: read the whole document and paginate in
+Threaded pages follow *Storing Comments* too: read the whole document and paginate in
 the application (siblings sorted by full slug, so the order equals `documents`'
 even when two replies arrive out of time order). The price is the seed's: the
 post holds the discussion, and every read of the post that does not project

@@ -1,7 +1,7 @@
 """Paging helpers shared by the stores.
 
 - `keyset_in_memory`: a threaded page over comments already in memory, sorted
-  by full slug (embedded's whole-document read, seed 004: "retrieve the whole
+  by full slug (embedded's whole-document read, *Storing Comments*: "retrieve the whole
   document and paginate the comments within the application"; sub-discussions
   read by buckets).
 - `offset_page`: a chronological page over a sequence addressed by position,

@@ -1,6 +1,7 @@
 """Shadow comment stores: COMMENTS_SHADOW_STORES keeps the other stores
-current besides COMMENTS_STORE (Contract C), so the developer's lens can read
-any thread under any store for one session (DESIGN.md §10).
+current besides COMMENTS_STORE (docs/storage-models.md#shadow-models), so the developer's lens can
+read
+any thread under any store for one session (docs/developer-lens.md).
 
 COMMENTS_STORE stays the system of record: a write goes there first, with
 all its checks and its random slug, and is then copied into each shadow

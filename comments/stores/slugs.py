@@ -1,4 +1,4 @@
-"""Slug paths and full slugs, as seed 004 builds them.
+"""Slug paths and full slugs, as *Storing Comments* builds them.
 
 A slug part is 4 random characters ("34db"); a reply's slug is its parent's
 slug, "/", and its own part. The full slug prefixes each part with the time it

@@ -25,7 +25,8 @@ def _chunks(items: list, size: int):
 
 
 def audience(post: dict) -> Iterator[list[str]]:
-    """Who gets the post in their news (seed 000's `post()`), before filtering:
+    """Who gets the post in their news (*Storing Updates and Profiles*'s `post()`), before
+    filtering:
     batches of at most FEED_FANOUT_BATCH handles (the author joins the first),
     each read as it is delivered, so a celebrity's audience is never held whole.
 

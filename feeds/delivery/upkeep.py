@@ -3,7 +3,7 @@ returning reader (`rebuild`), when a post goes (`remove_*`) and when an
 embedded copy must follow its post (`refresh_copies`).
 
 Every write goes to `write_stores()`: the configured model and, with
-FEED_SHADOW_MODELS, the other stored models (Contract C).
+FEED_SHADOW_MODELS, the other stored models (docs/storage-models.md#shadow-models).
 """
 
 from django.conf import settings

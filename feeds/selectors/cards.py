@@ -46,7 +46,7 @@ class PostCard:
         self.reposted_by = post.get("reposted_by")
         self.liked = liked
         seer = seer or Seer.of(viewer)
-        # Blocks hide in both directions (DESIGN.md §4): the viewer never sees
+        # Blocks hide in both directions (docs/privacy.md): the viewer never sees
         # a preview by someone they blocked. Their list is on their document.
         self.comments_shown = [
             c
@@ -85,7 +85,7 @@ class PostCard:
     @property
     def visibility(self) -> str:
         """The audience badge. Circle names are private to their owner
-        (DESIGN.md §4): everyone else sees only that the audience is limited."""
+        (docs/privacy.md): everyone else sees only that the audience is limited."""
         if PUBLIC in self.circles:
             return "Public"
         if not self.is_own:

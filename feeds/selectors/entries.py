@@ -64,7 +64,7 @@ def reads_copies() -> bool:
     """Whether this request's pages use the embedded copies (an embed read)
     or leave them on the server and load posts from `post` (a link read):
     FEED_EMBED, unless an admin switched it for their session at /dev/
-    (Contract B, `socialsite.active.embed`)."""
+    (docs/developer-lens.md#the-models-in-use-for-a-request, `socialsite.active.embed`)."""
     return active.embed()
 
 

@@ -1,9 +1,9 @@
 """How many posts the viewer's news feed would show above a cursor: the count
-behind "n new posts" (`GET /feed/new/?since=`, DESIGN.md §9).
+behind "n new posts" (`GET /feed/new/?since=`, docs/features.md#interactions).
 
 It counts what `selectors.news_page` would list newer than the cursor, by the
 feed's rules: the viewer's own posts and reposts (the feed shows them),
-public posts and circle posts the viewer may see now (DESIGN.md §4: decided
+public posts and circle posts the viewer may see now (docs/privacy.md: decided
 when read), each post once however many of its reposts arrived, never a post
 or repost by someone the viewer blocked or muted, nor a repost of their
 post, never a deleted or removed post (their entries leave every timeline as

@@ -3,7 +3,7 @@
 One pager serves news and walls under every timeline model: it asks the
 configured store for entries, resolves linked entries with one `$in` query,
 filters, and falls back to the read model where the store cannot answer
-(DESIGN.md §6: a `cache` news page with link entries is 2 round trips).
+(docs/performance.md: a `cache` news page with link entries is 2 round trips).
 """
 
 from dataclasses import dataclass
@@ -79,7 +79,7 @@ def _page(
             # which `pick` skips before anything is resolved, so that a page
             # of them needs no second chunk. Stored entries are small.
             # A link read leaves the embedded copies on the server
-            # (Contract C: one set of stored entries serves both).
+            # (docs/storage-models.md#shadow-models: one set of stored entries serves both).
             chunk = store.entries(kind, owner.handle, cursor, 2 * want, copies=reads_copies())
         entries, used = once.pick(chunk.entries, want)
         posts = _resolve(entries)
@@ -104,7 +104,7 @@ def _page(
 
 def news_page(viewer: User, before: Cursor | None = None) -> FeedPage:
     """The viewer's news feed. Delivery chose the audience when the post was
-    written; visibility is decided again now (DESIGN.md §4), so whoever was
+    written; visibility is decided again now (docs/privacy.md), so whoever was
     unfollowed, taken out of a circle or blocked since loses sight of the
     circle posts already in their timeline at once. Blocks cost nothing (the
     viewer's list is on their document); circle posts by others cost one
@@ -128,7 +128,7 @@ def news_page(viewer: User, before: Cursor | None = None) -> FeedPage:
 
 
 def wall_page(owner: User, viewer, before: Cursor | None = None) -> FeedPage:
-    """Posts by or to `owner` with seed 000's filters: on a wall, posts by
+    """Posts by or to `owner` with *Storing Updates and Profiles*'s filters: on a wall, posts by
     others appear only if the owner follows them (the rest is on the owner's
     incoming page), never from someone the owner blocked, and only those the
     viewer may see."""
@@ -182,7 +182,7 @@ def post_for_viewer(post_id: ObjectId, viewer) -> dict | None:
 
     Moderators see every post, a removed one with its placeholder (they can
     restore it). To everyone else, its author included, a post a moderator
-    removed is gone (DESIGN.md §4), and a suspended author's posts are hidden
+    removed is gone (docs/privacy.md), and a suspended author's posts are hidden
     from everyone but the author.
     """
     post = Post._get_collection().find_one({"_id": post_id}, CARD_FIELDS)

@@ -1,4 +1,5 @@
-"""Who may see a post: DESIGN.md §4, seed 000's `visible_post` made precise.
+"""Who may see a post: docs/privacy.md, *Storing Updates and Profiles*'s `visible_post` made
+precise.
 
 - The author always sees their own posts; blocks win everywhere.
 - A post directed to the viewer (`to`) is theirs to see (the incoming page).

@@ -16,7 +16,7 @@ without transactions:
 Should a process die between the two steps, `poll_recount` rebuilds the
 counts from the votes.
 
-Callers check that the voter may see the post (DESIGN.md §4) before voting;
+Callers check that the voter may see the post (docs/privacy.md) before voting;
 `poll_vote` itself refuses removed posts and votes across a block.
 """
 
@@ -47,8 +47,8 @@ REMOVED = "This post was removed by a moderator: its poll is closed."
 def poll_vote(*, post_id: ObjectId, voter: str, option: int) -> None:
     """Record `voter`'s choice of `option` (an index into the options).
 
-    Refused on a post a moderator removed (removed means frozen, DESIGN.md
-    §4; the count's `$inc` carries the condition, so a removal racing this
+    Refused on a post a moderator removed (removed means frozen, docs/privacy.md; the count's
+    `$inc` carries the condition, so a removal racing this
     vote leaves the counts unchanged and the vote undone) and across a block
     in either direction (one read by `_id`).
     """

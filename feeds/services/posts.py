@@ -43,7 +43,7 @@ def post_create(
     """Write the post (the system of record), then enqueue its delivery.
 
     `ts` backdates a post (demo data, tests); it defaults to now. Either way
-    it is kept to the millisecond, as MongoDB stores it (DESIGN.md §6).
+    it is kept to the millisecond, as MongoDB stores it (docs/performance.md).
     """
     circles = list(circles) or [PUBLIC]
     named = [c for c in circles if c not in (PUBLIC, ALL_CIRCLES)]
@@ -92,7 +92,7 @@ def post_edit(*, post_id: ObjectId, actor: User, changes: dict) -> None:
     """The author changes the text fields of a post; every reader sees the new
     text, whether their entries link or embed (copies refreshed by a task).
 
-    A post a moderator removed is frozen (DESIGN.md §4): NotFound, and the
+    A post a moderator removed is frozen (docs/privacy.md): NotFound, and the
     write itself carries the condition, so a removal racing the edit wins.
     """
     post = _own_post(post_id, actor)
@@ -139,7 +139,7 @@ def poll_vote(*, post_id: ObjectId, voter: User, option: int) -> None:
 
 def post_comments_summary_set(*, post_id: ObjectId, count: int, shown: list[dict]) -> None:
     """The comments app's summary of a post's thread (`comments_count` and the
-    last FEED_COMMENTS_SHOWN comments, seed 000's `comment()`), on the post
+    last FEED_COMMENTS_SHOWN comments, *Storing Updates and Profiles*'s `comment()`), on the post
     and on every embedded copy of it."""
     Post._get_collection().update_one(
         {"_id": post_id}, {"$set": {"comments_count": count, "comments_shown": shown}}
@@ -162,7 +162,7 @@ def comments_shown_hide_author(*, handle: str, text: str) -> None:
 
 def comments_shown_truncate(*, limit: int) -> dict:
     """Cut every `comments_shown`, on posts and on the embedded copies of every
-    stored timeline model, back to the newest `limit` (seed 000's
+    stored timeline model, back to the newest `limit` (*Storing Updates and Profiles*'s
     `truncate_extra_comments`). Returns {"posts": n, "<collection>": entries}.
 
     A post is trimmed by `$push` + `$each: []` + `$slice`; timelines by their

@@ -2,7 +2,7 @@
 
 - `cache`: one document per user and kind with a capped array (the article's
   "cache the top"), `$push` + `$each` + `$sort` + `$slice`.
-- `month`: one document per user per month (seed 000's `social.wall`/`news`).
+- `month`: one document per user per month (*Storing Updates and Profiles*'s `social.wall`/`news`).
 - `size`: buckets of FEED_BUCKET_SIZE entries (the article's "grouped by size").
 - `read`: nothing stored; pages are assembled from `post` at read time.
 """
@@ -39,7 +39,7 @@ def shadow_models() -> list[str]:
 
 
 def write_stores() -> list[TimelineStore]:
-    """Every store a write must keep current (Contract C): the configured
+    """Every store a write must keep current (docs/storage-models.md#shadow-models): the configured
     model first (it is what pages read unless an admin switched at /dev/),
     then the shadows. Never the session's override: writes serve everyone.
     The read model stores nothing, so it is never listed."""

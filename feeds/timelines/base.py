@@ -110,7 +110,7 @@ class TimelineStore(ABC):
 
     def comments_shown_trim(self, limit: int) -> int:
         """Cut every embedded copy's `comments_shown` back to its newest
-        `limit` (seed 000's `truncate_extra_comments`); returns the entries
+        `limit` (*Storing Updates and Profiles*'s `truncate_extra_comments`); returns the entries
         trimmed. The read model stores no copies: nothing to trim."""
         return 0
 

@@ -1,7 +1,7 @@
-"""`month`: one document per user, kind and month, as seed 000 stores
+"""`month`: one document per user, kind and month, as *Storing Updates and Profiles* stores
 `social.wall` and `social.news`, in parts of at most FEED_MONTH_CAP entries.
 
-A busy reader's month would pass the 16 MB document limit (DESIGN.md §6), so
+A busy reader's month would pass the 16 MB document limit (docs/performance.md), so
 a month is one or more *parts*, unique on (owner, kind, month, part). Each
 part's array is kept newest first (`$push` with `$sort`), so a page reads only
 the head of each part.

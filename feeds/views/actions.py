@@ -1,4 +1,4 @@
-"""What the like and repost buttons share (DESIGN.md §9): the sign-in redirect,
+"""What the like and repost buttons share (docs/features.md#interactions): the sign-in redirect,
 the rate limit and the refusal, answered as JSON to the script or as a
 message on the page the button was on."""
 

@@ -1,5 +1,5 @@
 """`/u/<handle>/feed.atom`: an Atom feed of the posts a person wrote, public
-ones only (DESIGN.md §9), through Django's syndication framework.
+ones only (docs/features.md#interactions), through Django's syndication framework.
 
 No reposts, nothing others wrote on the wall, nothing removed or deleted,
 nothing by a suspended author: one query on the `by_ts` index, the same

@@ -50,7 +50,7 @@ def feed(request):
 @require_safe
 def new_posts(request):
     """`GET /feed/new/?since=<cursor>`: how many posts the feed would show
-    above the cursor, for the page's "n new posts" (DESIGN.md §9). JSON for a
+    above the cursor, for the page's "n new posts" (docs/features.md#interactions). JSON for a
     script, so no login redirect; never cached, since it changes by itself."""
     if not request.user.is_authenticated:
         body, status = {"error": "Sign in to see your feed."}, 403
@@ -75,7 +75,7 @@ def incoming(request):
 def wall_context(request, person) -> dict:
     """The wall on `/u/<handle>/` (hooked in through PROFILE_PAGE_EXTENSIONS).
 
-    Blocks win (DESIGN.md §4): a viewer who blocked the owner sees none of
+    Blocks win (docs/privacy.md): a viewer who blocked the owner sees none of
     the wall, and nobody writes on a wall across a block, either way.
     """
     viewer = request.user

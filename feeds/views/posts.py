@@ -82,7 +82,7 @@ def post_create(request):
 
 def _posted_message(post) -> str:
     """Where the post went: on the wall of someone who doesn't follow the author
-    it is on their incoming page only (seed 000's wall filter), so say so."""
+    it is on their incoming page only (*Storing Updates and Profiles*'s wall filter), so say so."""
     if post.to is None or selectors.wall_shows(post.to, post.by.id):
         return "Posted."
     return (

@@ -1,5 +1,5 @@
 """Circles: the owner's names on the user document, membership on the edges
-(seed 003's `_g` annotation)."""
+(Socialite's user graph service's `_g` annotation)."""
 
 import re
 from collections.abc import Iterable

@@ -1,6 +1,6 @@
 """The follower graph and blocks.
 
-The graph follows the Socialite user-graph service (seed 003): an edge is one
+The graph follows the Socialite user-graph service (Socialite's user graph service): an edge is one
 small document in `following` and its mirror in `followers`. Counters live on
 the user documents and are changed with `$inc`.
 
@@ -177,7 +177,7 @@ def counters_recount(*, handles: set[str]) -> None:
 
 
 def block_create(*, blocker: User, blocked: str) -> None:
-    """Block: on the blocker's document (seed 000); follows both ways end."""
+    """Block: on the blocker's document (*Storing Updates and Profiles*); follows both ways end."""
     if blocker.handle == blocked:
         raise GraphError("You can't block yourself.")
     if not User.objects(handle=blocked).only("handle").first():

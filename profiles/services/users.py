@@ -35,7 +35,7 @@ def name_terms(name: str) -> list[str]:
     """Every prefix of the folded name and of each of its words ("ada",
     "ada l", "lo", ...): edge n-grams, so that a prefix search is an equality
     on the multikey `(name_terms, _id)` index and comes back in handle order
-    without an in-memory sort (DESIGN.md §6). Names are at most 80
+    without an in-memory sort (docs/performance.md). Names are at most 80
     characters, so a user has at most a few hundred terms."""
     folded = fold_name(name)
     terms: set[str] = set()
@@ -88,7 +88,7 @@ def profile_update(
     *, user: User, name: str, bio: str, location: str, interests: list[str], website: str
 ) -> None:
     """Set the edited fields one by one: profile fields this code does not
-    know (the profile evolves, seed 000) stay as they are."""
+    know (the profile evolves, *Storing Updates and Profiles*) stay as they are."""
     edited = {"bio": bio, "location": location, "interests": interests, "website": website}
     User._get_collection().update_one(
         {"_id": user.handle},

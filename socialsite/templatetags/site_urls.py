@@ -2,7 +2,7 @@
 once per process instead of on every page.
 
 base.html links to about ten such routes on every page; `{% url %}` walks
-the resolver, joins and quotes for each, every time (DESIGN.md §6: app
+the resolver, joins and quotes for each, every time (docs/performance.md: app
 CPU). Their paths change only with the URL configuration or the script
 prefix, so both are part of the cache key.
 """

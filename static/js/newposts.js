@@ -1,4 +1,4 @@
-// "n new posts" on the news feed (DESIGN.md §9). While the tab is visible,
+// "n new posts" on the news feed (docs/features.md#interactions). While the tab is visible,
 // ask `data-new-url` every `data-poll-ms` how many posts the feed would show
 // above its first one (`data-since`); offer them in a button that loads them
 // above the posts already on the page, without moving the post the reader is

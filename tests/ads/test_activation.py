@@ -1,4 +1,4 @@
-"""Campaigns and their zones (DESIGN.md §8, seed 001 Design 1): activation
+"""Campaigns and their zones (docs/ads-api.md, *Online Advertising Networks* Design 1): activation
 pushes units in eCPM order, deactivation is one multi-document `$pull`,
 edits follow into the zones, and bad input changes nothing."""
 

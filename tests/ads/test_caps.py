@@ -1,4 +1,4 @@
-"""Frequency caps (DESIGN.md §8): `cap_count` impressions per `cap_hours` per
+"""Frequency caps (docs/ads-api.md): `cap_count` impressions per `cap_hours` per
 viewer and campaign, held by one conditional update even under concurrency,
 in a viewer document that stays bounded."""
 

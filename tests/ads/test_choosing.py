@@ -1,5 +1,5 @@
 """Choosing ads: best score first, ties split evenly, the seed's keyword
-example, distinct campaigns, and the round-trip budget (DESIGN.md §6, §8)."""
+example, distinct campaigns, and the round-trip budget (docs/performance.md, docs/ads-api.md)."""
 
 import random
 from collections import Counter

@@ -1,4 +1,4 @@
-"""`/ads/click/<offer>/` and `/ads/view/<offer>/` (DESIGN.md §8; issue 11,
+"""`/ads/click/<offer>/` and `/ads/view/<offer>/` (docs/ads-api.md; issue 11,
 items 6 and 10): a click goes only to the unit's stored url and counts once
 per offer, never for the owner, past the IP's limits or for a bot; a view
 counts once per offer."""

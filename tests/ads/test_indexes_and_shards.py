@@ -1,6 +1,6 @@
 """The ad network's collections are found by `ensure_indexes` and `shard_plan`
 like every other app's (socialsite/indexes.py discovers `<app>.documents`),
-with the indexes and shard keys DESIGN.md §8 fixes."""
+with the indexes and shard keys docs/ads-api.md fixes."""
 
 from io import StringIO
 
@@ -22,7 +22,7 @@ from socialsite.management.commands import shard_plan
 
 AD_DOCUMENTS = (Campaign, AdZone, AdUser, AdOffer, AdStats)
 AD_COLLECTIONS = {"campaign", "ad_zone", "ad_user", "ad_offer", "ad_stats"}
-# DESIGN.md §8, as mongosh spells them. `campaign` stays unsharded.
+# docs/ads-api.md, as mongosh spells them. `campaign` stays unsharded.
 AD_SHARD_KEYS = {
     # Seed 001: every decision reads one zone by (site, zone).
     "ad_zone": "{site_id: 1, zone_id: 1}",

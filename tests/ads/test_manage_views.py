@@ -1,4 +1,4 @@
-"""The campaign management pages through the test client (DESIGN.md §8,
+"""The campaign management pages through the test client (docs/ads-api.md,
 issue 11 item 9): roles, forms that change nothing on bad input, units,
 activation, the report with its chart and CSV, and what a page costs."""
 

@@ -1,4 +1,4 @@
-"""Offers, views and clicks (DESIGN.md §8): a click names a live offer,
+"""Offers, views and clicks (docs/ads-api.md): a click names a live offer,
 answers only the unit's stored url and counts once; a view counts once;
 bots and the campaign's own owner are never counted."""
 

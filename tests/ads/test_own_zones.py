@@ -1,7 +1,7 @@
-"""Socialsite's own ad zones (DESIGN.md §8; issue 11, item 8): the feed,
+"""Socialsite's own ad zones (docs/ads-api.md; issue 11, item 8): the feed,
 search and profile pages carry one slot that static/ads/embed.js fills from
 /ads/serve/; settings, moderation, ad management and post pages carry none.
-The slot costs its page no database round trip (DESIGN.md §6)."""
+The slot costs its page no database round trip (docs/performance.md)."""
 
 import re
 from pathlib import Path

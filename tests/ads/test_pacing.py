@@ -1,4 +1,4 @@
-"""Pacing (DESIGN.md §8): `ends` and `budget` stop serving at once, and the
+"""Pacing (docs/ads-api.md): `ends` and `budget` stop serving at once, and the
 sweep (`manage.py ads_pacing`, the `ads_pacing` task) deactivates such
 campaigns and says what it did."""
 

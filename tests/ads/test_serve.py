@@ -1,4 +1,4 @@
-"""`GET /ads/serve/` (DESIGN.md §8; issue 11, items 7 and 10): the JSON
+"""`GET /ads/serve/` (docs/ads-api.md; issue 11, items 7 and 10): the JSON
 other sites and embed.js read, its refusals, its headers, bots and the
 anonymous viewer's cookie."""
 

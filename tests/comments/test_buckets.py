@@ -1,4 +1,4 @@
-"""The buckets store (seed 004's hybrid design): the seed's skip/limit walk
+"""The buckets store (*Storing Comments*'s hybrid design): the seed's skip/limit walk
 across buckets, checked on the seed's own example and by a property test, and
 posting under concurrency."""
 
@@ -38,7 +38,7 @@ def text_of(comments: list[dict]) -> list[str]:
 
 def test_the_seeds_example(round_trips):
     """100, 102, 101 and 22 comments; skip=300, limit=50: the last 3 of the
-    third bucket, then all 22 of the fourth (seed 004's table)."""
+    third bucket, then all 22 of the fourth (*Storing Comments*'s table)."""
     store = get_store("buckets")
     d, buckets = make_buckets([100, 102, 101, 22])
     with round_trips() as c:

@@ -111,7 +111,7 @@ def test_hiding_the_blocked_costs_no_round_trip(cast, settings, round_trips):
     with round_trips() as counted:
         thread = selectors.thread(post["_id"], order="threaded", viewer=ada)
     assert thread.blocked_authors == {"mallory"}
-    assert counted.total <= 2, counted.commands  # DESIGN.md §6: a thread page is at most 2
+    assert counted.total <= 2, counted.commands  # docs/performance.md: a thread page is at most 2
 
 
 def test_no_comments_or_replies_across_a_block(cast, login, store_name):

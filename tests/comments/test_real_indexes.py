@@ -1,7 +1,7 @@
-"""Comment queries an index serves (issue 10, items 7 and 8; DESIGN.md §6).
+"""Comment queries an index serves (issue 10, items 7 and 8; docs/performance.md).
 
 - A sub-discussion is a `$gte`/`$lt` range on `full_slug` (or `comments.slug`
-  under `buckets`), not seed 004's regex: a Python regex carries the `u` flag
+  under `buckets`), not *Storing Comments*'s regex: a Python regex carries the `u` flag
   and gets no index bounds, so it read the whole discussion. The range is
   exact: siblings whose slug shares a prefix stay out.
 - The moderation pages' "comments since" and "a user's latest comments" are

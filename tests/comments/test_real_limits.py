@@ -1,7 +1,7 @@
 """The embedded store within MongoDB's document limits (issue 10, item 4):
 a byte budget well under 16 MB and a reply depth well under 100 levels of
 nesting, refused with a clear message (never a 500), and replies past the
-display depth behind "Continue this thread" (DESIGN.md §6)."""
+display depth behind "Continue this thread" (docs/performance.md)."""
 
 import re
 import threading

@@ -1,5 +1,5 @@
 """Every single-document write on a comment collection carries the whole
-shard key of its collection (issue 10, item 5; DESIGN.md §6): on a sharded
+shard key of its collection (issue 10, item 5; docs/performance.md): on a sharded
 cluster an update_one, delete_one or find_one_and_update without it fails.
 
 The test wraps the collection class (mongomock's, or pymongo's on a real

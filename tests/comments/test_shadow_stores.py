@@ -1,6 +1,6 @@
-"""Shadow comment stores (Contract C): with COMMENTS_SHADOW_STORES every
+"""Shadow comment stores (docs/storage-models.md#shadow-models): with COMMENTS_SHADOW_STORES every
 comment write reaches all three stores, so a thread reads the same under
-each (DESIGN.md §10's live switch); a shadow that misses a write is left
+each (docs/developer-lens.md's live switch); a shadow that misses a write is left
 behind, never fails the user, and `convert_comments` brings it level."""
 
 import io

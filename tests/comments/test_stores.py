@@ -1,4 +1,4 @@
-"""The three comment stores behind one interface (seed 004): posting and
+"""The three comment stores behind one interface (*Storing Comments*): posting and
 replying, direct links, sub-discussions, counts, edits, soft deletes, cursors,
 order parity between the stores, and the round-trip budget of a thread page."""
 
@@ -278,7 +278,7 @@ def two_thousand_comments(d) -> list[str]:
 
 @pytest.mark.parametrize("order", ["threaded", "oldest", "newest"])
 def test_documents_thread_page_round_trips(d, round_trips, order):
-    """Keyset pages: page 40 costs what page 1 costs (DESIGN.md §6: at most 2)."""
+    """Keyset pages: page 40 costs what page 1 costs (docs/performance.md: at most 2)."""
     store = get_store("documents")
     full_slugs = two_thousand_comments(d)
     assert store.count(d) == 2000

@@ -1,7 +1,7 @@
 """The comment thread through Django's test client: posting and replying,
 orders, pages, the depth limit and permalinks, errors, visibility, blocks,
 rate limits, escaping, edit and delete, the feed cards' last comments, and
-the round-trip budget of a thread page (DESIGN.md §5, §6)."""
+the round-trip budget of a thread page (docs/features.md#routes, docs/performance.md)."""
 
 import re
 from datetime import timedelta
@@ -95,7 +95,7 @@ def stored(post_id) -> list:
     return get_store().page(post_id, order="oldest", limit=1000).comments
 
 
-# --- posting and replying ---------------------------------------------------------
+# --- posting and replying ------------------------------------------------------------------------
 
 
 def test_comment_and_reply_through_the_form(people, login, store_name):
@@ -151,7 +151,7 @@ def test_unknown_or_malformed_parent_rerenders_the_form(people, login, store_nam
     assert stored(post_id) == []
 
 
-# --- orders and pages ---------------------------------------------------------------
+# --- orders and pages ----------------------------------------------------------------------------
 
 
 def seed_thread(post_id):
@@ -253,7 +253,7 @@ def test_bad_cursors_are_404(people, login, store_name):
     assert client.get(f"/posts/{post_id}/c/{slug}/?after=garbage").status_code == 404
 
 
-# --- depth limit and permalinks ------------------------------------------------------
+# --- depth limit and permalinks ------------------------------------------------------------------
 
 
 def chain(post_id, depth: int, author=ALICE) -> list:
@@ -353,7 +353,7 @@ def test_unknown_and_malformed_slugs_are_404(people, login, store_name):
     assert client.get("/posts/nonsense/c/abcd/").status_code == 404
 
 
-# --- form errors --------------------------------------------------------------------------
+# --- form errors ---------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -390,7 +390,7 @@ def test_anonymous_reader_sees_the_thread_and_a_login_link(people, client):
     assert "Log in</a> to comment." in html and "<summary>Reply</summary>" not in html
 
 
-# --- who may read and write ---------------------------------------------------------
+# --- who may read and write ----------------------------------------------------------------------
 
 
 def test_invisible_post_is_404_everywhere(people, login, store_name):
@@ -452,7 +452,7 @@ def test_text_is_escaped_with_links_and_mentions(people, login, store_name):
         assert '<a href="/u/ada/" class="mention">@ada</a>' in html
 
 
-# --- edit and delete ----------------------------------------------------------------
+# --- edit and delete -----------------------------------------------------------------------------
 
 
 def test_author_edits_and_sees_edited(people, login, store_name):
@@ -538,7 +538,7 @@ def test_others_cannot_edit_or_delete(people, login, store_name):
     assert client.get(f"/posts/{post_id}/comments/{c.slug}/delete/").status_code == 405
 
 
-# --- the feed cards' last comments (seed 000) ----------------------------------------------
+# --- the feed cards' last comments (*Storing Updates and Profiles*) ------------------------------
 
 
 def card_of(html: str, post_id) -> str:
@@ -612,7 +612,7 @@ def test_feed_card_shows_deleted_and_edited_last_comments(people, login, setting
     assert last_comments(card) == ["[deleted]", "two!"]
 
 
-# --- truncate_comments --------------------------------------------------------------------
+# --- truncate_comments ---------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("model", ["cache", "month", "size"])
@@ -678,7 +678,7 @@ def test_truncate_comments_retries_when_a_delivery_moves_entries(people, setting
     assert [e["post"]["comments_shown"] for e in doc["entries"][1:2]] == [shown[2:]]
 
 
-# --- round trips (DESIGN.md §6) -------------------------------------------------------------
+# --- round trips (docs/performance.md) -----------------------------------------------------------
 
 
 def test_thread_page_round_trips_do_not_grow_with_depth(people, login, settings, round_trips):
@@ -714,7 +714,7 @@ def test_thread_page_round_trips_do_not_grow_with_depth(people, login, settings,
     print(f"thread page round trips: page 1 = {first.total}, page 40 = {deep.total}")
     print(f"page 1: {first.commands}\npage 40: {deep.commands}")
     assert deep.total <= first.total, (first.commands, deep.commands)
-    # Session, user, post, then the thread itself (DESIGN.md §6: at most 2).
+    # Session, user, post, then the thread itself (docs/performance.md: at most 2).
     assert first.total <= 6
     for after in (None, cursor):
         with round_trips() as thread:

@@ -1,5 +1,5 @@
 """/dev/ and /dev/compare/ are for admins: everyone else gets the site's 404
-(DESIGN.md §10), and a hostile `path` is a 400."""
+(docs/developer-lens.md), and a hostile `path` is a 400."""
 
 import pytest
 

@@ -1,4 +1,5 @@
-"""Contract B: the models in use for this request, overridable per context."""
+"""docs/developer-lens.md#the-models-in-use-for-a-request: the models in use for this request,
+overridable per context."""
 
 import threading
 

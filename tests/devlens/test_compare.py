@@ -1,4 +1,4 @@
-"""The compare page (DESIGN.md §10): one page of the demo under every model,
+"""The compare page (docs/developer-lens.md): one page of the demo under every model,
 with the parity check against the system of record."""
 
 import re
@@ -37,7 +37,7 @@ def assert_every_model_agrees(page: str) -> list[dict]:
     variants = rows(page, "embed-row")
     assert [row["model"] for row in variants] == ["cache", "month", "size"]
     assert {row["parity"] for row in variants} == {"ok"}, variants
-    # DESIGN.md §10's markup, attribute for attribute, in this order.
+    # docs/developer-lens.md's markup, attribute for attribute, in this order.
     assert [m[0] for m in MODEL_ROW.findall(page)] == list(TIMELINE_MODELS)
     return models
 
@@ -68,7 +68,8 @@ def test_a_demo_post_page_agrees_under_every_model_and_comment_store(demo_admin)
     stores = rows(page, "store-row")
     assert [row["store"] for row in stores] == list(COMMENT_STORES)
     # Holds only if the demo's comments went through the comment services,
-    # which write every shadow store (Contract C), not into one store directly.
+    # which write every shadow store (docs/storage-models.md#shadow-models), not into one store
+    # directly.
     assert {row["parity"] for row in stores} == {"ok"}, stores
     thread = demo_admin.get(f"/posts/{post['_id']}/?order=oldest").content.decode()
     assert 'class="comment' in thread  # the stores agreed on comments, not on nothing

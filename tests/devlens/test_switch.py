@@ -1,4 +1,4 @@
-"""The live switch at /dev/ (DESIGN.md §10): one admin's session reads
+"""The live switch at /dev/ (docs/developer-lens.md): one admin's session reads
 through other models; the posts stay, the round trips change, and nobody
 else's session is touched."""
 
@@ -16,7 +16,8 @@ POST_IDS = re.compile(r'<article class="post[^"]*"[^>]*data-post-id="([0-9a-f]{2
 
 
 def round_trips_on_the_meter(response) -> int:
-    """The count of `Server-Timing: db;desc="<n> round trips, <docs> docs"` (Contract A)."""
+    """The count of `Server-Timing: db;desc="<n> round trips, <docs> docs"`
+    (docs/developer-lens.md#counting-round-trips-in-code)."""
     found = SERVER_TIMING.search(response.get("Server-Timing", ""))
     assert found, f"no db meter in Server-Timing: {response.get('Server-Timing')!r}"
     return int(found.group(1))

@@ -1,4 +1,4 @@
-"""The ad network in a real browser (issue 11, DESIGN.md §8).
+"""The ad network in a real browser (issue 11, docs/ads-api.md).
 
 The admin creates a campaign and a search unit through /ads/manage/, adds
 a unit and activates it. Bob searches for the campaign's keyword: the page's

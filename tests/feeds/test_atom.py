@@ -1,4 +1,4 @@
-"""`/u/<handle>/feed.atom` (DESIGN.md §9): valid Atom with absolute links,
+"""`/u/<handle>/feed.atom` (docs/features.md#interactions): valid Atom with absolute links,
 the handle's own public posts only, escaped text, conditional GET."""
 
 import xml.etree.ElementTree as ET
@@ -150,7 +150,7 @@ def test_a_new_account_has_a_valid_empty_feed(make_user, client):
     assert client.post("/u/ada/feed.atom").status_code == 405
 
 
-# --- who sees what (DESIGN.md §4): the feed is what anyone signed out may read
+# --- who sees what (docs/privacy.md): the feed is what anyone signed out may read
 
 
 def test_the_same_public_posts_for_every_viewer_but_one_who_blocked_the_author(wall, make_user):

@@ -1,4 +1,4 @@
-"""A circle rename keeps its posts in sight of its members (DESIGN.md §4).
+"""A circle rename keeps its posts in sight of its members (docs/privacy.md).
 
 Visibility is decided on the circles a page's post carries; with FEED_EMBED
 those are the copies in the timelines, so the rename must reach them too."""

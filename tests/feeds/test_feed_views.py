@@ -36,7 +36,8 @@ def test_status_post_appears_on_feed_and_wall(client):
     for page in ("/feed/", "/u/ada/"):
         html = client.get(page).content.decode()
         assert (
-            # More data- attributes follow (DESIGN.md §9: data-likes, data-reposted-by).
+            # More data- attributes follow (docs/features.md#interactions: data-likes,
+            # data-reposted-by).
             f'<article class="post post--status" id="post-{post.id}" data-post-id="{post.id}" '
             in html
         )

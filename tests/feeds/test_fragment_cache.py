@@ -1,6 +1,6 @@
 """Cached post cards and comments (socialsite/fragments.py): a change to a post
 shows at once on the next page, and a fragment cached for one viewer never
-shows another viewer anything of theirs (DESIGN.md §4)."""
+shows another viewer anything of theirs (docs/privacy.md)."""
 
 import random
 import re

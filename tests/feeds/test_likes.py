@@ -1,4 +1,4 @@
-"""Likes (DESIGN.md §9): one per person, counted atomically on the post, a
+"""Likes (docs/features.md#interactions): one per person, counted atomically on the post, a
 button that works with and without JavaScript, `data-likes` everywhere the
 post appears, and the rate limit."""
 

@@ -1,4 +1,4 @@
-"""Who may like what (DESIGN.md §4), in the visibility matrix's style: only
+"""Who may like what (docs/privacy.md), in the visibility matrix's style: only
 people who may see a post can like it (404 otherwise, as the post page), the
 author's blocks apply, a removed post is frozen, a signed-out visitor is sent
 to log in, and a former circle member loses the button at once."""

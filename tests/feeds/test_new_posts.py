@@ -1,5 +1,6 @@
 """`GET /feed/new/?since=`: how many posts the feed would show above its first
-one (issue 12, item 5; DESIGN.md §4, §6, §9), under the four timeline models."""
+one (issue 12, item 5; docs/privacy.md, docs/performance.md, docs/features.md#interactions), under
+the four timeline models."""
 
 from datetime import timedelta
 
@@ -157,7 +158,7 @@ def test_a_feed_being_rebuilt_is_counted_as_the_feed_shows_it(settings, reader_w
 
 
 def test_reposts_count_once_and_never_from_or_of_someone_hidden(model, reader_world, make_user):
-    """Reposts by people the reader follows (DESIGN.md §9): a post counts once
+    """Reposts by people the reader follows (docs/features.md#interactions): a post counts once
     however often it is reposted; none by or of someone muted or blocked;
     none of a deleted original."""
     make_user("gus")
@@ -199,7 +200,7 @@ def test_a_feed_that_starts_with_a_repost_starts_at_the_repost(model, reader_wor
     assert count("reader", since) == newposts.NewPosts(0, False)
 
 
-# --- round trips (DESIGN.md §6) -------------------------------------------------
+# --- round trips (docs/performance.md) -------------------------------------------------
 
 
 def big_feed(settings, entries: int = 1000):

@@ -1,4 +1,4 @@
-"""Whole-page round-trip budgets (DESIGN.md §6, issue 13 item 2).
+"""Whole-page round-trip budgets (docs/performance.md, issue 13 item 2).
 
 A signed-in feed page under the `cache` model with link entries costs at most
 3 round trips in all: the session with its user (one aggregate), the timeline,

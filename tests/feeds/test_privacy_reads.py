@@ -1,4 +1,4 @@
-"""Reads that privacy rules shape (DESIGN.md §4) beyond the visibility matrix:
+"""Reads that privacy rules shape (docs/privacy.md) beyond the visibility matrix:
 feed-card comment previews hide the people the viewer blocked, and deciding
 visibility at read time costs at most one query per page, only when the
 page holds circle posts by others."""

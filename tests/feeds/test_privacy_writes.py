@@ -1,4 +1,4 @@
-"""Writes that privacy rules refuse (DESIGN.md §4) and the abuse limits on
+"""Writes that privacy rules refuse (docs/privacy.md) and the abuse limits on
 them: no vote across a block, nothing in a removed post changes, and votes
 and edits are rate limited per user."""
 

@@ -1,5 +1,6 @@
 """Nothing grows past MongoDB's 16 MB document limit, and nothing is retried
-forever (DESIGN.md §6, §7): `month` documents roll over at FEED_MONTH_CAP,
+forever (docs/performance.md, docs/architecture.md#reliability-and-security-habits): `month`
+documents roll over at FEED_MONTH_CAP,
 embedded copies keep to FEED_EMBED_MAX_BYTES, and a delivery that keeps
 failing is given up after FEED_DELIVERY_MAX_ATTEMPTS, loudly."""
 

@@ -1,4 +1,4 @@
-"""Upserts that race another worker (DESIGN.md §6): under `month` and `size`
+"""Upserts that race another worker (docs/performance.md): under `month` and `size`
 a delivery's upsert can lose the insert of the same timeline document to a
 concurrent delivery of another post, and must then be retried, not dropped.
 

@@ -1,4 +1,4 @@
-"""Time as MongoDB keeps it (DESIGN.md §6): posts are stamped to the
+"""Time as MongoDB keeps it (docs/performance.md): posts are stamped to the
 millisecond at the source, and every model pages on (ts, _id), so posts of
 the same millisecond are neither repeated nor skipped across pages.
 

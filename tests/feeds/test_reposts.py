@@ -1,4 +1,4 @@
-"""Reposts (issue 12, item 2; DESIGN.md §9): delivered through the same
+"""Reposts (issue 12, item 2; docs/features.md#interactions): delivered through the same
 fan-out and timeline models, each post once per reader, gone on undo, on
 deletion or removal of the original and for readers who mute or block the
 reposter; public posts only; unknown ids 404; rate limited."""

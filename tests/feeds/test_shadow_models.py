@@ -1,4 +1,4 @@
-"""Shadow timeline models (Contract C, DESIGN.md §10): with FEED_SHADOW_MODELS
+"""Shadow timeline models (docs/storage-models.md#shadow-models): with FEED_SHADOW_MODELS
 every write keeps every stored model current, so each model, linking or
 embedding, shows a reader what the read model (the system of record) shows;
 and a delivery that dies halfway and runs again leaves no duplicate in any

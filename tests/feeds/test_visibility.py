@@ -1,4 +1,4 @@
-"""The visibility matrix (DESIGN.md §4) across every read path: feed, wall,
+"""The visibility matrix (docs/privacy.md) across every read path: feed, wall,
 incoming, post page and photo URL, for each kind of viewer, under every
 timeline model, with entries that link to posts or embed them."""
 

@@ -3,7 +3,7 @@ the query parameters and form fields its view reads, and which valid values
 each takes.
 
 The names come from reading the views (`request.GET` / `request.POST`, the
-forms they bind) and DESIGN.md §5. Keys are the resolver's own pattern
+forms they bind) and docs/features.md#routes. Keys are the resolver's own pattern
 strings, so `test_every_route_is_known` fails when a route is added, renamed
 or removed until this table follows.
 """

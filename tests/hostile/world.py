@@ -203,7 +203,7 @@ def build() -> World:
     world.clients = {"anon": Client(raise_request_exception=False)}
     for handle in ROLES[1:]:
         world.clients[handle] = _client(handle)
-    # A profile field the code does not know (seed 000: the profile evolves),
+    # A profile field the code does not know (*Storing Updates and Profiles*: the profile evolves),
     # set after the logins so that a page it breaks is a finding, not a
     # world that cannot be built.
     User._get_collection().update_one({"_id": "bob"}, {"$set": {"profile.shoe_size": 44}})

@@ -1,4 +1,4 @@
-"""The profile evolves (seed 000): fields this code does not know, written by
+"""The profile evolves (*Storing Updates and Profiles*): fields this code does not know, written by
 a newer release or another tool, render and survive an edit."""
 
 from profiles.documents import User

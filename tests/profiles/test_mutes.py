@@ -1,4 +1,4 @@
-"""Mutes (DESIGN.md §9): the muted person's posts leave my news feed at once
+"""Mutes (docs/features.md#interactions): the muted person's posts leave my news feed at once
 under every timeline model, and come back on unmute; they are not told;
 nothing else changes (their wall, their post pages, the follow)."""
 

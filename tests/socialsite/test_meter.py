@@ -1,4 +1,4 @@
-"""The round-trip meter (DESIGN.md §10, issues 13 and 14): every response
+"""The round-trip meter (docs/developer-lens.md, issues 13 and 14): every response
 carries `Server-Timing` from the counter the request log reads, and staff
 (moderators, admins) see the same figures, command by command, in the footer."""
 

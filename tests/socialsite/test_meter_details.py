@@ -1,4 +1,5 @@
-"""Contract A: the round-trip counter's details (DESIGN.md §10). Each trip
+"""docs/developer-lens.md#counting-round-trips-in-code: the round-trip counter's details
+(docs/developer-lens.md). Each trip
 says what it asked (collection, operation, the filter's shape without its
 values), how many documents came back and how long it took, counted alike
 on the demo database and, through the command listener, on a real server."""

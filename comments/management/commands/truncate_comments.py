@@ -7,8 +7,9 @@ from comments import services
 class Command(BaseCommand):
     help = (
         "Trim the last comments that posts and embedded feed entries show "
-        "(`comments_shown`) back to the newest FEED_COMMENTS_SHOWN (seed 000's "
-        "truncate_extra_comments). Run it from cron, or after lowering the setting."
+        "(`comments_shown`) back to the newest FEED_COMMENTS_SHOWN (truncate_extra_comments in "
+        "MongoDB's Storing Updates and Profiles for Social Networking Sites). Run it from cron, "
+        "or after lowering the setting."
     )
 
     def add_arguments(self, parser):

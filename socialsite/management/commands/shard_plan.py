@@ -1,4 +1,4 @@
-"""The sharding plan, read from the documents' meta (DESIGN.md §6).
+"""The sharding plan, read from the documents' meta (docs/performance.md).
 
 `meta["shard_key"]` is the tuple of fields MongoEngine adds to the filter of
 every single-document save and delete. `meta["shard_hashed"]`, a project key
@@ -8,7 +8,7 @@ so that inserts spread over every shard instead of landing in the last chunk.
 
 Seed 000's Sharding section gives `user` on `_id` and the timelines on their
 owner; `post` is on a hashed `_id`, and the graph's edge collections on
-`{_f, _t}` (seed 003), so a celebrity's edges can split into many chunks.
+`{_f, _t}` (Socialite's user graph service), so a celebrity's edges can split into many chunks.
 Collections without a `shard_key` stay unsharded on the primary shard.
 """
 
