@@ -7,6 +7,7 @@ from django.conf import settings
 
 from comments.documents import CommentDocument
 from comments.stores import Comment, CommentPage, ThreadingUnsupported, get_store, ledger
+from comments.stores.arrays import ArrayCommentUpdates
 from profiles import selectors as people
 from socialsite import active
 
@@ -108,9 +109,14 @@ def permalink(post_id, slug: str, *, after=None, before=None, viewer=None) -> Pe
     if page is None:
         return None
     comment = store.get(post_id, slug)
+    if comment is None:  # removed between the two reads
+        return None
     parts = slug.split("/")
-    ancestors = [store.get(post_id, "/".join(parts[:i])) for i in range(1, len(parts))]
-    ancestors = [a for a in ancestors if a is not None]
+    ancestors = [
+        ancestor
+        for i in range(1, len(parts))
+        if (ancestor := store.get(post_id, "/".join(parts[:i]))) is not None
+    ]
     comments, continue_at = _depth_limited(page.comments, base_depth=comment.depth)
     page.comments = comments
     everyone = [*ancestors, comment, *comments]
@@ -147,6 +153,8 @@ def recent_by_author(handle: str, n: int) -> list[Comment]:
             .limit(n)
         )
         return [Comment.from_dict(r, r["discussion_id"]) for r in rows]
+    # Not documents: one of the array stores, which read comments by key.
+    assert isinstance(store, ArrayCommentUpdates)
     keys = ledger.recent(handle, n)
     found = store.many(keys)
     return [found[key] for key in keys if key in found]

@@ -49,6 +49,7 @@ from feeds.documents import (
 from feeds.selectors.visibility import Sight, news_hidden
 from feeds.timelines import get_store
 from feeds.timelines.base import month_of
+from feeds.timelines.cache import CacheStore
 from feeds.timelines.read import EXPLODE_LIMIT, NEWEST_FIRST, news_graph, news_query
 from socialsite.cursors import EPOCH, Cursor, sort_key
 
@@ -204,7 +205,7 @@ def _cached(owner: str, since: Cursor, hidden: list[str]) -> _Candidates | None:
         return None  # no cache yet: the feed is served by the read model
     row = rows[0]
     new = row["new"]
-    capped = row["stored"] >= get_store("cache").cap
+    capped = row["stored"] >= CacheStore().cap
     if capped and len(new) <= COUNT_CAP and sort_key(row["oldest"]) > (since.ts, since.id):
         # Capped and all newer than the cursor: what came between the
         # cursor and the cache's oldest entry lives only in `post`.

@@ -163,7 +163,8 @@ def poll_results(post: Mapping[str, Any] | Post, voter: str | None, *, choice=_U
     """
     post_id, detail = _id_and_detail(post)
     if choice is _UNKNOWN:
-        choice = votes_of(voter, [post_id]).get(post_id) if voter else None
+        # Without a voter or an id there is no vote to read.
+        choice = votes_of(voter, [post_id]).get(post_id) if voter and post_id else None
     labels = list(detail.get("options") or [])
     raw = list(detail.get("votes") or [])
     counts = [max(int(raw[i]), 0) if i < len(raw) else 0 for i in range(len(labels))]

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from bson import ObjectId
+from mongoengine import Document
 
 from socialsite.clock import aware
 from socialsite.cursors import Cursor
@@ -120,7 +121,7 @@ class EntryArrayStore(TimelineStore):
     of documents owned by (owner, kind), so removals, embedded-copy refreshes
     and statistics are the same multi-document updates for all of them."""
 
-    document: type  # the MongoEngine document of the model's collection
+    document: type[Document]  # the MongoEngine document of the model's collection
 
     def collection(self):
         return self.document._get_collection()

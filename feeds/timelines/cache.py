@@ -69,7 +69,7 @@ class CacheStore(EntryArrayStore):
                     raise
 
     def entries(self, kind, owner, before, limit, *, copies=True):
-        entries_expr = "$entries"
+        entries_expr: str | dict = "$entries"
         if before is not None:
             entries_expr = {
                 "$filter": {"input": "$entries", "as": "e", "cond": older_expr(before)}

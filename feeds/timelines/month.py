@@ -22,6 +22,7 @@ read per batch) and leaves them out; pages keep the first of each id anyway.
 """
 
 from dataclasses import dataclass
+from typing import Any
 
 from django.conf import settings
 from pymongo import UpdateOne
@@ -63,7 +64,7 @@ class MonthStore(EntryArrayStore):
         return settings.FEED_MONTH_CAP
 
     def _filter(self, kind: str, item: _Placement, part: int | None = None) -> dict:
-        query = {
+        query: dict[str, Any] = {
             "owner": item.owner,
             "kind": kind,
             "month": item.month,
@@ -176,7 +177,7 @@ class MonthStore(EntryArrayStore):
         so `$slice` keeps exactly those). A month is settled once all of its
         parts are read, since its parts interleave in time; months do not."""
         match: dict = {"owner": owner, "kind": kind}
-        older = "$entries"
+        older: str | dict = "$entries"
         if before is not None:
             match["month"] = {"$lte": month_of(before.ts)}
             older = {"$filter": {"input": "$entries", "as": "e", "cond": older_expr(before)}}

@@ -7,6 +7,8 @@ It is also the fallback of the other models (no cache yet, past the cap,
 rebuilding).
 """
 
+from collections.abc import Collection
+
 from feeds.documents import ALL_CIRCLES, CARD_FIELDS, LIVE, PUBLIC, Post, PostRepost
 from feeds.selectors.entries import entry_for, repost_entry
 from feeds.timelines.base import Chunk, TimelineStore
@@ -34,7 +36,7 @@ def news_graph(owner: str) -> tuple[list[str], dict[str, list[str]]]:
     return followed, circled
 
 
-def news_query(owner: str, blocked: list[str] = (), graph=None) -> dict:
+def news_query(owner: str, blocked: Collection[str] = (), graph=None) -> dict:
     """What `owner`'s news feed holds, as one query on `post` (one graph read
     first, unless `graph` is `news_graph(owner)` already)."""
     followed, circled = graph or news_graph(owner)

@@ -116,7 +116,7 @@ class SizeStore(EntryArrayStore):
         fields = {"entries": 1, "max_ts": 1} if copies else {"entries.post": 0}
         buckets = _collection().find(query, fields).sort("max_ts", -1)
         found: dict = {}
-        pending = None
+        pending: list[dict] | None = None
         for bucket in buckets:
             # Every bucket still to come is no newer than this one's max_ts:
             # once `limit + 1` entries are newer than that, the page is settled.
