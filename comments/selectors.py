@@ -2,14 +2,21 @@
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import TYPE_CHECKING
 
+from bson import ObjectId
 from django.conf import settings
 
 from comments.documents import CommentDocument
 from comments.stores import Comment, CommentPage, ThreadingUnsupported, get_store, ledger
 from comments.stores.arrays import ArrayCommentUpdates
+from comments.stores.base import CommentStore
 from profiles import selectors as people
+from profiles.documents import User
 from socialsite import active
+
+if TYPE_CHECKING:
+    from profiles.auth import AnonymousVisitor
 
 
 @dataclass
@@ -30,7 +37,7 @@ def _suspended(comments: list[Comment]) -> set[str]:
     return people.suspended_among({c.author["id"] for c in comments if c.author.get("id")})
 
 
-def blocked_by(viewer) -> frozenset[str]:
+def blocked_by(viewer: "User | AnonymousVisitor | None") -> frozenset[str]:
     """The handles `viewer` blocked. Their comments are shown to the viewer as
     a placeholder (docs/privacy.md); the list is on the viewer's own document,
     so this costs no round trip. Anonymous visitors block nobody."""
@@ -41,7 +48,7 @@ def _blocked_on_page(comments: list[Comment], blocked: frozenset[str]) -> set[st
     return {c.author["id"] for c in comments if c.author.get("id") in blocked}
 
 
-def orders(store=None) -> list[str]:
+def orders(store: CommentStore | None = None) -> list[str]:
     """The orders a store can give, its default first: the buckets store
     keeps comments chronologically only, so it offers no threaded order."""
     store = store or get_store()
@@ -67,7 +74,14 @@ def _elsewhere(continue_at: set, shown: list[Comment]) -> list[str]:
     return sorted(continue_at - on_page)
 
 
-def thread(post_id, *, order: str | None, after=None, before=None, viewer=None) -> Thread:
+def thread(
+    post_id: ObjectId,
+    *,
+    order: str | None,
+    after: str | None = None,
+    before: str | None = None,
+    viewer: "User | AnonymousVisitor | None" = None,
+) -> Thread:
     """A page of the thread in `order` (None: the store's default), as
     `viewer` may see it."""
     store = get_store()
@@ -103,7 +117,14 @@ class Permalink:
     blocked_authors: set = field(default_factory=set)
 
 
-def permalink(post_id, slug: str, *, after=None, before=None, viewer=None) -> Permalink | None:
+def permalink(
+    post_id: ObjectId,
+    slug: str,
+    *,
+    after: str | None = None,
+    before: str | None = None,
+    viewer: "User | AnonymousVisitor | None" = None,
+) -> Permalink | None:
     store = get_store()
     page = store.subtree(post_id, slug, after=after, before=before)
     if page is None:

@@ -51,6 +51,7 @@ from feeds.timelines import get_store
 from feeds.timelines.base import month_of
 from feeds.timelines.cache import CacheStore
 from feeds.timelines.read import EXPLODE_LIMIT, NEWEST_FIRST, news_graph, news_query
+from profiles.documents import User
 from socialsite.cursors import EPOCH, Cursor, sort_key
 
 # "100+ new posts": past this nobody reads the number, and the reader's next
@@ -76,7 +77,7 @@ class _Candidates:
     full: bool = False
 
 
-def new_posts(viewer, since: Cursor) -> NewPosts:
+def new_posts(viewer: User, since: Cursor) -> NewPosts:
     """New posts in `viewer`'s news feed above `since` (see the module doc)."""
     hidden = sorted(news_hidden(viewer))
     store = get_store()
@@ -89,7 +90,7 @@ def new_posts(viewer, since: Cursor) -> NewPosts:
     return NewPosts(min(shown, COUNT_CAP), found.full or shown > COUNT_CAP)
 
 
-def _shown(viewer, found: _Candidates, hidden: set[str]) -> int:
+def _shown(viewer: User, found: _Candidates, hidden: set[str]) -> int:
     """How many distinct posts of the candidates the feed would show."""
     posts = [
         {

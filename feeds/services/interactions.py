@@ -25,7 +25,7 @@ messages say) stays in feeds/services/likes.py and feeds/services/reposts.py.
 import logging
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bson import ObjectId
 from django.dispatch import Signal
@@ -38,6 +38,9 @@ from feeds import tasks
 from feeds.documents import Post
 from profiles.documents import User
 from socialsite.clock import now
+
+if TYPE_CHECKING:
+    from profiles.auth import AnonymousVisitor
 
 log = logging.getLogger(__name__)
 
@@ -138,7 +141,9 @@ class Interaction[S: Mark]:
         except Exception:
             log.exception("%s_notification_failed", self.verb)
 
-    def marked_by(self, viewer: Any, post_ids: Iterable[ObjectId]) -> set[str]:
+    def marked_by(
+        self, viewer: "User | AnonymousVisitor", post_ids: Iterable[ObjectId]
+    ) -> set[str]:
         """Which of a page's posts the viewer marked (their ids as strings), in
         one query on the (post, by) index; none for a signed-out viewer."""
         ids = sorted({pid for pid in post_ids if isinstance(pid, ObjectId)})

@@ -233,11 +233,11 @@ def open_file(file_id: ObjectId | str) -> gridfs.GridOut | None:
     The content type is `grid_out.metadata["content_type"]`; the upload date is
     `grid_out.upload_date`, for Last-Modified.
     """
-    oid = (
-        (ObjectId(file_id) if ObjectId.is_valid(file_id) else None)
-        if isinstance(file_id, str)
-        else file_id
-    )
+    oid: ObjectId | None = None
+    if not isinstance(file_id, str):
+        oid = file_id
+    elif ObjectId.is_valid(file_id):
+        oid = ObjectId(file_id)
     if not isinstance(oid, ObjectId):
         return None
     try:

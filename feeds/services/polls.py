@@ -155,7 +155,9 @@ def votes_of(voter: str | None, post_ids: Iterable[ObjectId]) -> dict[ObjectId, 
 _UNKNOWN: Any = object()
 
 
-def poll_results(post: Mapping[str, Any] | Post, voter: str | None, *, choice=_UNKNOWN) -> dict:
+def poll_results(
+    post: Mapping[str, Any] | Post, voter: str | None, *, choice: int | None = _UNKNOWN
+) -> dict:
     """What a template needs to show a poll.
 
     Pass `choice` (from `votes_of`, None when the voter has not voted) when

@@ -120,12 +120,11 @@ class SizeStore(EntryArrayStore):
         for bucket in buckets:
             # Every bucket still to come is no newer than this one's max_ts:
             # once `limit + 1` entries are newer than that, the page is settled.
-            settled = (
+            if (
                 pending is not None
                 and len(pending) > limit
                 and sort_key(pending[limit]) > (aware(bucket["max_ts"]), LAST_ID)
-            )
-            if settled:
+            ):
                 return Chunk(pending[:limit], exhausted=False)
             for entry in bucket["entries"]:
                 if older_than(entry, before):
