@@ -166,7 +166,7 @@ def poll_results(
     post_id, detail = _id_and_detail(post)
     if choice is _UNKNOWN:
         # Without a voter or an id there is no vote to read.
-        choice = votes_of(voter, [post_id]).get(post_id) if voter and post_id else None
+        choice = votes_of(voter, [post_id]).get(post_id) if voter and post_id is not None else None
     labels = list(detail.get("options") or [])
     raw = list(detail.get("votes") or [])
     counts = [max(int(raw[i]), 0) if i < len(raw) else 0 for i in range(len(labels))]
