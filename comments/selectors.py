@@ -2,13 +2,21 @@
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import TYPE_CHECKING
 
+from bson import ObjectId
 from django.conf import settings
 
 from comments.documents import CommentDocument
 from comments.stores import Comment, CommentPage, ThreadingUnsupported, get_store, ledger
+from comments.stores.arrays import ArrayCommentUpdates
+from comments.stores.base import CommentStore
 from profiles import selectors as people
+from profiles.documents import User
 from socialsite import active
+
+if TYPE_CHECKING:
+    from profiles.auth import AnonymousVisitor
 
 
 @dataclass
@@ -29,7 +37,7 @@ def _suspended(comments: list[Comment]) -> set[str]:
     return people.suspended_among({c.author["id"] for c in comments if c.author.get("id")})
 
 
-def blocked_by(viewer) -> frozenset[str]:
+def blocked_by(viewer: "User | AnonymousVisitor | None") -> frozenset[str]:
     """The handles `viewer` blocked. Their comments are shown to the viewer as
     a placeholder (docs/privacy.md); the list is on the viewer's own document,
     so this costs no round trip. Anonymous visitors block nobody."""
@@ -40,7 +48,7 @@ def _blocked_on_page(comments: list[Comment], blocked: frozenset[str]) -> set[st
     return {c.author["id"] for c in comments if c.author.get("id") in blocked}
 
 
-def orders(store=None) -> list[str]:
+def orders(store: CommentStore | None = None) -> list[str]:
     """The orders a store can give, its default first: the buckets store
     keeps comments chronologically only, so it offers no threaded order."""
     store = store or get_store()
@@ -66,7 +74,14 @@ def _elsewhere(continue_at: set, shown: list[Comment]) -> list[str]:
     return sorted(continue_at - on_page)
 
 
-def thread(post_id, *, order: str | None, after=None, before=None, viewer=None) -> Thread:
+def thread(
+    post_id: ObjectId,
+    *,
+    order: str | None,
+    after: str | None = None,
+    before: str | None = None,
+    viewer: "User | AnonymousVisitor | None" = None,
+) -> Thread:
     """A page of the thread in `order` (None: the store's default), as
     `viewer` may see it."""
     store = get_store()
@@ -102,15 +117,27 @@ class Permalink:
     blocked_authors: set = field(default_factory=set)
 
 
-def permalink(post_id, slug: str, *, after=None, before=None, viewer=None) -> Permalink | None:
+def permalink(
+    post_id: ObjectId,
+    slug: str,
+    *,
+    after: str | None = None,
+    before: str | None = None,
+    viewer: "User | AnonymousVisitor | None" = None,
+) -> Permalink | None:
     store = get_store()
     page = store.subtree(post_id, slug, after=after, before=before)
     if page is None:
         return None
     comment = store.get(post_id, slug)
+    if comment is None:  # removed between the two reads
+        return None
     parts = slug.split("/")
-    ancestors = [store.get(post_id, "/".join(parts[:i])) for i in range(1, len(parts))]
-    ancestors = [a for a in ancestors if a is not None]
+    ancestors = [
+        ancestor
+        for i in range(1, len(parts))
+        if (ancestor := store.get(post_id, "/".join(parts[:i]))) is not None
+    ]
     comments, continue_at = _depth_limited(page.comments, base_depth=comment.depth)
     page.comments = comments
     everyone = [*ancestors, comment, *comments]
@@ -147,6 +174,8 @@ def recent_by_author(handle: str, n: int) -> list[Comment]:
             .limit(n)
         )
         return [Comment.from_dict(r, r["discussion_id"]) for r in rows]
+    # Not documents: one of the array stores, which read comments by key.
+    assert isinstance(store, ArrayCommentUpdates)
     keys = ledger.recent(handle, n)
     found = store.many(keys)
     return [found[key] for key in keys if key in found]

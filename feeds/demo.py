@@ -16,6 +16,7 @@ import io
 import random
 from collections import Counter, defaultdict
 from datetime import timedelta
+from typing import Any
 
 from django.conf import settings
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -119,6 +120,7 @@ def _plan(handles: list[str], users: dict, rng: random.Random, count: int) -> li
         if rng.random() < 0.08:
             to = rng.choice(handles)
         photo = None
+        detail: dict[str, Any]
         if kind == "status":
             detail = {"text": rng.choice(STATUSES)}
         elif kind == "link":
@@ -214,7 +216,8 @@ def _fan_out(post_ids: list) -> None:
         {"status": "active", "last_seen": {"$gte": cutoff}}, {"blocked": 1}
     ):
         readers[row["_id"]] = set(row.get("blocked") or ())
-    timelines = defaultdict(list)  # (kind, owner) -> entries, oldest first
+    # (kind, owner) -> entries, oldest first (None each when no store keeps them)
+    timelines: defaultdict[tuple[str, str], list[Any]] = defaultdict(list)
     delivered = []
     for post in posts:
         author, circles = post["by"]["id"], post["circles"]

@@ -17,6 +17,7 @@ items than its size; its `rel="next"` cursor still moves past every item it
 read, so paging never repeats or skips one.
 """
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -26,6 +27,7 @@ from django.conf import settings
 from feeds.selectors import posts as feed_posts
 from feeds.selectors.visibility import Sight
 from notifications import buckets
+from profiles.documents import User
 from socialsite.clock import aware
 from socialsite.cursors import Cursor, older_than, sort_key
 
@@ -68,11 +70,11 @@ def _read_buckets(owner: str, before: Cursor | None, limit: int) -> list[dict]:
     return list(rows)
 
 
-def _hidden_people(viewer) -> set[str]:
+def _hidden_people(viewer: User) -> set[str]:
     return set(viewer.blocked) | set(getattr(viewer, "muted", None) or [])
 
 
-def _posts_seen_by(viewer, post_ids) -> dict[ObjectId, dict]:
+def _posts_seen_by(viewer: User, post_ids: Collection[ObjectId]) -> dict[ObjectId, dict]:
     """The posts among `post_ids` the viewer may see now: one `$in` read."""
     if not post_ids:
         return {}
@@ -81,7 +83,9 @@ def _posts_seen_by(viewer, post_ids) -> dict[ObjectId, dict]:
     return {post["_id"]: post for post in Sight(viewer).visible(alive)}
 
 
-def _shown(item: dict, viewer, hidden: set[str], posts: dict, seen) -> Notification | None:
+def _shown(
+    item: dict, viewer: User, hidden: set[str], posts: dict, seen: datetime | None
+) -> Notification | None:
     """The item as the viewer may see it, or None when it is hidden."""
     post_id = item.get("post")
     post = posts.get(post_id) if post_id is not None else None
@@ -114,7 +118,7 @@ def _shown(item: dict, viewer, hidden: set[str], posts: dict, seen) -> Notificat
     )
 
 
-def notification_page(viewer, before: Cursor | None) -> NotificationPage:
+def notification_page(viewer: User, before: Cursor | None) -> NotificationPage:
     size = settings.NOTIFICATIONS_PAGE_SIZE
     rows = _read_buckets(viewer.handle, before, PAGE_BUCKETS)
     stored = [item for row in rows for item in row["items"]]
@@ -145,7 +149,7 @@ def notification_page(viewer, before: Cursor | None) -> NotificationPage:
     return NotificationPage(items=items, next_cursor=next_cursor, newest=newest)
 
 
-def unread_visible(viewer, *, max_buckets: int = 10) -> int:
+def unread_visible(viewer: User, *, max_buckets: int = 10) -> int:
     """How many unread items the page would list now (the header's number).
 
     Reads the buckets holding anything newer than `notifications_seen`; used

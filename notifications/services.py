@@ -21,6 +21,7 @@ leave it too high until then, so those actions recount it
 import logging
 from datetime import datetime
 from types import SimpleNamespace
+from typing import Any
 
 from bson import ObjectId
 from bson.errors import InvalidId
@@ -58,7 +59,7 @@ def notify(
         log.exception("notification_failed", extra={"kind": kind, "recipient": recipient})
 
 
-def _parse_post_id(value) -> ObjectId | None:
+def _parse_post_id(value: object) -> ObjectId | None:
     if value is None or isinstance(value, ObjectId):
         return value
     try:
@@ -67,7 +68,13 @@ def _parse_post_id(value) -> ObjectId | None:
         return None
 
 
-def _notify(recipient, kind, actor, post_id, comment_slug) -> None:
+def _notify(
+    recipient: str,
+    kind: str,
+    actor: str,
+    post_id: str | ObjectId | None,
+    comment_slug: str | None,
+) -> None:
     if kind not in KINDS:
         log.warning("notification_unknown_kind", extra={"kind": kind})
         return
@@ -90,7 +97,7 @@ def _notify(recipient, kind, actor, post_id, comment_slug) -> None:
         return
     seen = aware(target.get("notifications_seen"))
     ts = now()
-    if kind == "like":
+    if kind == "like" and post_id is not None:  # a like is always of a post (above)
         outcome = buckets.join_group(
             recipient,
             post_id=post_id,
@@ -125,7 +132,9 @@ def _recipient_sees(target: dict, post_id: ObjectId) -> bool:
     post = feed_posts.post_read(post_id, POST_FIELDS)
     if post is None or post.get("removed") is not None:
         return False
-    viewer = SimpleNamespace(
+    # A stand-in with what visibility reads of a viewer: the recipient is not
+    # the signed-in user, and their document was read as a dict.
+    viewer: Any = SimpleNamespace(
         is_authenticated=True, handle=target["_id"], blocked=target.get("blocked", [])
     )
     placed_in = {}

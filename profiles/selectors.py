@@ -2,6 +2,7 @@
 
 import re
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
@@ -295,7 +296,7 @@ def blockers_among(handle: str, among: list[str]) -> set[str]:
     return {row["_id"] for row in rows}
 
 
-def users_counts(day, week, statuses: tuple[str, ...] | list[str]) -> dict:
+def users_counts(day: datetime, week: datetime, statuses: tuple[str, ...] | list[str]) -> dict:
     """The moderation dashboard's figures: accounts created since `day`, since
     `week`, in all, and suspended. Naming every status lets `(status,
     -created)` bound each count as index ranges instead of a scan."""

@@ -15,7 +15,7 @@ Readers ask `timeline_model()`, `embed()` and `comment_store()`;
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from django.conf import settings
 
@@ -101,16 +101,12 @@ def override(
         )
     if comment_store is not None and comment_store not in COMMENT_STORES:
         raise ValueError(f"comment store must be one of {COMMENT_STORES}, not {comment_store!r}")
-    changes = {
-        name: value
-        for name, value in (
-            ("timeline_model", timeline_model),
-            ("embed", embed),
-            ("comment_store", comment_store),
-        )
-        if value is not None
-    }
-    choice = replace(_current(), **changes)
+    current = _current()
+    choice = Choice(
+        timeline_model=current.timeline_model if timeline_model is None else timeline_model,
+        embed=current.embed if embed is None else embed,
+        comment_store=current.comment_store if comment_store is None else comment_store,
+    )
     token = _choice.set(choice)
     try:
         yield choice

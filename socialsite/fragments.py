@@ -174,12 +174,12 @@ def digest(key: dict) -> str:
 def render(kind: str, ident: str, key: dict, template: str, context: dict, page) -> SafeString:
     """The fragment for `key` (every input the template reads), from the
     cache or rendered now; then filled with this page's slots."""
-    key = f"{kind}:{ident}:{digest(key)}"
-    html = cache.get(key)
+    cache_key = f"{kind}:{ident}:{digest(key)}"
+    html = cache.get(cache_key)
     if html is None:
         slots = {"csrf_token": CSRF_SLOT, "request": SLOT_REQUEST, "age": AGE_SLOT}
         html = get_template(template).render({**context, **slots})
-        cache.set(key, html)
+        cache.set(cache_key, html)
     return fill(html, page, context)
 
 
@@ -188,8 +188,8 @@ def render_list(
 ) -> SafeString:
     """Fragments of one template cached as one (a page of comments): each
     keeps its own age slot, numbered."""
-    key = f"{kind}:{ident}:{digest(key)}"
-    html = cache.get(key)
+    cache_key = f"{kind}:{ident}:{digest(key)}"
+    html = cache.get(cache_key)
     if html is None:
         compiled = get_template(template)
         slots = {"csrf_token": CSRF_SLOT, "request": SLOT_REQUEST, "age": AGE_SLOT}
@@ -197,7 +197,7 @@ def render_list(
             compiled.render({**context, **slots}).replace(AGE_SLOT, f"<!--slot:age:{n}-->")
             for n, context in enumerate(contexts)
         )
-        cache.set(key, html)
+        cache.set(cache_key, html)
     html = fill(html, page, {})
     moments = [context.get("moment") for context in contexts]
     return mark_safe(NUMBERED_AGE.sub(lambda slot: age(moments[int(slot.group(1))]), html))  # noqa: S308

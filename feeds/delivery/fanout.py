@@ -23,6 +23,7 @@ from datetime import timedelta
 
 from bson.errors import InvalidDocument
 from django.conf import settings
+from mongoengine import Document
 from pymongo import ReturnDocument
 from pymongo.errors import PyMongoError
 
@@ -46,7 +47,7 @@ CLAIM_FIELDS = {name: 0 for name in CARD_FIELDS if name != "delivery"}
 class Kind:
     """What one kind of delivery brings to the machine."""
 
-    document: type  # whose documents carry the `delivery` state
+    document: type[Document]  # whose documents carry the `delivery` state
     projection: dict | None = None  # what a claim reads
 
     def key(self, row: dict) -> dict:

@@ -1,12 +1,17 @@
 """Post documents (raw dicts) turned into what the post template shows."""
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from feeds.documents import ALL_CIRCLES, PUBLIC
 from feeds.selectors.pages import viewer_votes
 from feeds.services import likes, mentions, polls
+from profiles.documents import User
 from socialsite import fragments
 from socialsite.clock import aware
+
+if TYPE_CHECKING:
+    from profiles.auth import AnonymousVisitor
 
 
 @dataclass(frozen=True)
@@ -18,7 +23,7 @@ class Seer:
     blocked: frozenset[str]
 
     @classmethod
-    def of(cls, viewer) -> "Seer":
+    def of(cls, viewer: "User | AnonymousVisitor") -> "Seer":
         if not viewer.is_authenticated:
             return cls(None, frozenset())
         return cls(viewer.handle, frozenset(getattr(viewer, "blocked", None) or ()))
@@ -28,7 +33,15 @@ class PostCard:
     """A post as one viewer sees it. Every attribute that depends on the
     viewer is in `fragment_key`: the rendered card is cached under it (socialsite/fragments.py)."""
 
-    def __init__(self, post: dict, viewer, choice=None, liked: bool = False, *, seer=None):
+    def __init__(
+        self,
+        post: dict,
+        viewer: "User | AnonymousVisitor",
+        choice: int | None = None,
+        liked: bool = False,
+        *,
+        seer: Seer | None = None,
+    ) -> None:
         self.raw = post
         self.id = str(post["_id"])
         self.author_handle = post["by"]["id"]
@@ -114,7 +127,7 @@ class PostCard:
         return f"https://www.openstreetmap.org/?mlat={lat}&mlon={lng}#map=15/{lat}/{lng}"
 
 
-def cards(posts: list[dict], viewer) -> list[PostCard]:
+def cards(posts: list[dict], viewer: "User | AnonymousVisitor") -> list[PostCard]:
     """The page's cards, with every @mention they show announced, so that the
     page looks them up in one query (feeds/services/mentions.py)."""
     votes = viewer_votes(viewer, posts)

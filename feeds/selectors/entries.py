@@ -1,6 +1,9 @@
 """Timeline entries and the post views built from them."""
 
+from collections.abc import Callable
+
 import bson
+from bson import ObjectId
 from django.conf import settings
 
 from feeds.timelines import stores_copies
@@ -92,12 +95,12 @@ def repost_entry(repost: dict, circles: list[str]) -> dict:
     }
 
 
-def post_id_of(entry: dict):
+def post_id_of(entry: dict) -> ObjectId:
     """The post an entry shows: the original for a repost."""
     return entry.get("of") or entry["id"]
 
 
-def resolve(entries: list[dict], fetch) -> list[dict]:
+def resolve(entries: list[dict], fetch: Callable[[list[ObjectId]], dict]) -> list[dict]:
     """Posts for entries, newest first, each a fresh dict that knows its
     place in the timeline (`_at`: the entry's (ts, id), what a page's cursor
     is made of) and, for a repost, `reposted_by`.

@@ -49,7 +49,9 @@ from feeds.documents import (
 from feeds.selectors.visibility import Sight, news_hidden
 from feeds.timelines import get_store
 from feeds.timelines.base import month_of
+from feeds.timelines.cache import CacheStore
 from feeds.timelines.read import EXPLODE_LIMIT, NEWEST_FIRST, news_graph, news_query
+from profiles.documents import User
 from socialsite.cursors import EPOCH, Cursor, sort_key
 
 # "100+ new posts": past this nobody reads the number, and the reader's next
@@ -75,7 +77,7 @@ class _Candidates:
     full: bool = False
 
 
-def new_posts(viewer, since: Cursor) -> NewPosts:
+def new_posts(viewer: User, since: Cursor) -> NewPosts:
     """New posts in `viewer`'s news feed above `since` (see the module doc)."""
     hidden = sorted(news_hidden(viewer))
     store = get_store()
@@ -88,7 +90,7 @@ def new_posts(viewer, since: Cursor) -> NewPosts:
     return NewPosts(min(shown, COUNT_CAP), found.full or shown > COUNT_CAP)
 
 
-def _shown(viewer, found: _Candidates, hidden: set[str]) -> int:
+def _shown(viewer: User, found: _Candidates, hidden: set[str]) -> int:
     """How many distinct posts of the candidates the feed would show."""
     posts = [
         {
@@ -204,7 +206,7 @@ def _cached(owner: str, since: Cursor, hidden: list[str]) -> _Candidates | None:
         return None  # no cache yet: the feed is served by the read model
     row = rows[0]
     new = row["new"]
-    capped = row["stored"] >= get_store("cache").cap
+    capped = row["stored"] >= CacheStore().cap
     if capped and len(new) <= COUNT_CAP and sort_key(row["oldest"]) > (since.ts, since.id):
         # Capped and all newer than the cursor: what came between the
         # cursor and the cache's oldest entry lives only in `post`.

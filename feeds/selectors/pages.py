@@ -6,7 +6,9 @@ filters, and falls back to the read model where the store cannot answer
 (docs/performance.md: a `cache` news page with link entries is 2 round trips).
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from bson import ObjectId
 from django.conf import settings
@@ -22,9 +24,16 @@ from profiles.documents import FollowingEdge, User
 from socialsite.clock import aware
 from socialsite.cursors import Cursor
 
+if TYPE_CHECKING:
+    from profiles.auth import AnonymousVisitor
+
 # A wall whose entries are mostly hidden from this viewer needs several
 # chunks; this bounds the work of one page.
 MAX_CHUNKS = 25
+
+
+# A page's filter: the posts of one chunk it keeps, in order.
+Keep = Callable[[list[dict]], list[dict]]
 
 
 @dataclass
@@ -55,7 +64,15 @@ def position(post: dict) -> Cursor:
 
 
 def _page(
-    kind, owner: User, before, keep, *, force_read=False, limit=None, keep_read=None, hidden=None
+    kind: str,
+    owner: User,
+    before: Cursor | None,
+    keep: Keep,
+    *,
+    force_read: bool = False,
+    limit: int | None = None,
+    keep_read: Keep | None = None,
+    hidden: list[str] | None = None,
 ) -> FeedPage:
     """`keep` filters each chunk of posts; `keep_read`, when given, replaces it
     for chunks the read model answered (its query may decide everything).
@@ -127,14 +144,16 @@ def news_page(viewer: User, before: Cursor | None = None) -> FeedPage:
     return page
 
 
-def wall_page(owner: User, viewer, before: Cursor | None = None) -> FeedPage:
+def wall_page(
+    owner: User, viewer: "User | AnonymousVisitor", before: Cursor | None = None
+) -> FeedPage:
     """Posts by or to `owner` with *Storing Updates and Profiles*'s filters: on a wall, posts by
     others appear only if the owner follows them (the rest is on the owner's
     incoming page), never from someone the owner blocked, and only those the
     viewer may see."""
     blocked = set(owner.blocked)
 
-    def keep(posts):
+    def keep(posts: list[dict]) -> list[dict]:
         # The owner's reposts are theirs to show, as their own posts are.
         guests = {p["by"]["id"] for p in posts if not p.get("reposted_by")} - {owner.handle}
         followed = set()
@@ -177,7 +196,7 @@ def incoming_page(owner: User, before: Cursor | None = None) -> FeedPage:
     return FeedPage(page, Cursor(page[-1]["ts"], page[-1]["_id"]).encode() if more else None)
 
 
-def post_for_viewer(post_id: ObjectId, viewer) -> dict | None:
+def post_for_viewer(post_id: ObjectId, viewer: "User | AnonymousVisitor") -> dict | None:
     """The post if it exists and the viewer may see it; else None (a 404).
 
     Moderators see every post, a removed one with its placeholder (they can
@@ -198,7 +217,7 @@ def post_for_viewer(post_id: ObjectId, viewer) -> dict | None:
     return visible[0] if visible else None
 
 
-def viewer_votes(viewer, posts: list[dict]) -> dict:
+def viewer_votes(viewer: "User | AnonymousVisitor", posts: list[dict]) -> dict:
     """The viewer's vote on each poll of the page: one query, only if there are polls."""
     poll_ids = [p["_id"] for p in posts if p.get("type") == "poll"]
     if not poll_ids or not viewer.is_authenticated:

@@ -5,8 +5,12 @@ of them) and one per repost of it by someone the reader follows (later). A
 page shows the post at its newest entry and never again.
 """
 
+from collections.abc import Iterable
+
 from feeds.selectors.entries import post_id_of
+from feeds.timelines.base import TimelineStore
 from feeds.timelines.read import reposts_above
+from socialsite.cursors import Cursor
 
 
 class Once:
@@ -24,7 +28,9 @@ class Once:
     Reposts by people the page hides (`hidden`: blocks and mutes), and of
     posts by them, are left out first, above the cursor as well."""
 
-    def __init__(self, kind: str, owner: str, before, hidden):
+    def __init__(
+        self, kind: str, owner: str, before: Cursor | None, hidden: Iterable[str] | None
+    ) -> None:
         self.kind, self.owner, self.before = kind, owner, before
         self.hidden = set(hidden or ())
         self.seen: set = set()
@@ -36,7 +42,8 @@ class Once:
         by hidden people and a post's later (older) entries: the choice needs
         no post, since whether a post may be seen does not depend on which
         entry brought it. Returns them and how many `entries` were used."""
-        chosen, used = [], 0
+        chosen: list[dict] = []
+        used = 0
         for entry in entries:
             if len(chosen) == want:
                 break
@@ -53,7 +60,7 @@ class Once:
         by = post.get("reposted_by")
         return by is not None and (by in self.hidden or post["by"]["id"] in self.hidden)
 
-    def first_sightings(self, posts: list[dict], *, store) -> list[dict]:
+    def first_sightings(self, posts: list[dict], *, store: TimelineStore | None) -> list[dict]:
         """`store`: the timeline store the chunk came from; None: the read model."""
         posts = [p for p in posts if not self._hidden(p)]
         ask = {

@@ -23,11 +23,17 @@ the muted person's wall and posts stay open to the viewer, who chose to
 hear less from them, not to lose sight of them.
 """
 
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
 from feeds.documents import ALL_CIRCLES, PUBLIC
-from profiles.documents import FollowingEdge
+from profiles.documents import FollowingEdge, User
+
+if TYPE_CHECKING:
+    from profiles.auth import AnonymousVisitor
 
 
-def news_hidden(viewer) -> set[str]:
+def news_hidden(viewer: "User | AnonymousVisitor") -> set[str]:
     """Authors the viewer's news feed never shows: the people they blocked
     and the people they muted. Both lists are on the viewer's document."""
     if not viewer.is_authenticated:
@@ -35,7 +41,7 @@ def news_hidden(viewer) -> set[str]:
     return set(viewer.blocked) | set(getattr(viewer, "muted", None) or ())
 
 
-def circles_placed_in(viewer: str, authors) -> dict[str, list[str]]:
+def circles_placed_in(viewer: str, authors: Iterable[str]) -> dict[str, list[str]]:
     """For each author, the circles they placed `viewer` in: one indexed query.
 
     An edge being taken down (an unfollow or a block in progress) no longer
@@ -51,7 +57,7 @@ def circles_placed_in(viewer: str, authors) -> dict[str, list[str]]:
     return {row["_f"]: row.get("_g", []) for row in rows}
 
 
-def needs_graph(viewer, post: dict) -> bool:
+def needs_graph(viewer: "User | AnonymousVisitor", post: dict) -> bool:
     """Whether deciding needs the author's edge to the viewer."""
     author = post["by"]["id"]
     return bool(
@@ -63,7 +69,9 @@ def needs_graph(viewer, post: dict) -> bool:
     )
 
 
-def can_see(viewer, post: dict, placed_in: dict[str, list[str]]) -> bool:
+def can_see(
+    viewer: "User | AnonymousVisitor", post: dict, placed_in: dict[str, list[str]]
+) -> bool:
     """`placed_in` is `circles_placed_in(viewer, authors)` for the posts' authors."""
     author = post["by"]["id"]
     if not viewer.is_authenticated:
@@ -84,7 +92,7 @@ class Sight:
     """One viewer's view over the chunks of one page: each author's edge to
     the viewer is looked up once, however many chunks the page needs."""
 
-    def __init__(self, viewer, *, news: bool = False):
+    def __init__(self, viewer: "User | AnonymousVisitor", *, news: bool = False) -> None:
         self.viewer = viewer
         # The news feed also leaves out the people the viewer muted.
         self.muted = set(getattr(viewer, "muted", None) or ()) if news else set()
@@ -95,12 +103,13 @@ class Sight:
         if self.muted:
             posts = [p for p in posts if p["by"]["id"] not in self.muted]
         authors = {p["by"]["id"] for p in posts if needs_graph(self.viewer, p)} - self.looked_up
-        if authors:
-            self.placed_in.update(circles_placed_in(self.viewer.handle, authors))
+        # Only a signed-in viewer (one with a handle) needs the graph.
+        if authors and (handle := self.viewer.handle) is not None:
+            self.placed_in.update(circles_placed_in(handle, authors))
             self.looked_up |= authors
         return [p for p in posts if can_see(self.viewer, p, self.placed_in)]
 
 
-def visible_posts(viewer, posts: list[dict]) -> list[dict]:
+def visible_posts(viewer: "User | AnonymousVisitor", posts: list[dict]) -> list[dict]:
     """The posts the viewer may see, with at most one graph query."""
     return Sight(viewer).visible(posts)

@@ -25,16 +25,22 @@ messages say) stays in feeds/services/likes.py and feeds/services/reposts.py.
 import logging
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from bson import ObjectId
 from django.dispatch import Signal
+from mongoengine import Document
 from pymongo import ReturnDocument
+from pymongo.collection import Collection
 from pymongo.errors import DuplicateKeyError
 
 from feeds import tasks
 from feeds.documents import Post
 from profiles.documents import User
 from socialsite.clock import now
+
+if TYPE_CHECKING:
+    from profiles.auth import AnonymousVisitor
 
 log = logging.getLogger(__name__)
 
@@ -52,21 +58,21 @@ class Mark:
     changed: bool  # this call made the change (False: it was so already)
 
 
-class Interaction:
+class Interaction[S: Mark]:
     """The mechanics one kind of mark shares with the others."""
 
     def __init__(
         self,
         *,
-        document: type,
+        document: type[Document],
         counter: str,
         verb: str,
         error: type[InteractionError],
-        state: type[Mark],
+        state: type[S],
         live_on_add: dict,
         live_on_remove: dict,
         marked: Signal,
-    ):
+    ) -> None:
         self.document = document
         self.counter = counter  # the post's field that counts the marks
         self.verb = verb  # "like", "repost": what the refusals say
@@ -76,7 +82,7 @@ class Interaction:
         self.live_on_remove = live_on_remove
         self.marked = marked  # announced when a mark lands (socialsite/events.py)
 
-    def collection(self):
+    def collection(self) -> Collection:
         return self.document._get_collection()
 
     def refuse_across_blocks(self, user: User, author: str) -> None:
@@ -92,7 +98,7 @@ class Interaction:
         if blocked is not None:
             raise self.error(f"You can't {self.verb} @{author}'s posts.")
 
-    def insert(self, post_id: ObjectId, handle: str, **fields) -> bool:
+    def insert(self, post_id: ObjectId, handle: str, **fields: Any) -> bool:
         """Put the mark down; False when it was there already."""
         try:
             self.collection().insert_one({"post": post_id, "by": handle, "ts": now(), **fields})
@@ -100,7 +106,7 @@ class Interaction:
             return False
         return True
 
-    def take_back(self, post_id: ObjectId, handle: str, **more) -> bool:
+    def take_back(self, post_id: ObjectId, handle: str, **more: Any) -> bool:
         """Remove the mark; False when there was none (to remove)."""
         mine = {"post": post_id, "by": handle, **more}
         return self.collection().delete_one(mine).deleted_count > 0
@@ -122,7 +128,7 @@ class Interaction:
         )
         return None if after is None else after[self.counter]
 
-    def changed(self, post_id: ObjectId, *, on: bool, count: int) -> Mark:
+    def changed(self, post_id: ObjectId, *, on: bool, count: int) -> S:
         """After a mark landed or went: embedded copies get the new count."""
         tasks.refresh_copies.enqueue(str(post_id), [self.counter])
         return self.state(on=on, count=count, changed=True)
@@ -135,7 +141,9 @@ class Interaction:
         except Exception:
             log.exception("%s_notification_failed", self.verb)
 
-    def marked_by(self, viewer, post_ids: Iterable[ObjectId]) -> set[str]:
+    def marked_by(
+        self, viewer: "User | AnonymousVisitor", post_ids: Iterable[ObjectId]
+    ) -> set[str]:
         """Which of a page's posts the viewer marked (their ids as strings), in
         one query on the (post, by) index; none for a signed-out viewer."""
         ids = sorted({pid for pid in post_ids if isinstance(pid, ObjectId)})

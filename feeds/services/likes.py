@@ -7,7 +7,9 @@ posts and likes across a block, in either direction. Both `$inc`s carry
 `removed: None`: a removed post is frozen, likes and unlikes alike.
 """
 
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from bson import ObjectId
 
@@ -15,6 +17,9 @@ from feeds.documents import Post, PostLike
 from feeds.services.interactions import Interaction, InteractionError, Mark
 from profiles.documents import User
 from socialsite import events
+
+if TYPE_CHECKING:
+    from profiles.auth import AnonymousVisitor
 
 REMOVED = "This post was removed by a moderator: it can't be liked."
 
@@ -99,7 +104,7 @@ def like_delete(*, post_id: ObjectId, user: User) -> LikeState:
     return state
 
 
-def liked_by(viewer, post_ids) -> set[str]:
+def liked_by(viewer: "User | AnonymousVisitor", post_ids: Iterable[ObjectId]) -> set[str]:
     """Which of a page's posts the viewer likes (their ids as strings), in
     one query on the `post_by` index; none for a signed-out viewer."""
     return LIKES.marked_by(viewer, post_ids)

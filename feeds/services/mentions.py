@@ -39,7 +39,7 @@ TOKEN = re.compile(
 class _Lookups:
     """What one request learnt about handles, and what it will ask next."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.known: dict[str, bool] = {}  # handle -> an active user has it
         self.pending: set[str] = set()  # announced by `prefetch`, not asked yet
 
@@ -48,11 +48,11 @@ class _Lookups:
 _lookups: ContextVar[_Lookups | None] = ContextVar("mention_lookups", default=None)
 
 
-def _start_request(**kwargs) -> None:
+def _start_request(**kwargs: object) -> None:
     _lookups.set(_Lookups())
 
 
-def _end_request(**kwargs) -> None:
+def _end_request(**kwargs: object) -> None:
     _lookups.set(None)
 
 
@@ -60,7 +60,7 @@ request_started.connect(_start_request, dispatch_uid="feeds.mentions.start")
 request_finished.connect(_end_request, dispatch_uid="feeds.mentions.end")
 
 
-def handles_in(text) -> set[str]:
+def handles_in(text: object) -> set[str]:
     """The handles a text mentions, lower-cased, as `linkify` will see them."""
     if not text:
         return set()
@@ -91,7 +91,7 @@ def existing(handles: Iterable[str]) -> set[str]:
     return {handle for handle in handles if lookups.known[handle]}
 
 
-def prefetch(texts: Iterable) -> None:
+def prefetch(texts: Iterable[object]) -> None:
     """Announce texts the page will render: the first mention looked up asks
     for all their handles at once. Costs no query itself, so every part of a
     page (its cards, a comment thread) can announce its own texts and the
@@ -102,7 +102,7 @@ def prefetch(texts: Iterable) -> None:
             lookups.pending |= handles_in(text)
 
 
-def linked_mentions(*texts) -> list[str]:
+def linked_mentions(*texts: object) -> list[str]:
     """The mentioned handles that are links now: a mention stops linking the
     moment its user is gone, so this is part of every key. Answered from the
     request's lookups (`existing`): no query beyond the page's one."""

@@ -141,7 +141,7 @@ def _verify(data: bytes) -> str:
 def _decode(data: bytes, fmt: str) -> Image.Image:
     """Decode (verify() leaves the image unusable, so this opens it again)."""
     try:
-        image = Image.open(io.BytesIO(data), formats=[fmt])
+        image: Image.Image = Image.open(io.BytesIO(data), formats=[fmt])
         _check_pixels(image)
         if fmt == "JPEG":
             # Let libjpeg decode at 1/2, 1/4 or 1/8 scale when the result is
@@ -233,12 +233,15 @@ def open_file(file_id: ObjectId | str) -> gridfs.GridOut | None:
     The content type is `grid_out.metadata["content_type"]`; the upload date is
     `grid_out.upload_date`, for Last-Modified.
     """
-    if isinstance(file_id, str):
-        file_id = ObjectId(file_id) if ObjectId.is_valid(file_id) else None
-    if not isinstance(file_id, ObjectId):
+    oid: ObjectId | None = None
+    if not isinstance(file_id, str):
+        oid = file_id
+    elif ObjectId.is_valid(file_id):
+        oid = ObjectId(file_id)
+    if not isinstance(oid, ObjectId):
         return None
     try:
-        return _fs().get(file_id)
+        return _fs().get(oid)
     except gridfs.NoFile:
         return None
 

@@ -155,7 +155,9 @@ def votes_of(voter: str | None, post_ids: Iterable[ObjectId]) -> dict[ObjectId, 
 _UNKNOWN: Any = object()
 
 
-def poll_results(post: Mapping[str, Any] | Post, voter: str | None, *, choice=_UNKNOWN) -> dict:
+def poll_results(
+    post: Mapping[str, Any] | Post, voter: str | None, *, choice: int | None = _UNKNOWN
+) -> dict:
     """What a template needs to show a poll.
 
     Pass `choice` (from `votes_of`, None when the voter has not voted) when
@@ -163,7 +165,8 @@ def poll_results(post: Mapping[str, Any] | Post, voter: str | None, *, choice=_U
     """
     post_id, detail = _id_and_detail(post)
     if choice is _UNKNOWN:
-        choice = votes_of(voter, [post_id]).get(post_id) if voter else None
+        # Without a voter or an id there is no vote to read.
+        choice = votes_of(voter, [post_id]).get(post_id) if voter and post_id is not None else None
     labels = list(detail.get("options") or [])
     raw = list(detail.get("votes") or [])
     counts = [max(int(raw[i]), 0) if i < len(raw) else 0 for i in range(len(labels))]

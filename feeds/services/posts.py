@@ -1,5 +1,7 @@
 """Every write to posts: create, edit, delete, vote, and the delivery sweeper."""
 
+from datetime import datetime
+
 from bson import ObjectId
 
 from feeds import tasks
@@ -38,7 +40,7 @@ def post_create(
     circles: list[str],
     to: str | None = None,
     photo: "photos.ProcessedPhoto | None" = None,
-    ts=None,
+    ts: datetime | None = None,
 ) -> Post:
     """Write the post (the system of record), then enqueue its delivery.
 

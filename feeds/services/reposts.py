@@ -19,6 +19,7 @@ gone from every page at once (only live posts are read), its entries taken
 out too so that they use no room.
 """
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from bson import ObjectId
@@ -143,7 +144,7 @@ def reposts_across_block_delete(*, blocker: str, blocked: str) -> int:
     return sum(state.changed for state in undone)
 
 
-def _ids_of(post_id: ObjectId):
+def _ids_of(post_id: ObjectId) -> Iterator[list[dict]]:
     """A post's reposts, CASCADE_BATCH at a time, by keyset on (post, by)."""
     reposts = PostRepost._get_collection()
     query: dict = {"post": post_id}

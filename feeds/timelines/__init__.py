@@ -10,7 +10,7 @@
 from django.conf import settings
 from django.utils.module_loading import import_string
 
-from feeds.timelines.base import TimelineStore
+from feeds.timelines.base import EntryArrayStore, TimelineStore
 from socialsite import active, shadows
 
 MODELS = {
@@ -48,11 +48,11 @@ def write_stores() -> list[TimelineStore]:
     return [store for store in stores if store.stores_entries]
 
 
-def stored_models() -> list[TimelineStore]:
+def stored_models() -> list[EntryArrayStore]:
     """A store of every model that stores entries, configured or not: repair
     tools (e.g. trimming `comments_shown`) reach whatever a past setting left."""
     stores = [get_store(name) for name in MODELS]
-    return [store for store in stores if store.stores_entries]
+    return [store for store in stores if isinstance(store, EntryArrayStore)]
 
 
 def stores_copies() -> bool:

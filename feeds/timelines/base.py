@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from bson import ObjectId
+from mongoengine import Document
+from pymongo.collection import Collection
 
 from socialsite.clock import aware
 from socialsite.cursors import Cursor
@@ -120,24 +122,24 @@ class EntryArrayStore(TimelineStore):
     of documents owned by (owner, kind), so removals, embedded-copy refreshes
     and statistics are the same multi-document updates for all of them."""
 
-    document: type  # the MongoEngine document of the model's collection
+    document: type[Document]  # the MongoEngine document of the model's collection
 
-    def collection(self):
+    def collection(self) -> Collection:
         return self.document._get_collection()
 
-    def remove_post(self, post_id):
+    def remove_post(self, post_id: ObjectId) -> None:
         self.collection().update_many(
             {"entries.id": post_id}, {"$pull": {"entries": {"id": post_id}}}
         )
 
-    def remove_entries(self, entry_ids):
+    def remove_entries(self, entry_ids: list) -> None:
         if entry_ids:
             self.collection().update_many(
                 {"entries.id": {"$in": list(entry_ids)}},
                 {"$pull": {"entries": {"id": {"$in": list(entry_ids)}}}},
             )
 
-    def reposts_above(self, kind, owner, post_ids, after):
+    def reposts_above(self, kind: str, owner: str, post_ids: list, after: Cursor) -> list[tuple]:
         # Every document of the timeline that holds a repost of these posts
         # (an equality on the (owner, kind) prefix of each model's unique
         # index), cut on the server to those entries at or above `after`.
@@ -167,17 +169,17 @@ class EntryArrayStore(TimelineStore):
         )
         return [(e["of"], e["by"]) for row in rows for e in row["hits"]]
 
-    def remove_author(self, kind, owner, author):
+    def remove_author(self, kind: str, owner: str, author: str) -> None:
         self.collection().update_many(
             {"owner": owner, "kind": kind}, {"$pull": {"entries": {"by": author}}}
         )
 
-    def remove_author_everywhere(self, author):
+    def remove_author_everywhere(self, author: str) -> None:
         self.collection().update_many(
             {"entries.by": author}, {"$pull": {"entries": {"by": author}}}
         )
 
-    def update_embedded(self, post_id, fields):
+    def update_embedded(self, post_id: ObjectId, fields: dict) -> None:
         # Seed 000's comment(): a multi-document update with the positional
         # operator, reaching the one matching entry in each timeline document.
         # Only entries that embed a copy: a link entry (FEED_EMBED off, or a
@@ -187,7 +189,7 @@ class EntryArrayStore(TimelineStore):
             {"$set": {f"entries.$.post.{name}": value for name, value in fields.items()}},
         )
 
-    def unembed(self, post_id):
+    def unembed(self, post_id: ObjectId) -> None:
         # The copy outgrew its budget (an edit, a longer preview): the entry
         # becomes a link, which pages resolve from `post`.
         self.collection().update_many(
@@ -195,7 +197,7 @@ class EntryArrayStore(TimelineStore):
             {"$unset": {"entries.$.post": ""}},
         )
 
-    def comments_shown_trim(self, limit):
+    def comments_shown_trim(self, limit: int) -> int:
         # Seed 000 pops one comment per multi-document update with the
         # positional operator. A timeline document may hold several over-long
         # entries, so each is trimmed by one `$set` of their exact positions
@@ -234,7 +236,7 @@ class EntryArrayStore(TimelineStore):
             return len(changes)
         return -1
 
-    def stats(self):
+    def stats(self) -> dict:
         pipeline = [
             {"$group": {"_id": None, "docs": {"$sum": 1}, "n": {"$sum": {"$size": "$entries"}}}}
         ]

@@ -9,16 +9,17 @@ model (`Chunk.complete = False`).
 
 from django.conf import settings
 from pymongo import UpdateOne
+from pymongo.collection import Collection
 from pymongo.errors import BulkWriteError
 
 from feeds.documents import CacheTimeline
 from feeds.timelines.base import KINDS, WITHOUT_COPIES, Chunk, EntryArrayStore
-from socialsite.cursors import older_expr, sort_key
+from socialsite.cursors import Cursor, older_expr, sort_key
 
 NEWEST_FIRST = {"ts": -1, "id": -1}
 
 
-def _collection():
+def _collection() -> Collection:
     return CacheTimeline._get_collection()
 
 
@@ -35,7 +36,7 @@ class CacheStore(EntryArrayStore):
             "$push": {"entries": {"$each": entries, "$sort": NEWEST_FIRST, "$slice": self.cap}}
         }
 
-    def deliver(self, kind, owners, entry):
+    def deliver(self, kind: str, owners: list[str], entry: dict) -> None:
         # No upsert: readers without a cache document are served by the read
         # model and get their cache built on their next visit.
         _collection().update_many(
@@ -43,19 +44,19 @@ class CacheStore(EntryArrayStore):
             self._push([entry]),
         )
 
-    def append(self, kind, owner, entries):
+    def append(self, kind: str, owner: str, entries: list[dict]) -> None:
         if entries:
             _collection().update_one(
                 {"owner": owner, "kind": kind}, self._push(entries), upsert=True
             )
 
-    def replace(self, kind, owner, entries):
+    def replace(self, kind: str, owner: str, entries: list[dict]) -> None:
         ordered = sorted(entries, key=lambda e: (e["ts"], e["id"]), reverse=True)[: self.cap]
         _collection().update_one(
             {"owner": owner, "kind": kind}, {"$set": {"entries": ordered}}, upsert=True
         )
 
-    def ensure_owner(self, owners):
+    def ensure_owner(self, owners: list[str]) -> None:
         ops = [
             UpdateOne({"owner": o, "kind": k}, {"$setOnInsert": {"entries": []}}, upsert=True)
             for o in owners
@@ -68,13 +69,15 @@ class CacheStore(EntryArrayStore):
                 if any(e.get("code") != 11000 for e in exc.details.get("writeErrors", [])):
                     raise
 
-    def entries(self, kind, owner, before, limit, *, copies=True):
-        entries_expr = "$entries"
+    def entries(
+        self, kind: str, owner: str, before: Cursor | None, limit: int, *, copies: bool = True
+    ) -> Chunk:
+        entries_expr: str | dict = "$entries"
         if before is not None:
             entries_expr = {
                 "$filter": {"input": "$entries", "as": "e", "cond": older_expr(before)}
             }
-        pipeline = [
+        pipeline: list[dict] = [
             {"$match": {"owner": owner, "kind": kind}},
             {"$limit": 1},
             {

@@ -22,14 +22,17 @@ read per batch) and leaves them out; pages keep the first of each id anyway.
 """
 
 from dataclasses import dataclass
+from typing import Any
 
+from bson import ObjectId
 from django.conf import settings
 from pymongo import UpdateOne
+from pymongo.collection import Collection
 
 from feeds.documents import MonthTimeline
 from feeds.timelines.base import WITHOUT_COPIES, Chunk, EntryArrayStore, month_of
 from socialsite.bulk import bulk_upsert
-from socialsite.cursors import older_expr, sort_key
+from socialsite.cursors import Cursor, older_expr, sort_key
 
 NEWEST_FIRST = {"ts": -1, "id": -1}
 # Rollovers tried for one write before it fails: each is lost only to another
@@ -41,7 +44,7 @@ class PlacementFailed(RuntimeError):
     """Entries that found no part with room after ROLLOVER_ROUNDS rollovers."""
 
 
-def _collection():
+def _collection() -> Collection:
     return MonthTimeline._get_collection()
 
 
@@ -63,7 +66,7 @@ class MonthStore(EntryArrayStore):
         return settings.FEED_MONTH_CAP
 
     def _filter(self, kind: str, item: _Placement, part: int | None = None) -> dict:
-        query = {
+        query: dict[str, Any] = {
             "owner": item.owner,
             "kind": kind,
             "month": item.month,
@@ -79,7 +82,7 @@ class MonthStore(EntryArrayStore):
     def _push(self, item: _Placement) -> dict:
         return {"$push": {"entries": {"$each": item.entries, "$sort": NEWEST_FIRST}}}
 
-    def _place(self, kind: str, items: list[_Placement], entry_id=None) -> None:
+    def _place(self, kind: str, items: list[_Placement], entry_id: ObjectId | None = None) -> None:
         ops = [
             UpdateOne(
                 self._filter(kind, item),
@@ -96,7 +99,9 @@ class MonthStore(EntryArrayStore):
         if left:
             raise PlacementFailed(f"{kind}: no room for {len(left)} placement(s)")
 
-    def _roll_over(self, kind: str, items: list[_Placement], entry_id) -> list[_Placement]:
+    def _roll_over(
+        self, kind: str, items: list[_Placement], entry_id: ObjectId | None
+    ) -> list[_Placement]:
         """Put what collided twice into new parts, after one read of the
         parts of those months (and, for a delivery, whether one holds the
         entry already). Returns what collided again."""
@@ -134,7 +139,7 @@ class MonthStore(EntryArrayStore):
             placed.append(item)
         return [placed[i] for i in bulk_upsert(_collection(), ops)] if ops else []
 
-    def holding(self, kind, owners, entry):
+    def holding(self, kind: str, owners: list[str], entry: dict) -> set[str]:
         # Every part of the entry's month, by the unique index's prefix.
         rows = _collection().find(
             {
@@ -147,13 +152,13 @@ class MonthStore(EntryArrayStore):
         )
         return {row["owner"] for row in rows.batch_size(len(owners) + 1)}
 
-    def deliver(self, kind, owners, entry):
+    def deliver(self, kind: str, owners: list[str], entry: dict) -> None:
         month = month_of(entry["ts"])
         items = [_Placement(owner, month, [entry]) for owner in owners]
         if items:
             self._place(kind, items, entry_id=entry["id"])
 
-    def append(self, kind, owner, entries):
+    def append(self, kind: str, owner: str, entries: list[dict]) -> None:
         by_month: dict[str, list[dict]] = {}
         for entry in entries:
             by_month.setdefault(month_of(entry["ts"]), []).append(entry)
@@ -166,17 +171,19 @@ class MonthStore(EntryArrayStore):
         if items:
             self._place(kind, items)
 
-    def replace(self, kind, owner, entries):
+    def replace(self, kind: str, owner: str, entries: list[dict]) -> None:
         _collection().delete_many({"owner": owner, "kind": kind})
         self.append(kind, owner, entries)
 
-    def entries(self, kind, owner, before, limit, *, copies=True):
+    def entries(
+        self, kind: str, owner: str, before: Cursor | None, limit: int, *, copies: bool = True
+    ) -> Chunk:
         """One aggregate: the parts newest month first, each cut to its
         `limit + 1` newest entries older than the cursor (parts are sorted,
         so `$slice` keeps exactly those). A month is settled once all of its
         parts are read, since its parts interleave in time; months do not."""
         match: dict = {"owner": owner, "kind": kind}
-        older = "$entries"
+        older: str | dict = "$entries"
         if before is not None:
             match["month"] = {"$lte": month_of(before.ts)}
             older = {"$filter": {"input": "$entries", "as": "e", "cond": older_expr(before)}}

@@ -7,11 +7,15 @@ It is also the fallback of the other models (no cache yet, past the cap,
 rebuilding).
 """
 
+from collections.abc import Collection
+
+from bson import ObjectId
+
 from feeds.documents import ALL_CIRCLES, CARD_FIELDS, LIVE, PUBLIC, Post, PostRepost
 from feeds.selectors.entries import entry_for, repost_entry
 from feeds.timelines.base import Chunk, TimelineStore
 from profiles.documents import FollowingEdge
-from socialsite.cursors import sort_key
+from socialsite.cursors import Cursor, sort_key
 
 NEWEST_FIRST = [("ts", -1), ("_id", -1)]
 # The planner's limit on `$in` points it explodes to keep an index's sort order
@@ -19,7 +23,11 @@ NEWEST_FIRST = [("ts", -1), ("_id", -1)]
 EXPLODE_LIMIT = 200
 
 
-def news_graph(owner: str) -> tuple[list[str], dict[str, list[str]]]:
+# Whom a reader follows, and who placed them in which circles.
+Graph = tuple[list[str], dict[str, list[str]]]
+
+
+def news_graph(owner: str) -> Graph:
     """Whom `owner` follows, and who placed `owner` in which circles: one read."""
     edges = FollowingEdge._get_collection().find(
         {"$or": [{"_f": owner}, {"_t": owner, "_g.0": {"$exists": True}}]},
@@ -34,7 +42,11 @@ def news_graph(owner: str) -> tuple[list[str], dict[str, list[str]]]:
     return followed, circled
 
 
-def news_query(owner: str, blocked: list[str] = (), graph=None) -> dict:
+def news_query(
+    owner: str,
+    blocked: Collection[str] = (),
+    graph: Graph | None = None,
+) -> dict:
     """What `owner`'s news feed holds, as one query on `post` (one graph read
     first, unless `graph` is `news_graph(owner)` already)."""
     followed, circled = graph or news_graph(owner)
@@ -68,7 +80,7 @@ def wall_query(owner: str) -> dict:
     return {"$or": [{"by.id": owner}, {"to": owner}]}
 
 
-def posts_page(query: dict, before, limit: int) -> list[dict]:
+def posts_page(query: dict, before: Cursor | None, limit: int) -> list[dict]:
     conditions = [query, LIVE]
     if before is not None:
         # The plain `$lte` bounds every `by_ts`/`to_ts` scan (the planner pushes
@@ -80,7 +92,12 @@ def posts_page(query: dict, before, limit: int) -> list[dict]:
     return list(Post._get_collection().find(query, CARD_FIELDS).sort(NEWEST_FIRST).limit(limit))
 
 
-def _reposters(kind: str, owner: str, blocked=(), graph=None) -> list[str]:
+def _reposters(
+    kind: str,
+    owner: str,
+    blocked: Collection[str] = (),
+    graph: Graph | None = None,
+) -> list[str]:
     """Whose reposts a timeline shows: a wall its owner's, the news the
     owner's and those of the people they follow (not ones they hide)."""
     if kind == "wall":
@@ -89,12 +106,12 @@ def _reposters(kind: str, owner: str, blocked=(), graph=None) -> list[str]:
     return sorted(({owner} | set(followed)) - set(blocked))
 
 
-def reposts_page(reposters: list[str], before, limit: int) -> list[dict]:
+def reposts_page(reposters: list[str], before: Cursor | None, limit: int) -> list[dict]:
     """The newest reposts by `reposters` older than `before`, as entries: one
     query on `post_repost`'s (by, ts, _id) index, `$in` lists split as
     `news_query` splits them so that each keeps the index's order."""
     clauses = [{"by": {"$in": some}} for some in _chunks(reposters)]
-    conditions = [clauses[0] if len(clauses) == 1 else {"$or": clauses}]
+    conditions: list[dict] = [clauses[0] if len(clauses) == 1 else {"$or": clauses}]
     if before is not None:
         conditions.append({"ts": {"$lte": before.ts}})
         conditions.append({"$or": [{"ts": {"$lt": before.ts}}, {"_id": {"$lt": before.id}}]})
@@ -105,7 +122,9 @@ def reposts_page(reposters: list[str], before, limit: int) -> list[dict]:
     return [repost_entry(row, [PUBLIC]) for row in rows]
 
 
-def read_entries(kind: str, owner: str, before, limit: int, blocked=()) -> Chunk:
+def read_entries(
+    kind: str, owner: str, before: Cursor | None, limit: int, blocked: Collection[str] = ()
+) -> Chunk:
     """Posts and reposts, merged in (ts, id) order: each query returns its
     `limit + 1` newest, which hold the merged page's `limit + 1` newest."""
     graph = news_graph(owner) if kind == "news" else None
@@ -119,7 +138,7 @@ def read_entries(kind: str, owner: str, before, limit: int, blocked=()) -> Chunk
     return Chunk(entries[:limit], exhausted=len(entries) <= limit)
 
 
-def reposts_above(kind: str, owner: str, post_ids: list, after) -> list[tuple]:
+def reposts_above(kind: str, owner: str, post_ids: list, after: Cursor) -> list[tuple]:
     """(post, reposter) of the reposts of `post_ids` that the timeline shows
     at or above `after`: the unique (post, by) index, after one graph read
     for the news."""
@@ -136,35 +155,37 @@ class ReadStore(TimelineStore):
     stores_entries = False
 
     # Nothing is stored, so there is nothing to write, remove or refresh.
-    def deliver(self, kind, owners, entry):
+    def deliver(self, kind: str, owners: list[str], entry: dict) -> None:
         return None
 
-    def append(self, kind, owner, entries):
+    def append(self, kind: str, owner: str, entries: list[dict]) -> None:
         return None
 
-    def replace(self, kind, owner, entries):
+    def replace(self, kind: str, owner: str, entries: list[dict]) -> None:
         return None
 
-    def entries(self, kind, owner, before, limit, *, copies=True):
+    def entries(
+        self, kind: str, owner: str, before: Cursor | None, limit: int, *, copies: bool = True
+    ) -> Chunk:
         return read_entries(kind, owner, before, limit)
 
-    def reposts_above(self, kind, owner, post_ids, after):
+    def reposts_above(self, kind: str, owner: str, post_ids: list, after: Cursor) -> list[tuple]:
         return reposts_above(kind, owner, post_ids, after)
 
-    def remove_post(self, post_id):
+    def remove_post(self, post_id: ObjectId) -> None:
         return None
 
-    def remove_entries(self, entry_ids):
+    def remove_entries(self, entry_ids: list) -> None:
         return None
 
-    def remove_author(self, kind, owner, author):
+    def remove_author(self, kind: str, owner: str, author: str) -> None:
         return None
 
-    def remove_author_everywhere(self, author):
+    def remove_author_everywhere(self, author: str) -> None:
         return None
 
-    def update_embedded(self, post_id, fields):
+    def update_embedded(self, post_id: ObjectId, fields: dict) -> None:
         return None
 
-    def stats(self):
+    def stats(self) -> dict:
         return {"collection": None, "documents": 0, "entries": 0}

@@ -21,18 +21,19 @@ that arrived out of order (backfill after a follow) still come out in order.
 from bson import ObjectId
 from django.conf import settings
 from pymongo import InsertOne, UpdateOne
+from pymongo.collection import Collection
 
 from feeds.documents import SizeTimeline
 from feeds.timelines.base import Chunk, EntryArrayStore
 from socialsite.bulk import bulk_upsert
 from socialsite.clock import aware
-from socialsite.cursors import older_than, sort_key
+from socialsite.cursors import Cursor, older_than, sort_key
 
 OPEN = "open"
 LAST_ID = ObjectId("f" * 24)  # sorts after every real id with the same ts
 
 
-def _collection():
+def _collection() -> Collection:
     return SizeTimeline._get_collection()
 
 
@@ -44,7 +45,9 @@ class SizeStore(EntryArrayStore):
     def bucket_size(self) -> int:
         return settings.FEED_BUCKET_SIZE
 
-    def _ops(self, kind, owner, entries: list[dict], close_with) -> list:
+    def _ops(
+        self, kind: str, owner: str, entries: list[dict], close_with: ObjectId
+    ) -> list[UpdateOne]:
         ts = [e["ts"] for e in entries]
         push = {
             "$push": {"entries": {"$each": entries}},
@@ -61,7 +64,7 @@ class SizeStore(EntryArrayStore):
             UpdateOne({**open_bucket, **guard}, push, upsert=True),
         ]
 
-    def holding(self, kind, owners, entry):
+    def holding(self, kind: str, owners: list[str], entry: dict) -> set[str]:
         # Open or closed, the bucket that holds it spans its time: the
         # (owner, kind, max_ts) index bounds the read.
         rows = _collection().find(
@@ -76,17 +79,17 @@ class SizeStore(EntryArrayStore):
         )
         return {row["owner"] for row in rows.batch_size(len(owners) + 1)}
 
-    def deliver(self, kind, owners, entry):
+    def deliver(self, kind: str, owners: list[str], entry: dict) -> None:
         ops = []
         for owner in owners:
             ops += self._ops(kind, owner, [entry], close_with=entry["id"])
         bulk_upsert(_collection(), ops, ordered=True)
 
-    def append(self, kind, owner, entries):
+    def append(self, kind: str, owner: str, entries: list[dict]) -> None:
         if entries:
             bulk_upsert(_collection(), self._ops(kind, owner, entries, ObjectId()), ordered=True)
 
-    def replace(self, kind, owner, entries):
+    def replace(self, kind: str, owner: str, entries: list[dict]) -> None:
         _collection().delete_many({"owner": owner, "kind": kind})
         ordered = sorted(entries, key=sort_key)  # oldest first, as delivery fills them
         n = self.bucket_size
@@ -109,23 +112,24 @@ class SizeStore(EntryArrayStore):
         if ops:
             _collection().bulk_write(ops, ordered=True)
 
-    def entries(self, kind, owner, before, limit, *, copies=True):
-        query = {"owner": owner, "kind": kind}
+    def entries(
+        self, kind: str, owner: str, before: Cursor | None, limit: int, *, copies: bool = True
+    ) -> Chunk:
+        query: dict = {"owner": owner, "kind": kind}
         if before is not None:
             query["min_ts"] = {"$lte": before.ts}
         fields = {"entries": 1, "max_ts": 1} if copies else {"entries.post": 0}
         buckets = _collection().find(query, fields).sort("max_ts", -1)
         found: dict = {}
-        pending = None
+        pending: list[dict] | None = None
         for bucket in buckets:
             # Every bucket still to come is no newer than this one's max_ts:
             # once `limit + 1` entries are newer than that, the page is settled.
-            settled = (
+            if (
                 pending is not None
                 and len(pending) > limit
                 and sort_key(pending[limit]) > (aware(bucket["max_ts"]), LAST_ID)
-            )
-            if settled:
+            ):
                 return Chunk(pending[:limit], exhausted=False)
             for entry in bucket["entries"]:
                 if older_than(entry, before):
@@ -136,7 +140,7 @@ class SizeStore(EntryArrayStore):
             return Chunk(pending[:limit], exhausted=False)
         return Chunk(pending, exhausted=True)
 
-    def remove_post(self, post_id):
+    def remove_post(self, post_id: ObjectId) -> None:
         _collection().update_many(
             {"entries.id": post_id}, {"$pull": {"entries": {"id": post_id}}, "$inc": {"size": -1}}
         )

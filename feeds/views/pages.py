@@ -52,6 +52,7 @@ def new_posts(request):
     """`GET /feed/new/?since=<cursor>`: how many posts the feed would show
     above the cursor, for the page's "n new posts" (docs/features.md#interactions). JSON for a
     script, so no login redirect; never cached, since it changes by itself."""
+    body: dict[str, object]
     if not request.user.is_authenticated:
         body, status = {"error": "Sign in to see your feed."}, 403
     elif (since := Cursor.decode(request.GET.get("since"))) is None:

@@ -81,24 +81,24 @@ class Command(BaseCommand):
         self._table(rows)
 
         out.write("")
-        rows = [("collection", "documents", "data size", "storage", "indexes", "avg object")]
+        sizes = [("collection", "documents", "data size", "storage", "indexes", "avg object")]
         for name in [*collections, Post._get_collection_name()]:
-            stats = coll_stats(name)
-            if stats is None:
+            coll = coll_stats(name)
+            if coll is None:
                 note = "n/a (demo mode)" if mongo.is_demo() else "n/a (not supported)"
-                rows.append((name, note, "", "", "", ""))
+                sizes.append((name, note, "", "", "", ""))
                 continue
-            rows.append(
+            sizes.append(
                 (
                     name,
-                    str(stats.get("count", 0)),
-                    human(stats.get("size", 0)),
-                    human(stats.get("storageSize", 0)),
-                    human(stats.get("totalIndexSize", 0)),
-                    human(stats.get("avgObjSize", 0)),
+                    str(coll.get("count", 0)),
+                    human(coll.get("size", 0)),
+                    human(coll.get("storageSize", 0)),
+                    human(coll.get("totalIndexSize", 0)),
+                    human(coll.get("avgObjSize", 0)),
                 )
             )
-        self._table(rows)
+        self._table(sizes)
 
         out.write("")
         counts = delivery_counts()
