@@ -5,8 +5,12 @@ The suite runs on mongomock by default. With MONGODB_TEST_URI set it runs
 against that server instead (database MONGODB_TEST_DB, default
 "socialsite_test", emptied before every test). `./scripts/test` runs it both
 ways; tests marked `mongomock_only` or `mongoeco_gap` are skipped where they
-cannot run (see `pytest_collection_modifyitems`).
+cannot run, and tests marked `no_test_db` run in the first pass only (see
+`pytest_collection_modifyitems`).
 """
+
+import os
+import threading
 
 import pytest
 from django.test import Client
@@ -23,9 +27,16 @@ def pytest_collection_modifyitems(config, items):
     `mongomock_only(reason=...)`: on any real server (MONGODB_TEST_URI).
     `mongoeco_gap(reason=...)`: only on mongoeco's wire server (scripts/test's
     second pass), for what it does not do like MongoDB; a real MongoDB runs them.
+    `no_test_db(reason=...)`: in scripts/test's second pass (SOCIALSITE_SECOND_PASS=1),
+    for tests whose work runs in other processes that never open the test
+    database: the driver path adds nothing to them, and pass 1 ran them.
     """
     on_mongoeco = None
+    second_pass = os.environ.get("SOCIALSITE_SECOND_PASS") == "1" and not mongo.is_demo()
     for item in items:
+        if second_pass and (marker := item.get_closest_marker("no_test_db")) is not None:
+            reason = marker.kwargs.get("reason") or (marker.args[0] if marker.args else "")
+            item.add_marker(pytest.mark.skip(reason=f"no_test_db, run in pass 1: {reason}"))
         for name in ("mongomock_only", "mongoeco_gap"):
             marker = item.get_closest_marker(name)
             if marker is None:
@@ -52,17 +63,80 @@ def _fast_hashing(settings):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
+class _WrittenCollections:
+    """The collections written since the last clean, seen by the command listener.
+
+    On a real server each `delete_many` of `clean_db` is a round trip (~25 per
+    test, most on collections the test never touched), so there it empties only
+    the collections some command may have written: any command naming a
+    collection except the read-only ones below. `None` means "unknown, all of
+    them" (the first test; and after a `worker` test, whose other process
+    writes through a client this listener does not see). In demo mode the
+    deletes cost next to nothing and all collections are emptied, as before.
+    """
+
+    READ_ONLY = frozenset(
+        {"find", "getMore", "count", "distinct", "listIndexes", "explain", "killCursors"}
+    )
+
+    def __init__(self):
+        self.names: set | None = None
+        self.lock = threading.Lock()
+
+    def watch(self, listener) -> None:
+        started = listener.started
+
+        def started_and_noted(event):
+            name = event.command_name
+            collection = event.command.get(name)
+            if name == "aggregate":
+                pipeline = event.command.get("pipeline") or []
+                if not any("$out" in stage or "$merge" in stage for stage in pipeline):
+                    collection = None
+            if isinstance(collection, str) and name not in self.READ_ONLY:
+                with self.lock:
+                    if self.names is not None:
+                        self.names.add(collection)
+            started(event)
+
+        listener.started = started_and_noted
+
+    def current(self) -> set | None:
+        with self.lock:
+            return None if self.names is None else set(self.names)
+
+    def cleaned(self) -> None:
+        """Call after emptying them: the deletes themselves do not make a collection dirty."""
+        with self.lock:
+            self.names = set()
+
+    def forget(self) -> None:
+        with self.lock:
+            self.names = None
+
+
+_written = _WrittenCollections()
+
+
 @pytest.fixture(scope="session")
 def _indexes():
-    return indexes.ensure_all()
+    ensured = indexes.ensure_all()
+    if not mongo.is_demo():
+        _written.watch(roundtrips.listener)
+    return ensured
 
 
 @pytest.fixture(autouse=True)
-def clean_db(_indexes):
+def clean_db(request, _indexes):
     """Every test starts on empty collections (indexes kept)."""
+    written = None if mongo.is_demo() else _written.current()
     for document in indexes.all_documents():
-        document._get_collection().delete_many({})
+        if written is None or document._get_collection_name() in written:
+            document._get_collection().delete_many({})
+    _written.cleaned()
     yield
+    if request.node.get_closest_marker("worker") is not None:
+        _written.forget()
 
 
 @pytest.fixture
