@@ -10,6 +10,7 @@ cannot run, and tests marked `no_test_db` run in the first pass only (see
 """
 
 import os
+import re
 import threading
 
 import pytest
@@ -50,6 +51,21 @@ def pytest_collection_modifyitems(config, items):
                 on_mongoeco = _server_is_mongoeco()
             if name == "mongomock_only" or on_mongoeco:
                 item.add_marker(pytest.mark.skip(reason=f"{name}: {reason}"))
+
+
+_OBJECT_ID_HEX = re.compile(r"\b[0-9a-f]{24}\b")
+
+
+def pytest_make_parametrize_id(config, val, argname):
+    """Test ids without the hex of ObjectIds made at import (a fresh one each run).
+
+    pytest-xdist's workers each collect the suite and must agree on every test
+    id; `"post:%s" % ObjectId()` would differ. Ids that then coincide get
+    pytest's usual numeric suffixes.
+    """
+    if isinstance(val, str) and _OBJECT_ID_HEX.search(val):
+        return _OBJECT_ID_HEX.sub("oid", val)
+    return None
 
 
 def _server_is_mongoeco() -> bool:
