@@ -73,10 +73,13 @@ def _server_is_mongoeco() -> bool:
     return build.get("gitVersion") == "mongoeco"
 
 
+# Real hashing costs ~0.3 s per call; tests only need it to be a hasher.
+FAST_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
 @pytest.fixture(autouse=True)
 def _fast_hashing(settings):
-    # Real hashing costs ~0.3 s per call; tests only need it to be a hasher.
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    settings.PASSWORD_HASHERS = FAST_HASHERS
 
 
 class _WrittenCollections:
@@ -142,14 +145,24 @@ def _indexes():
     return ensured
 
 
-@pytest.fixture(autouse=True)
-def clean_db(request, _indexes):
-    """Every test starts on empty collections (indexes kept)."""
+def empty_all_collections() -> None:
+    """Empty every collection (indexes kept), as for the first test."""
+    _written.forget()
+    _empty_written()
+
+
+def _empty_written() -> None:
     written = None if mongo.is_demo() else _written.current()
     for document in indexes.all_documents():
         if written is None or document._get_collection_name() in written:
             document._get_collection().delete_many({})
     _written.cleaned()
+
+
+@pytest.fixture(autouse=True)
+def clean_db(request, _indexes):
+    """Every test starts on empty collections (indexes kept)."""
+    _empty_written()
     yield
     if request.node.get_closest_marker("worker") is not None:
         _written.forget()
