@@ -83,15 +83,17 @@ def _fast_hashing(settings):
 
 
 class _WrittenCollections:
-    """The collections written since the last clean, seen by the command listener.
+    """Which collections were written since a moment, as the command listener saw.
 
     On a real server each `delete_many` of `clean_db` is a round trip (~25 per
     test, most on collections the test never touched), so there it empties only
-    the collections some command may have written: any command naming a
-    collection except the read-only ones below. `None` means "unknown, all of
-    them" (the first test; and after a `worker` test, whose other process
-    writes through a client this listener does not see). In demo mode the
-    deletes cost next to nothing and all collections are emptied, as before.
+    the collections some command may have written since the last clean: any
+    command naming a collection except the read-only ones below. `since()` is
+    `None`, "unknown, all of them", in demo mode (mongomock's deletes cost next
+    to nothing), before the first clean, and across a `forget()`: after a
+    `worker` test, whose other process writes through a client this listener
+    does not see. Moments are `mark()`s; tests/hostile/world.py restores its
+    snapshot the same way.
     """
 
     READ_ONLY = frozenset(
@@ -99,13 +101,19 @@ class _WrittenCollections:
     )
 
     def __init__(self):
-        self.names: set | None = None
+        self.watching = False
+        self.seq = 0  # bumped by every write
+        self.unknown = 0  # marks before this one know nothing
+        self.last_write: dict[str, int] = {}
         self.lock = threading.Lock()
 
     def watch(self, listener) -> None:
-        started = listener.started
+        # On the class, not the instance: tests/query_recorder.py wraps the
+        # class's `started` too, and an instance attribute would hide its wrapper.
+        listener_class = type(listener)
+        started = listener_class.started
 
-        def started_and_noted(event):
+        def started_and_noted(listener_self, event):
             name = event.command_name
             collection = event.command.get(name)
             if name == "aggregate":
@@ -114,49 +122,54 @@ class _WrittenCollections:
                     collection = None
             if isinstance(collection, str) and name not in self.READ_ONLY:
                 with self.lock:
-                    if self.names is not None:
-                        self.names.add(collection)
-            started(event)
+                    self.seq += 1
+                    self.last_write[collection] = self.seq
+            started(listener_self, event)
 
-        listener.started = started_and_noted
+        listener_class.started = started_and_noted
+        self.watching = True
 
-    def current(self) -> set | None:
+    def mark(self) -> int:
         with self.lock:
-            return None if self.names is None else set(self.names)
+            return self.seq
 
-    def cleaned(self) -> None:
-        """Call after emptying them: the deletes themselves do not make a collection dirty."""
+    def since(self, mark: int | None) -> set | None:
         with self.lock:
-            self.names = set()
+            if not self.watching or mark is None or mark < self.unknown:
+                return None
+            return {name for name, seq in self.last_write.items() if seq > mark}
 
     def forget(self) -> None:
         with self.lock:
-            self.names = None
+            self.seq += 1
+            self.unknown = self.seq
 
 
-_written = _WrittenCollections()
+written = _WrittenCollections()
+_cleaned_at: list[int | None] = [None]
 
 
 @pytest.fixture(scope="session")
 def _indexes():
     ensured = indexes.ensure_all()
     if not mongo.is_demo():
-        _written.watch(roundtrips.listener)
+        written.watch(roundtrips.listener)
     return ensured
 
 
 def empty_all_collections() -> None:
     """Empty every collection (indexes kept), as for the first test."""
-    _written.forget()
+    _cleaned_at[0] = None
     _empty_written()
 
 
 def _empty_written() -> None:
-    written = None if mongo.is_demo() else _written.current()
+    names = written.since(_cleaned_at[0])
     for document in indexes.all_documents():
-        if written is None or document._get_collection_name() in written:
+        if names is None or document._get_collection_name() in names:
             document._get_collection().delete_many({})
-    _written.cleaned()
+    # After the deletes: they do not make a collection need emptying again.
+    _cleaned_at[0] = written.mark()
 
 
 @pytest.fixture(autouse=True)
@@ -165,7 +178,7 @@ def clean_db(request, _indexes):
     _empty_written()
     yield
     if request.node.get_closest_marker("worker") is not None:
-        _written.forget()
+        written.forget()
 
 
 @pytest.fixture
