@@ -30,17 +30,6 @@ if [ ! -x .venv/bin/python ]; then
   "$py" -m venv .venv
 fi
 
-stamp=.venv/.installed-$(sha1sum pyproject.toml | cut -c1-12)
-if [ ! -f "$stamp" ]; then
-  echo "setup: installing the project and its dev tools into .venv" >&2
-  .venv/bin/python -m pip install -q --upgrade pip >/dev/null 2>&1 || true
-  PYTHONWARNINGS=ignore .venv/bin/python -m pip install -q -e ".[dev]" 2>&1 | grep -v "^WARNING: Location" >&2 || true
-  .venv/bin/python -c "import django, mongoengine, mongomock, pytest, playwright" \
-    || { echo "setup: installing Python packages failed" >&2; exit 1; }
-  rm -f .venv/.installed-*
-  touch "$stamp"
-fi
-
 apt_install() {
   # Debian packages the tests need (chromium for browser tests, redis-server
   # for the worker test). Needs root or sudo.
@@ -52,11 +41,34 @@ apt_install() {
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "$@" >/dev/null
 }
 
+apt_packages=()
 if [ "${SETUP_BROWSER:-0}" = "1" ] && [ ! -x /usr/bin/chromium ]; then
   echo "setup: installing Debian's chromium for the browser tests" >&2
-  apt_install chromium
+  apt_packages+=(chromium)
 fi
 if [ "${SETUP_REDIS:-0}" = "1" ] && ! command -v redis-server >/dev/null 2>&1; then
   echo "setup: installing Debian's redis-server for the worker test" >&2
-  apt_install redis-server
+  apt_packages+=(redis-server)
+fi
+# apt-get and pip run side by side: neither waits on the other's downloads.
+apt_pid=""
+if [ "${#apt_packages[@]}" -gt 0 ]; then
+  apt_install "${apt_packages[@]}" &
+  apt_pid=$!
+fi
+
+stamp=.venv/.installed-$(sha1sum pyproject.toml | cut -c1-12)
+if [ ! -f "$stamp" ]; then
+  echo "setup: installing the project and its dev tools into .venv" >&2
+  .venv/bin/python -m pip install -q --upgrade pip >/dev/null 2>&1 || true
+  PYTHONWARNINGS=ignore .venv/bin/python -m pip install -q -e ".[dev]" 2>&1 | grep -v "^WARNING: Location" >&2 || true
+  .venv/bin/python -c "import django, mongoengine, mongomock, pytest, playwright, xdist" \
+    || { echo "setup: installing Python packages failed" >&2; exit 1; }
+  rm -f .venv/.installed-*
+  touch "$stamp"
+fi
+
+if [ -n "$apt_pid" ] && ! wait "$apt_pid"; then
+  echo "setup: apt-get install ${apt_packages[*]} failed" >&2
+  exit 1
 fi

@@ -21,6 +21,18 @@ already keeps a hash map per compound index; `_IndexedUniqueEngine` looks the
 candidate's key up there instead of scanning, and leaves everything else
 (single-field, collated and multikey unique indexes) to mongoeco.
 
+Two more speed fixes, found by profiling the server under the suite's second
+pass: a single-document insert also scans the whole collection to compare
+`_id`s (to catch numeric ids stored under another number type, 1 vs 1.0), so
+inserting n documents one by one costs n^2; `_IndexedUniqueEngine` skips the
+scan when the `_id` holds no number (ObjectId, string), where the storage-key
+check it keeps already finds every duplicate. And the engine copies each
+document it reads or writes several times with `copy.deepcopy`, which spends
+most of its time on memo bookkeeping and `__reduce_ex__` for ObjectIds and
+datetimes; `_fast_deepcopy` copies dicts and lists itself, keeps immutable
+scalars as they are, and hands anything else to `copy.deepcopy` (a BSON
+document has no shared references or cycles, the only thing a memo is for).
+
 And one behaviour fix: mongoeco answers a `find` or `aggregate` with no batch
 size in one batch, however long. MongoDB sends 101 documents first and the
 rest on `getMore`, and the round-trip budgets (docs/performance.md) count those
@@ -41,11 +53,20 @@ PYMONGO_PROFILE = "4.9"
 
 def _indexed_unique_engine():
     """mongoeco's MemoryEngine with compound unique checks served by its index map."""
+    from mongoeco.core.identity import id_contains_numeric_value
     from mongoeco.engines.memory import MemoryEngine
     from mongoeco.engines.virtual_indexes import document_in_virtual_index
 
     class _IndexedUniqueEngine(MemoryEngine):
         def _ensure_unique_indexes(self, db_name, coll_name, candidate, **kwargs):
+            if (
+                kwargs.get("scan_payload_id")
+                and kwargs.get("check_id_storage")
+                and "_id" in candidate
+                and not id_contains_numeric_value(candidate["_id"])
+            ):
+                # The storage-key lookup finds any equal non-numeric _id.
+                kwargs = {**kwargs, "scan_payload_id": False}
             indexes_view = kwargs.get("indexes_view")
             indexes = (
                 (self._indexes if indexes_view is None else indexes_view)
@@ -130,8 +151,63 @@ def _first_batch_of_101() -> None:
     WireCursorStore._resolve_batch_size = staticmethod(resolve_like_mongodb)
 
 
+def _fast_deepcopy_everywhere() -> None:
+    """Make `copy.deepcopy` `_fast_deepcopy` in this process, mongoeco's modules included.
+
+    Called before mongoeco is imported, so its `from copy import deepcopy`s get it.
+    """
+    import copy
+    import datetime
+    import decimal
+    import uuid
+
+    import bson
+
+    deepcopy = copy.deepcopy
+    immutable = {
+        str,
+        int,
+        float,
+        bool,
+        bytes,
+        type(None),
+        datetime.datetime,
+        datetime.date,
+        datetime.timedelta,
+        decimal.Decimal,
+        uuid.UUID,
+        bson.ObjectId,
+        bson.Int64,
+        bson.Decimal128,
+        bson.Timestamp,
+        bson.MinKey,
+        bson.MaxKey,
+    }
+
+    def _fast_deepcopy(value, memo=None, _nil=None):
+        kind = type(value)
+        if kind in immutable:
+            return value
+        if memo is not None:
+            return deepcopy(value, memo)
+        if kind is dict:
+            return {key: _fast_deepcopy(item) for key, item in value.items()}
+        if kind is list:
+            return [_fast_deepcopy(item) for item in value]
+        return deepcopy(value)
+
+    copy.deepcopy = _fast_deepcopy
+    from mongoeco._types._bson_objectid import ObjectId
+
+    immutable.add(ObjectId)
+    for name, module in list(sys.modules.items()):
+        if name.startswith("mongoeco") and getattr(module, "deepcopy", None) is deepcopy:
+            module.deepcopy = _fast_deepcopy
+
+
 async def serve(host: str, port: int) -> None:
     try:
+        _fast_deepcopy_everywhere()
         from mongoeco.wire import AsyncMongoEcoProxyServer
     except ImportError as exc:
         sys.exit(

@@ -5,8 +5,13 @@ The suite runs on mongomock by default. With MONGODB_TEST_URI set it runs
 against that server instead (database MONGODB_TEST_DB, default
 "socialsite_test", emptied before every test). `./scripts/test` runs it both
 ways; tests marked `mongomock_only` or `mongoeco_gap` are skipped where they
-cannot run (see `pytest_collection_modifyitems`).
+cannot run, and tests marked `no_test_db` run in the first pass only (see
+`pytest_collection_modifyitems`).
 """
+
+import os
+import re
+import threading
 
 import pytest
 from django.test import Client
@@ -23,9 +28,16 @@ def pytest_collection_modifyitems(config, items):
     `mongomock_only(reason=...)`: on any real server (MONGODB_TEST_URI).
     `mongoeco_gap(reason=...)`: only on mongoeco's wire server (scripts/test's
     second pass), for what it does not do like MongoDB; a real MongoDB runs them.
+    `no_test_db(reason=...)`: in scripts/test's second pass (SOCIALSITE_SECOND_PASS=1),
+    for tests whose work runs in other processes that never open the test
+    database: the driver path adds nothing to them, and pass 1 ran them.
     """
     on_mongoeco = None
+    second_pass = os.environ.get("SOCIALSITE_SECOND_PASS") == "1" and not mongo.is_demo()
     for item in items:
+        if second_pass and (marker := item.get_closest_marker("no_test_db")) is not None:
+            reason = marker.kwargs.get("reason") or (marker.args[0] if marker.args else "")
+            item.add_marker(pytest.mark.skip(reason=f"no_test_db, run in pass 1: {reason}"))
         for name in ("mongomock_only", "mongoeco_gap"):
             marker = item.get_closest_marker(name)
             if marker is None:
@@ -41,28 +53,132 @@ def pytest_collection_modifyitems(config, items):
                 item.add_marker(pytest.mark.skip(reason=f"{name}: {reason}"))
 
 
+_OBJECT_ID_HEX = re.compile(r"\b[0-9a-f]{24}\b")
+
+
+def pytest_make_parametrize_id(config, val, argname):
+    """Test ids without the hex of ObjectIds made at import (a fresh one each run).
+
+    pytest-xdist's workers each collect the suite and must agree on every test
+    id; `"post:%s" % ObjectId()` would differ. Ids that then coincide get
+    pytest's usual numeric suffixes.
+    """
+    if isinstance(val, str) and _OBJECT_ID_HEX.search(val):
+        return _OBJECT_ID_HEX.sub("oid", val)
+    return None
+
+
 def _server_is_mongoeco() -> bool:
     build = mongo.database().client.admin.command("buildInfo")
     return build.get("gitVersion") == "mongoeco"
 
 
+# Real hashing costs ~0.3 s per call; tests only need it to be a hasher.
+FAST_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
 @pytest.fixture(autouse=True)
 def _fast_hashing(settings):
-    # Real hashing costs ~0.3 s per call; tests only need it to be a hasher.
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    settings.PASSWORD_HASHERS = FAST_HASHERS
+
+
+class _WrittenCollections:
+    """Which collections were written since a moment, as the command listener saw.
+
+    On a real server each `delete_many` of `clean_db` is a round trip (~25 per
+    test, most on collections the test never touched), so there it empties only
+    the collections some command may have written since the last clean: any
+    command naming a collection except the read-only ones below. `since()` is
+    `None`, "unknown, all of them", in demo mode (mongomock's deletes cost next
+    to nothing), before the first clean, and across a `forget()`: after a
+    `worker` test, whose other process writes through a client this listener
+    does not see. Moments are `mark()`s; tests/hostile/world.py restores its
+    snapshot the same way.
+    """
+
+    READ_ONLY = frozenset(
+        {"find", "getMore", "count", "distinct", "listIndexes", "explain", "killCursors"}
+    )
+
+    def __init__(self):
+        self.watching = False
+        self.seq = 0  # bumped by every write
+        self.unknown = 0  # marks before this one know nothing
+        self.last_write: dict[str, int] = {}
+        self.lock = threading.Lock()
+
+    def watch(self, listener) -> None:
+        # On the class, not the instance: tests/query_recorder.py wraps the
+        # class's `started` too, and an instance attribute would hide its wrapper.
+        listener_class = type(listener)
+        started = listener_class.started
+
+        def started_and_noted(listener_self, event):
+            name = event.command_name
+            collection = event.command.get(name)
+            if name == "aggregate":
+                pipeline = event.command.get("pipeline") or []
+                if not any("$out" in stage or "$merge" in stage for stage in pipeline):
+                    collection = None
+            if isinstance(collection, str) and name not in self.READ_ONLY:
+                with self.lock:
+                    self.seq += 1
+                    self.last_write[collection] = self.seq
+            started(listener_self, event)
+
+        listener_class.started = started_and_noted
+        self.watching = True
+
+    def mark(self) -> int:
+        with self.lock:
+            return self.seq
+
+    def since(self, mark: int | None) -> set | None:
+        with self.lock:
+            if not self.watching or mark is None or mark < self.unknown:
+                return None
+            return {name for name, seq in self.last_write.items() if seq > mark}
+
+    def forget(self) -> None:
+        with self.lock:
+            self.seq += 1
+            self.unknown = self.seq
+
+
+written = _WrittenCollections()
+_cleaned_at: list[int | None] = [None]
 
 
 @pytest.fixture(scope="session")
 def _indexes():
-    return indexes.ensure_all()
+    ensured = indexes.ensure_all()
+    if not mongo.is_demo():
+        written.watch(roundtrips.listener)
+    return ensured
+
+
+def empty_all_collections() -> None:
+    """Empty every collection (indexes kept), as for the first test."""
+    _cleaned_at[0] = None
+    _empty_written()
+
+
+def _empty_written() -> None:
+    names = written.since(_cleaned_at[0])
+    for document in indexes.all_documents():
+        if names is None or document._get_collection_name() in names:
+            document._get_collection().delete_many({})
+    # After the deletes: they do not make a collection need emptying again.
+    _cleaned_at[0] = written.mark()
 
 
 @pytest.fixture(autouse=True)
-def clean_db(_indexes):
+def clean_db(request, _indexes):
     """Every test starts on empty collections (indexes kept)."""
-    for document in indexes.all_documents():
-        document._get_collection().delete_many({})
+    _empty_written()
     yield
+    if request.node.get_closest_marker("worker") is not None:
+        written.forget()
 
 
 @pytest.fixture

@@ -1,7 +1,13 @@
 """benchmarks/http_mix.py: it starts the demo server, drives every operation of
 the mix over HTTP and prints a table that parses, with no server errors."""
 
+import pytest
+
 from benchmarks import http_mix
+
+pytestmark = pytest.mark.no_test_db(
+    reason="the demo server runs in a subprocess on its own demo database"
+)
 
 
 def parse_table(output: str) -> dict[str, dict[str, str]]:

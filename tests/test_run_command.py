@@ -12,6 +12,10 @@ from django.core.management.base import CommandError
 from benchmarks import demo_server as demo
 from socialsite.management.commands.demo import parse_addrport
 
+pytestmark = pytest.mark.no_test_db(
+    reason="the demo server runs in a subprocess on its own demo database"
+)
+
 START_TIMEOUT = 90  # seconds: seeding 20 users on a busy machine
 
 

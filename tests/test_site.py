@@ -7,6 +7,7 @@ import sys
 from io import StringIO
 from pathlib import Path
 
+import pytest
 from django.core.management import call_command
 
 from profiles.documents import FollowerEdge, FollowingEdge, User
@@ -103,6 +104,10 @@ def test_no_app_module_imports_mongomock():
     assert offenders == []
 
 
+SUBPROCESS_ONLY = "manage.py check runs in a subprocess that never opens the test database"
+
+
+@pytest.mark.no_test_db(reason=SUBPROCESS_ONLY)
 def test_production_settings_pass_check_deploy(tmp_path):
     env = {
         **os.environ,
@@ -134,6 +139,7 @@ def test_production_settings_pass_check_deploy(tmp_path):
     assert "no issues" in result.stdout
 
 
+@pytest.mark.no_test_db(reason=SUBPROCESS_ONLY)
 def test_production_settings_refuse_missing_secret_key():
     env = {k: v for k, v in os.environ.items() if k != "SECRET_KEY"}
     env.update({"DEBUG": "false"})

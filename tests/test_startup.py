@@ -92,6 +92,7 @@ def test_with_debug_on_nothing_is_needed_or_collected(settings, tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.no_test_db(reason="the subprocess never opens the test database")
 def test_gunicorn_refuses_to_start_without_collected_static_files(tmp_path):
     gunicorn = Path(sys.executable).with_name("gunicorn")
     result = run(
@@ -146,6 +147,7 @@ def test_healthz_answers_503_quickly_when_the_server_is_unreachable(client, monk
     assert response.json() == {"status": "error", "db": "unreachable"}
 
 
+@pytest.mark.no_test_db(reason="the subprocess never opens the test database")
 def test_a_process_started_on_an_unreachable_uri_logs_it():
     uri = "mongodb://ops:s3cret@127.0.0.1:1/socialsite?serverSelectionTimeoutMS=200"
     result = run(sys.executable, "manage.py", "check", DEBUG="true", MONGODB_URI=uri)

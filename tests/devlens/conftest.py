@@ -1,29 +1,57 @@
 """A small demo (seed_demo, as `manage.py demo` fills it) with every model
-kept current, and alice, who has a feed, made an admin."""
+kept current, and alice, who has a feed, made an admin.
 
+The demo is seeded once per test module and copied back into the emptied
+collections before each test that asks for it: seeding is thousands of
+commands (minutes on the wire server over a module), a copy is two per
+collection. Every test still starts from the same freshly seeded demo.
+"""
+
+import copy
 import io
 
 import pytest
 from django.core.management import call_command
+from django.test import override_settings
 
 from feeds.documents import LIVE, PUBLIC, Post
 from profiles.demo import DEMO_PASSWORD
 from profiles.documents import User
-from tests.conftest import login_client
+from socialsite import indexes
+from tests.conftest import FAST_HASHERS, empty_all_collections, login_client
+
+SHADOWS = {"FEED_SHADOW_MODELS": "all", "COMMENTS_SHADOW_STORES": "all"}
 
 
 @pytest.fixture
 def shadows(settings):
     """Every stored timeline model and comment store kept current (the demo's default)."""
-    settings.FEED_SHADOW_MODELS = "all"
-    settings.COMMENTS_SHADOW_STORES = "all"
+    for name, value in SHADOWS.items():
+        setattr(settings, name, value)
+
+
+@pytest.fixture(scope="module")
+def _seeded_demo(_indexes):
+    """Every collection's documents right after seeding the demo, seeded once per module."""
+    empty_all_collections()
+    with override_settings(**SHADOWS, RATELIMIT_ENABLED=False, PASSWORD_HASHERS=FAST_HASHERS):
+        call_command("seed_demo", users=20, maxfollows=6, seed=7, stdout=io.StringIO())
+        User.objects(handle="alice").update_one(set__role="admin")
+    seeded = {}
+    for document in indexes.all_documents():
+        docs = list(document._get_collection().find({}))
+        if docs:
+            seeded[document] = docs
+    empty_all_collections()
+    return seeded
 
 
 @pytest.fixture
-def demo(shadows, settings):
+def demo(shadows, settings, _seeded_demo, clean_db):
     settings.RATELIMIT_ENABLED = False
-    call_command("seed_demo", users=20, maxfollows=6, seed=7, stdout=io.StringIO())
-    User.objects(handle="alice").update_one(set__role="admin")
+    for document, docs in _seeded_demo.items():
+        # A copy: mongomock may keep the very dicts it is given.
+        document._get_collection().insert_many(copy.deepcopy(docs))
     return User.objects.get(handle="alice")
 
 
