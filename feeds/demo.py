@@ -30,7 +30,8 @@ from feeds.selectors.entries import entry_for
 from feeds.services import photos, polls
 from feeds.services import posts as services
 from feeds.timelines import write_stores
-from profiles.documents import FollowerEdge, FollowingEdge, User
+from profiles import selectors as people
+from profiles.documents import User
 from profiles.services import standing
 from socialsite import events
 from socialsite.clock import aware, now, to_millis
@@ -204,29 +205,20 @@ def _fan_out(post_ids: list) -> None:
     posts = list(
         Post._get_collection().find({"_id": {"$in": post_ids}}, CARD_FIELDS).sort("ts", 1)
     )
-    followers = defaultdict(list)
-    for row in FollowerEdge._get_collection().find({}, {"_id": 0, "_f": 1, "_t": 1}):
-        followers[row["_f"]].append(row["_t"])
-    placed = defaultdict(list)  # author -> [(member, circles)]
-    for row in FollowingEdge._get_collection().find({}, {"_id": 0, "_f": 1, "_t": 1, "_g": 1}):
-        placed[row["_f"]].append((row["_t"], set(row.get("_g") or ())))
-    cutoff = now() - timedelta(days=settings.FEED_ACTIVE_DAYS)
-    readers = {}  # handle -> whom they blocked, for readers fan-out reaches
-    for row in User._get_collection().find(
-        {"status": "active", "last_seen": {"$gte": cutoff}}, {"blocked": 1}
-    ):
-        readers[row["_id"]] = set(row.get("blocked") or ())
+    followers, placed = people.graph_all()  # placed: author -> [(member, circles)]
+    # handle -> whom they blocked, for readers fan-out reaches
+    readers = people.recent_readers(now() - timedelta(days=settings.FEED_ACTIVE_DAYS))
     # (kind, owner) -> entries, oldest first (None each when no store keeps them)
     timelines: defaultdict[tuple[str, str], list[Any]] = defaultdict(list)
     delivered = []
     for post in posts:
         author, circles = post["by"]["id"], post["circles"]
         if PUBLIC in circles:
-            audience = followers[author]
+            audience = followers.get(author, [])
         elif ALL_CIRCLES in circles:
-            audience = [member for member, named in placed[author] if named]
+            audience = [member for member, named in placed.get(author, []) if named]
         else:
-            audience = [member for member, named in placed[author] if named & set(circles)]
+            audience = [member for member, named in placed.get(author, []) if named & set(circles)]
         news = [
             reader
             for reader in sorted(set(audience) | {author})
@@ -264,7 +256,7 @@ def deliver_pending() -> int:
     fan-out, since the bulk path's `replace` would drop what they hold."""
     rows = Post._get_collection().find({"delivery.state": "pending"}, {"_id": 1})
     post_ids = [row["_id"] for row in rows]
-    owners = [row["_id"] for row in User._get_collection().find({}, {"_id": 1})]
+    owners = people.handles_all()
     stores = write_stores()
     for store in stores:
         store.ensure_owner(owners)

@@ -85,3 +85,48 @@ def test_the_check_sees_function_local_imports(tmp_path):
     source = "def f():\n    from notifications import services\n    import devlens.views\n"
     found = _imported(ast.parse(source), "feeds/x.py")
     assert found == [(2, "notifications"), (3, "devlens")]
+
+
+def _foreign_collections(tree: ast.AST, app: str, name: str) -> list[str]:
+    """`X._get_collection()` calls in `app`'s module where X, as the module
+    imports it, is a document class of another app."""
+    origins = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            for alias in node.names:
+                origins[alias.asname or alias.name] = node.module
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                origins[alias.asname or alias.name.split(".")[0]] = alias.name
+    found = []
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "_get_collection"
+        ):
+            held = ast.unparse(node.func.value)
+            owner = origins.get(held.split(".")[0], app).split(".")[0]
+            if owner in LAYERS and owner != app:
+                found.append(f"{name}:{node.lineno}: {held} belongs to {owner}")
+    return found
+
+
+def test_no_app_touches_another_apps_collections():
+    """An app asks the owning app's services (writes) or selectors (reads);
+    it never opens another app's collection itself."""
+    problems = []
+    for app, name, path in _modules():
+        problems += _foreign_collections(ast.parse(path.read_text()), app, name)
+    assert not problems, "Collections of other apps:\n  " + "\n  ".join(problems)
+
+
+def test_the_collection_check_sees_through_imports():
+    source = (
+        "from profiles.documents import User\n"
+        "from feeds.documents import Post\n"
+        "User._get_collection().find_one({})\n"
+        "Post._get_collection().update_one({}, {})\n"
+    )
+    found = _foreign_collections(ast.parse(source), "feeds", "feeds/x.py")
+    assert found == ["feeds/x.py:3: User belongs to profiles"]

@@ -15,7 +15,7 @@ from django.conf import settings
 
 from feeds.documents import ALL_CIRCLES, PUBLIC
 from feeds.timelines.base import TimelineStore
-from profiles.documents import FollowerEdge, FollowingEdge, User
+from profiles import selectors as people
 from socialsite.clock import now
 
 
@@ -25,57 +25,40 @@ def _chunks(items: list, size: int):
 
 
 def audience(post: dict) -> Iterator[list[str]]:
-    """Who gets the post in their news (*Storing Updates and Profiles*'s `post()`), before
-    filtering:
-    batches of at most FEED_FANOUT_BATCH handles (the author joins the first),
+    """Who gets the post in their news (`post()` in *Storing Updates and
+    Profiles*), before filtering: batches of at most FEED_FANOUT_BATCH handles
+    (the author joins the first),
     each read as it is delivered, so a celebrity's audience is never held whole.
 
     One `find` over every follower would come back in batches the server
     picks (101 documents, then up to 16 MiB each, one `getMore` apiece).
-    Instead each batch is a keyset page of the `(_f, _t)` index whose limit
-    and batch size match (one more document than the page, which says
-    whether another page follows): exactly one round trip per batch,
+    Instead each batch is a keyset page of the `(_f, _t)` index
+    (`profiles.selectors.audience_pages`): exactly one round trip per batch,
     targeted at the author's chunks on a cluster sharded on `{_f, _t}`.
     """
     author, circles = post["by"]["id"], post["circles"]
-    if PUBLIC in circles:
-        edges, query = FollowerEdge._get_collection(), {"_f": author}
-    elif ALL_CIRCLES in circles:
-        edges, query = FollowingEdge._get_collection(), {"_f": author, "_g.0": {"$exists": True}}
-    else:
-        edges, query = FollowingEdge._get_collection(), {"_f": author, "_g": {"$in": circles}}
-    size = settings.FEED_FANOUT_BATCH
-    page, extra = query, [author]
-    while True:
-        rows = edges.find(page, {"_id": 0, "_t": 1}).sort([("_f", 1), ("_t", 1)])
-        handles = [row["_t"] for row in rows.limit(size + 1).batch_size(size + 1)]
-        batch = sorted(set(handles[:size]) | set(extra))
+    pages = people.audience_pages(
+        author,
+        public=PUBLIC in circles,
+        circles=None if ALL_CIRCLES in circles else circles,
+        size=settings.FEED_FANOUT_BATCH,
+    )
+    extra = [author]
+    for handles in pages:
+        batch = sorted(set(handles) | set(extra))
         if batch:
             yield batch
-        if len(handles) <= size:
-            return
-        page, extra = {**query, "_t": {"$gt": handles[size - 1]}}, []
+        extra = []
 
 
 def active_readers(readers: list[str], author: str, *, also: str | None = None) -> list[str]:
     """Readers seen lately, not suspended, who have not blocked the author
     (nor `also`: a repost's original author, whom such a reader never sees)."""
     cutoff = now() - timedelta(days=settings.FEED_ACTIVE_DAYS)
-    unblocked = {"$ne": author} if also is None else {"$nin": sorted({author, also})}
+    authors = sorted({author} | ({also} if also is not None else set()))
     active = []
     for chunk in _chunks(readers, settings.FEED_ACTIVE_LOOKUP):
-        rows = User._get_collection().find(
-            {
-                "_id": {"$in": chunk},
-                "status": "active",
-                "last_seen": {"$gte": cutoff},
-                "blocked": unblocked,
-            },
-            {"_id": 1},
-        )
-        # Room for every match in the first batch: one round trip, no getMore.
-        rows = rows.batch_size(len(chunk) + 1)
-        active += [row["_id"] for row in rows]
+        active += people.readers_among(chunk, seen_since=cutoff, not_blocking=authors)
     return sorted(set(active) | ({author} & set(readers)))
 
 

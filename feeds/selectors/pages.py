@@ -20,7 +20,8 @@ from feeds.selectors.visibility import Sight, news_hidden, visible_posts
 from feeds.services import polls
 from feeds.timelines import get_store
 from feeds.timelines.read import posts_page, read_entries
-from profiles.documents import FollowingEdge, User
+from profiles import selectors as people
+from profiles.documents import User
 from socialsite.clock import aware
 from socialsite.cursors import Cursor
 
@@ -156,12 +157,7 @@ def wall_page(
     def keep(posts: list[dict]) -> list[dict]:
         # The owner's reposts are theirs to show, as their own posts are.
         guests = {p["by"]["id"] for p in posts if not p.get("reposted_by")} - {owner.handle}
-        followed = set()
-        if guests:
-            rows = FollowingEdge._get_collection().find(
-                {"_f": owner.handle, "_t": {"$in": sorted(guests)}}, {"_id": 0, "_t": 1}
-            )
-            followed = {row["_t"] for row in rows}
+        followed = people.followed_among(owner.handle, guests)
         posts = [
             p
             for p in posts
@@ -179,8 +175,7 @@ def wall_shows(owner: str, author: str) -> bool:
     rule (their own posts, and those of people they follow). One point read."""
     if author == owner:
         return True
-    edges = FollowingEdge._get_collection()
-    return edges.count_documents({"_f": owner, "_t": author}, limit=1) > 0
+    return people.follows(owner, author)
 
 
 def incoming_page(owner: User, before: Cursor | None = None) -> FeedPage:

@@ -27,7 +27,8 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from feeds.documents import ALL_CIRCLES, PUBLIC
-from profiles.documents import FollowingEdge, User
+from profiles import selectors as people
+from profiles.documents import User
 
 if TYPE_CHECKING:
     from profiles.auth import AnonymousVisitor
@@ -47,14 +48,7 @@ def circles_placed_in(viewer: str, authors: Iterable[str]) -> dict[str, list[str
     An edge being taken down (an unfollow or a block in progress) no longer
     counts: the author has already decided.
     """
-    authors = sorted(set(authors) - {viewer})
-    if not authors:
-        return {}
-    rows = FollowingEdge._get_collection().find(
-        {"_f": {"$in": authors}, "_t": viewer, "state": {"$ne": "removing"}},
-        {"_id": 0, "_f": 1, "_g": 1},
-    )
-    return {row["_f"]: row.get("_g", []) for row in rows}
+    return people.circles_placed_in(viewer, sorted(set(authors) - {viewer}))
 
 
 def needs_graph(viewer: "User | AnonymousVisitor", post: dict) -> bool:

@@ -36,6 +36,7 @@ from pymongo.errors import DuplicateKeyError
 
 from feeds import tasks
 from feeds.documents import Post
+from profiles import selectors as people
 from profiles.documents import User
 from socialsite.clock import now
 
@@ -92,10 +93,7 @@ class Interaction[S: Mark]:
             return
         if author in user.blocked:
             raise self.error(f"You blocked @{author}. Unblock them to {self.verb} their posts.")
-        blocked = User._get_collection().find_one(
-            {"_id": author, "blocked": user.handle}, {"_id": 1}
-        )
-        if blocked is not None:
+        if people.blocks(author, user.handle):
             raise self.error(f"You can't {self.verb} @{author}'s posts.")
 
     def insert(self, post_id: ObjectId, handle: str, **fields: Any) -> bool:

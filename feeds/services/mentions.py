@@ -23,7 +23,7 @@ from contextvars import ContextVar
 
 from django.core.signals import request_finished, request_started
 
-from profiles.documents import User
+from profiles import selectors as people
 
 # Combining marks (the Unicode blocks of them) continue the word they follow,
 # though `\w` does not count them: "@sam" + U+0301 is not a mention of sam.
@@ -69,10 +69,7 @@ def handles_in(text: object) -> set[str]:
 
 def _lookup(handles: set[str]) -> set[str]:
     """Which of these handles are active users: one indexed `$in` on `_id`."""
-    rows = User._get_collection().find(
-        {"_id": {"$in": sorted(handles)}, "status": "active"}, {"_id": 1}
-    )
-    return {row["_id"] for row in rows}
+    return people.active_among(handles)
 
 
 def existing(handles: Iterable[str]) -> set[str]:

@@ -30,7 +30,7 @@ from pymongo import ReturnDocument
 from pymongo.errors import DuplicateKeyError
 
 from feeds.documents import PollVote, Post
-from profiles.documents import User
+from profiles import selectors as people
 from socialsite.clock import now
 
 MIN_OPTIONS = 2
@@ -83,11 +83,7 @@ def poll_vote(*, post_id: ObjectId, voter: str, option: int) -> None:
 def _refuse_across_blocks(voter: str, author: str) -> None:
     if voter == author:
         return
-    blocked = User._get_collection().find_one(
-        {"$or": [{"_id": author, "blocked": voter}, {"_id": voter, "blocked": author}]},
-        {"_id": 1},
-    )
-    if blocked is not None:
+    if people.block_between(voter, author):
         raise PollError(f"You can't vote in @{author}'s polls.")
 
 

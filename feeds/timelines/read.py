@@ -14,7 +14,7 @@ from bson import ObjectId
 from feeds.documents import ALL_CIRCLES, CARD_FIELDS, LIVE, PUBLIC, Post, PostRepost
 from feeds.selectors.entries import entry_for, repost_entry
 from feeds.timelines.base import Chunk, TimelineStore
-from profiles.documents import FollowingEdge
+from profiles import selectors as people
 from socialsite.cursors import Cursor, sort_key
 
 NEWEST_FIRST = [("ts", -1), ("_id", -1)]
@@ -29,17 +29,7 @@ Graph = tuple[list[str], dict[str, list[str]]]
 
 def news_graph(owner: str) -> Graph:
     """Whom `owner` follows, and who placed `owner` in which circles: one read."""
-    edges = FollowingEdge._get_collection().find(
-        {"$or": [{"_f": owner}, {"_t": owner, "_g.0": {"$exists": True}}]},
-        {"_id": 0, "_f": 1, "_t": 1, "_g": 1},
-    )
-    followed, circled = [], {}
-    for edge in edges:
-        if edge["_f"] == owner:
-            followed.append(edge["_t"])
-        else:
-            circled[edge["_f"]] = edge["_g"]
-    return followed, circled
+    return people.news_graph(owner)
 
 
 def news_query(

@@ -4,6 +4,7 @@ from django.core.management.base import BaseCommand, CommandError
 from feeds.delivery import upkeep
 from feeds.timelines import write_stores
 from feeds.timelines.base import KINDS
+from profiles import selectors as people
 from profiles.documents import User
 from socialsite.ids import parse_handle
 
@@ -44,8 +45,7 @@ class Command(BaseCommand):
             )
             return
         if owners is None:
-            rows = User._get_collection().find({}, {"_id": 1}).sort("_id", 1)
-            owners = [row["_id"] for row in rows]
+            owners = people.handles_all()
         for done, owner in enumerate(owners, 1):
             for k in kinds:
                 upkeep.rebuild(owner, k)

@@ -1,8 +1,7 @@
-"""Every read that the profile, graph, circles and search pages need."""
+"""Every read that the profile, people, circles and search pages need."""
 
 import re
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
@@ -269,53 +268,3 @@ def _successor(prefix: str) -> str:
     if 0xD800 <= following <= 0xDFFF:  # surrogates cannot be encoded: skip past them
         following = 0xE000
     return prefix[:-1] + chr(min(following, 0x10FFFF))
-
-
-# --- reads the apps above need (docs/architecture.md: through the owner) ---
-
-
-def users_read(handles: list[str] | set[str], fields: dict) -> list[dict]:
-    """The users among `handles` (one `$in`), with `fields` (a projection)."""
-    return list(User._get_collection().find({"_id": {"$in": list(handles)}}, fields))
-
-
-def suspended_among(handles: list[str] | set[str]) -> set[str]:
-    """Which of `handles` are suspended: one `$in` read, none for no one."""
-    handles = sorted(set(handles))
-    if not handles:
-        return set()
-    rows = User._get_collection().find(
-        {"_id": {"$in": handles}, "status": "suspended"}, {"_id": 1}
-    )
-    return {row["_id"] for row in rows}
-
-
-def blockers_among(handle: str, among: list[str]) -> set[str]:
-    """Which of `among` blocked `handle`: one `$in` read."""
-    rows = User._get_collection().find({"_id": {"$in": among}, "blocked": handle}, {"_id": 1})
-    return {row["_id"] for row in rows}
-
-
-def users_counts(day: datetime, week: datetime, statuses: tuple[str, ...] | list[str]) -> dict:
-    """The moderation dashboard's figures: accounts created since `day`, since
-    `week`, in all, and suspended. Naming every status lets `(status,
-    -created)` bound each count as index ranges instead of a scan."""
-    users = User._get_collection()
-    every_status = {"status": {"$in": list(statuses)}}
-    return {
-        "day": users.count_documents({**every_status, "created": {"$gte": day}}),
-        "week": users.count_documents({**every_status, "created": {"$gte": week}}),
-        "all": users.estimated_document_count(),
-        "suspended": users.count_documents({"status": "suspended"}),
-    }
-
-
-def followed_by(handle: str) -> set[str]:
-    """Whom `handle` follows (demo data; pages ask narrower questions)."""
-    rows = FollowingEdge._get_collection().find({"_f": handle}, {"_t": 1})
-    return {row["_t"] for row in rows}
-
-
-def followers_since(handle: str) -> list[dict]:
-    """`handle`'s followers with when each followed (`_t`, `since`)."""
-    return list(FollowerEdge._get_collection().find({"_f": handle}, {"_t": 1, "since": 1}))

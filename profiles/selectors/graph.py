@@ -1,0 +1,200 @@
+"""Reads of people and the follower graph that the apps above need.
+
+The feeds, comments, moderation and notifications never query `user`,
+`following` or `followers` themselves: they ask here, one function per
+question (docs/architecture.md#dependencies-point-one-way). Each is one
+round trip unless it says otherwise, served by the edge index `(_f, _t)` or
+by `_id`.
+"""
+
+from collections.abc import Iterable, Iterator
+from datetime import datetime
+from typing import Any
+
+from profiles.documents import FollowerEdge, FollowingEdge, User
+
+
+def users_read(handles: list[str] | set[str], fields: dict) -> list[dict]:
+    """The users among `handles` (one `$in`), with `fields` (a projection)."""
+    return list(User._get_collection().find({"_id": {"$in": list(handles)}}, fields))
+
+
+def handles_all() -> list[str]:
+    """Every handle, in order (a maintenance command's walk, never a page's)."""
+    rows = User._get_collection().find({}, {"_id": 1}).sort("_id", 1)
+    return [row["_id"] for row in rows]
+
+
+def active_among(handles: Iterable[str]) -> set[str]:
+    """Which of `handles` are active (not suspended) users: one `$in`."""
+    rows = User._get_collection().find(
+        {"_id": {"$in": sorted(set(handles))}, "status": "active"}, {"_id": 1}
+    )
+    return {row["_id"] for row in rows}
+
+
+def readers_among(
+    handles: list[str], *, seen_since: datetime, not_blocking: list[str]
+) -> list[str]:
+    """Which of `handles` are active, seen since `seen_since`, and blocked
+    none of `not_blocking`. Sized so every match comes in the first batch:
+    one round trip, no getMore."""
+    unblocked = {"$ne": not_blocking[0]} if len(not_blocking) == 1 else {"$nin": not_blocking}
+    rows = User._get_collection().find(
+        {
+            "_id": {"$in": handles},
+            "status": "active",
+            "last_seen": {"$gte": seen_since},
+            "blocked": unblocked,
+        },
+        {"_id": 1},
+    )
+    return [row["_id"] for row in rows.batch_size(len(handles) + 1)]
+
+
+def recent_readers(seen_since: datetime) -> dict[str, set[str]]:
+    """Every active user seen since `seen_since`, with whom they blocked (the
+    demo's bulk fan-out; a page never reads every user)."""
+    rows = User._get_collection().find(
+        {"status": "active", "last_seen": {"$gte": seen_since}}, {"blocked": 1}
+    )
+    return {row["_id"]: set(row.get("blocked") or ()) for row in rows}
+
+
+def block_between(one: str, other: str) -> bool:
+    """Whether either of the two blocked the other: one read by `_id`."""
+    row = User._get_collection().find_one(
+        {"$or": [{"_id": one, "blocked": other}, {"_id": other, "blocked": one}]}, {"_id": 1}
+    )
+    return row is not None
+
+
+def blocks(blocker: str, blocked: str) -> bool:
+    """Whether `blocker` blocked `blocked`: one read by `_id`."""
+    row = User._get_collection().find_one({"_id": blocker, "blocked": blocked}, {"_id": 1})
+    return row is not None
+
+
+def suspended_among(handles: list[str] | set[str]) -> set[str]:
+    """Which of `handles` are suspended: one `$in` read, none for no one."""
+    handles = sorted(set(handles))
+    if not handles:
+        return set()
+    rows = User._get_collection().find(
+        {"_id": {"$in": handles}, "status": "suspended"}, {"_id": 1}
+    )
+    return {row["_id"] for row in rows}
+
+
+def blockers_among(handle: str, among: list[str]) -> set[str]:
+    """Which of `among` blocked `handle`: one `$in` read."""
+    rows = User._get_collection().find({"_id": {"$in": among}, "blocked": handle}, {"_id": 1})
+    return {row["_id"] for row in rows}
+
+
+def users_counts(day: datetime, week: datetime, statuses: tuple[str, ...] | list[str]) -> dict:
+    """The moderation dashboard's figures: accounts created since `day`, since
+    `week`, in all, and suspended. Naming every status lets `(status,
+    -created)` bound each count as index ranges instead of a scan."""
+    users = User._get_collection()
+    every_status = {"status": {"$in": list(statuses)}}
+    return {
+        "day": users.count_documents({**every_status, "created": {"$gte": day}}),
+        "week": users.count_documents({**every_status, "created": {"$gte": week}}),
+        "all": users.estimated_document_count(),
+        "suspended": users.count_documents({"status": "suspended"}),
+    }
+
+
+def follows(follower: str, followee: str) -> bool:
+    """Whether `follower` follows `followee`: one covered point read."""
+    edges = FollowingEdge._get_collection()
+    return edges.count_documents({"_f": follower, "_t": followee}, limit=1) > 0
+
+
+def followed_among(follower: str, handles: Iterable[str]) -> set[str]:
+    """Which of `handles` `follower` follows: one covered `$in` read."""
+    handles = sorted(set(handles))
+    if not handles:
+        return set()
+    rows = FollowingEdge._get_collection().find(
+        {"_f": follower, "_t": {"$in": handles}}, {"_id": 0, "_t": 1}
+    )
+    return {row["_t"] for row in rows}
+
+
+def followed_by(handle: str) -> set[str]:
+    """Whom `handle` follows (demo data; pages ask narrower questions)."""
+    rows = FollowingEdge._get_collection().find({"_f": handle}, {"_t": 1})
+    return {row["_t"] for row in rows}
+
+
+def followers_since(handle: str) -> list[dict]:
+    """`handle`'s followers with when each followed (`_t`, `since`)."""
+    return list(FollowerEdge._get_collection().find({"_f": handle}, {"_t": 1, "since": 1}))
+
+
+def news_graph(owner: str) -> tuple[list[str], dict[str, list[str]]]:
+    """Whom `owner` follows, and who placed `owner` in which circles: one read."""
+    edges = FollowingEdge._get_collection().find(
+        {"$or": [{"_f": owner}, {"_t": owner, "_g.0": {"$exists": True}}]},
+        {"_id": 0, "_f": 1, "_t": 1, "_g": 1},
+    )
+    followed, circled = [], {}
+    for edge in edges:
+        if edge["_f"] == owner:
+            followed.append(edge["_t"])
+        else:
+            circled[edge["_f"]] = edge["_g"]
+    return followed, circled
+
+
+def circles_placed_in(viewer: str, authors: list[str]) -> dict[str, list[str]]:
+    """For each of `authors`, the circles they placed `viewer` in: one indexed
+    query. An edge being taken down (an unfollow or a block in progress) no
+    longer counts: its author has already decided."""
+    if not authors:
+        return {}
+    rows = FollowingEdge._get_collection().find(
+        {"_f": {"$in": authors}, "_t": viewer, "state": {"$ne": "removing"}},
+        {"_id": 0, "_f": 1, "_g": 1},
+    )
+    return {row["_f"]: row.get("_g", []) for row in rows}
+
+
+def audience_pages(
+    author: str, *, public: bool, circles: list[str] | None, size: int
+) -> Iterator[list[str]]:
+    """Who hears from `author`, `size` handles at a time: their followers
+    (`public`), everyone they placed in any circle (`circles` None), or the
+    members of `circles`. Each page is a keyset read of the `(_f, _t)` index
+    whose limit and batch size match (one more document than the page, which
+    says whether another page follows): exactly one round trip per page, and
+    a celebrity's audience is never held whole."""
+    query: dict[str, Any]
+    if public:
+        edges, query = FollowerEdge._get_collection(), {"_f": author}
+    elif circles is None:
+        edges, query = FollowingEdge._get_collection(), {"_f": author, "_g.0": {"$exists": True}}
+    else:
+        edges, query = FollowingEdge._get_collection(), {"_f": author, "_g": {"$in": circles}}
+    page = query
+    while True:
+        rows = edges.find(page, {"_id": 0, "_t": 1}).sort([("_f", 1), ("_t", 1)])
+        handles = [row["_t"] for row in rows.limit(size + 1).batch_size(size + 1)]
+        yield handles[:size]
+        if len(handles) <= size:
+            return
+        page = {**query, "_t": {"$gt": handles[size - 1]}}
+
+
+def graph_all() -> tuple[dict[str, list[str]], dict[str, list[tuple[str, set[str]]]]]:
+    """The whole graph for the demo's bulk fan-out: each author's followers,
+    and each author's circle placements (member, circles)."""
+    followers: dict[str, list[str]] = {}
+    for row in FollowerEdge._get_collection().find({}, {"_id": 0, "_f": 1, "_t": 1}):
+        followers.setdefault(row["_f"], []).append(row["_t"])
+    placed: dict[str, list[tuple[str, set[str]]]] = {}
+    for row in FollowingEdge._get_collection().find({}, {"_id": 0, "_f": 1, "_t": 1, "_g": 1}):
+        placed.setdefault(row["_f"], []).append((row["_t"], set(row.get("_g") or ())))
+    return followers, placed
