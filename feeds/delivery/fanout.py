@@ -19,6 +19,7 @@ its audience, the entry) is a `Kind`; the machine is the same.
 """
 
 import logging
+from abc import ABC, abstractmethod
 from datetime import timedelta
 
 from bson.errors import InvalidDocument
@@ -44,25 +45,27 @@ UNFINISHED = [PENDING, DELIVERING]
 CLAIM_FIELDS = {name: 0 for name in CARD_FIELDS if name != "delivery"}
 
 
-class Kind:
+class Kind(ABC):
     """What one kind of delivery brings to the machine."""
 
     document: type[Document]  # whose documents carry the `delivery` state
     projection: dict | None = None  # what a claim reads
 
+    @abstractmethod
     def key(self, row: dict) -> dict:
         """The filter of one record: its whole shard key."""
-        raise NotImplementedError
 
+    @abstractmethod
     def label(self, key: dict) -> str:
-        raise NotImplementedError
+        """How the log names one record."""
 
+    @abstractmethod
     def write(self, record: dict, stores: list, *, again: bool) -> int:
         """The entries into every store; returns the readers reached."""
-        raise NotImplementedError
 
+    @abstractmethod
     def enqueue(self, row: dict) -> None:
-        raise NotImplementedError
+        """Queue the record's delivery as a task."""
 
 
 class PostDelivery(Kind):
