@@ -182,7 +182,7 @@ def summary_refresh(post_id: ObjectId) -> None:
     """Recount and re-copy the last comments onto the post and its feed entries."""
     store = shadows.primary()  # the record, whatever store this request reads
     last = store.last(post_id, settings.FEED_COMMENTS_SHOWN)
-    suspended = _suspended_authors({c.author["id"] for c in last})
+    suspended = people.suspended_among({c.author["id"] for c in last})
     shown = [
         {
             "by": c.author,
@@ -195,10 +195,6 @@ def summary_refresh(post_id: ObjectId) -> None:
     post_services.post_comments_summary_set(
         post_id=post_id, count=store.count(post_id), shown=shown
     )
-
-
-def _suspended_authors(handles: set) -> set:
-    return people.suspended_among(handles)
 
 
 def comments_shown_truncate(*, limit: int | None = None) -> dict:

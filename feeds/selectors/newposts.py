@@ -50,7 +50,8 @@ from feeds.selectors.visibility import Sight, news_hidden
 from feeds.timelines import get_store
 from feeds.timelines.base import month_of
 from feeds.timelines.cache import CacheStore
-from feeds.timelines.read import EXPLODE_LIMIT, NEWEST_FIRST, news_graph, news_query
+from feeds.timelines.read import EXPLODE_LIMIT, NEWEST_FIRST, news_query
+from profiles import selectors as people
 from profiles.documents import User
 from socialsite.cursors import EPOCH, Cursor, sort_key
 
@@ -228,7 +229,7 @@ def _read(owner: str, since: Cursor, hidden: list[str]) -> _Candidates:
     """The read model's candidates: its feed query's posts above the cursor,
     and the reposts above it by the reader and the people they follow (not
     by, nor of, anyone hidden), each list at most COUNT_CAP + 1."""
-    graph = news_graph(owner)
+    graph = people.news_graph(owner)
     query = {"$and": [news_query(owner, hidden, graph), LIVE, *_newer(since)]}
     limit = COUNT_CAP + 1
     posts = list(

@@ -67,11 +67,6 @@ def handles_in(text: object) -> set[str]:
     return {m.group("handle").lower() for m in TOKEN.finditer(str(text)) if m.group("handle")}
 
 
-def _lookup(handles: set[str]) -> set[str]:
-    """Which of these handles are active users: one indexed `$in` on `_id`."""
-    return people.active_among(handles)
-
-
 def existing(handles: Iterable[str]) -> set[str]:
     """The handles (lower-cased) that belong to active users. The handles the
     request has not asked about yet, these and every one `prefetch` announced,
@@ -79,11 +74,11 @@ def existing(handles: Iterable[str]) -> set[str]:
     handles = set(handles)
     lookups = _lookups.get()
     if lookups is None:
-        return _lookup(handles) if handles else set()
+        return people.active_among(handles) if handles else set()
     missing = (handles | lookups.pending) - lookups.known.keys()
     lookups.pending.clear()
     if missing:
-        found = _lookup(missing)
+        found = people.active_among(missing)
         lookups.known.update({handle: handle in found for handle in missing})
     return {handle for handle in handles if lookups.known[handle]}
 

@@ -27,19 +27,14 @@ EXPLODE_LIMIT = 200
 Graph = tuple[list[str], dict[str, list[str]]]
 
 
-def news_graph(owner: str) -> Graph:
-    """Whom `owner` follows, and who placed `owner` in which circles: one read."""
-    return people.news_graph(owner)
-
-
 def news_query(
     owner: str,
     blocked: Collection[str] = (),
     graph: Graph | None = None,
 ) -> dict:
     """What `owner`'s news feed holds, as one query on `post` (one graph read
-    first, unless `graph` is `news_graph(owner)` already)."""
-    followed, circled = graph or news_graph(owner)
+    first, unless `graph` is `people.news_graph(owner)` already)."""
+    followed, circled = graph or people.news_graph(owner)
     clauses: list[dict] = [{"by.id": owner}]
     clauses += [{"by.id": {"$in": some}, "circles": PUBLIC} for some in _chunks(followed)]
     if circled:
@@ -92,7 +87,7 @@ def _reposters(
     owner's and those of the people they follow (not ones they hide)."""
     if kind == "wall":
         return [owner]
-    followed, _ = graph or news_graph(owner)
+    followed, _ = graph or people.news_graph(owner)
     return sorted(({owner} | set(followed)) - set(blocked))
 
 
@@ -117,7 +112,7 @@ def read_entries(
 ) -> Chunk:
     """Posts and reposts, merged in (ts, id) order: each query returns its
     `limit + 1` newest, which hold the merged page's `limit + 1` newest."""
-    graph = news_graph(owner) if kind == "news" else None
+    graph = people.news_graph(owner) if kind == "news" else None
     query = news_query(owner, blocked, graph) if kind == "news" else wall_query(owner)
     posts = posts_page(query, before, limit + 1)
     # Entries from the read model carry the post: it is loaded already. A
