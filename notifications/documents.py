@@ -13,9 +13,17 @@ An item is a dict:
 `actor_count` (every liker the group has counted) make "Ann and 3 others
 liked your post" one item; `post` is the post's ObjectId when the item is
 about a post and `comment` the comment's slug path when it is about one.
+
+Old buckets expire: a TTL index on `max_ts` deletes a bucket
+BUCKET_TTL_SECONDS after its newest item (the open one too, if nothing new
+came; the next item opens a fresh one), so a person's notifications do not
+pile up for ever.
 """
 
 import mongoengine as me
+
+#: How long a bucket outlives its newest item (docs/storage-models.md, Notifications).
+BUCKET_TTL_SECONDS = 180 * 24 * 60 * 60
 
 
 class NotificationBucket(me.Document):
@@ -36,8 +44,14 @@ class NotificationBucket(me.Document):
             {"fields": ["owner", "-max_ts"], "name": "owner_max_ts"},
             # Forgetting a deleted post's items (`notifications_forget_post`).
             {"fields": ["items.post"], "name": "items_post"},
+            {"fields": ["max_ts"], "expireAfterSeconds": BUCKET_TTL_SECONDS, "name": "max_ts_ttl"},
         ],
-        # Every read and write names one owner: their buckets live together.
-        "shard_key": ("owner",),
+        # The owner, then the bucket: a page reads one owner's range, and a
+        # celebrity's buckets split into many chunks (`{owner}` alone would be
+        # one jumbo chunk). Every single-document write names both (the open
+        # bucket is `slot: "open"`); closing one changes its `slot`, a
+        # shard-key update that a retryable write naming the full key may make
+        # (docs/performance.md, Real MongoDB semantics).
+        "shard_key": ("owner", "slot"),
         "auto_create_index": False,
     }

@@ -26,8 +26,9 @@ EXPECTED_KEYS = {
     "timeline_cache": "{owner: 1}",
     "timeline_month": "{owner: 1}",
     "timeline_size": "{owner: 1}",
-    # Like the timelines: every read and write names one recipient.
-    "notification_buckets": "{owner: 1}",
+    # A recipient's buckets, split by bucket: `{owner}` alone would make a
+    # celebrity's notifications one chunk that cannot split.
+    "notification_buckets": "{owner: 1, slot: 1}",
     # `{_f}` alone would make a celebrity's edges one chunk that cannot split.
     "following": "{_f: 1, _t: 1}",
     "followers": "{_f: 1, _t: 1}",
