@@ -168,6 +168,8 @@ def comment_soft_delete(*, post_id: ObjectId, slug: str, by: str) -> bool:
     done = shadows.primary().soft_delete(post_id, slug, by=by)
     shadows.replay("soft_delete", post_id, slug, by=by)
     tasks.refresh_summary.enqueue(str(post_id))
+    if done:
+        events.comment_deleted.send(sender=Comment, post_id=post_id, slug=slug, by=by)
     return done
 
 

@@ -103,13 +103,32 @@ def join_group(
     return "none"
 
 
+def owners_about(post_id: ObjectId) -> list[str]:
+    """Who holds an item about the post (read on the `items.post` index)."""
+    return collection().distinct("owner", {"items.post": post_id})
+
+
 def forget_post(post_id: ObjectId) -> list[str]:
     """Take every item about a deleted post out of every bucket; returns the
     owners that held one (their unread counts are recounted)."""
-    owners = collection().distinct("owner", {"items.post": post_id})
+    owners = owners_about(post_id)
     if owners:
+        # Not retried by the driver: an item a failover leaves behind is
+        # about a deleted post, which the page hides anyway.
         collection().update_many(
             {"owner": {"$in": owners}, "items.post": post_id},
             {"$pull": {"items": {"post": post_id}}},
         )
+    return owners
+
+
+def forget_comment(post_id: ObjectId, slug: str) -> list[str]:
+    """Take every item about one comment (on it, a reply, a mention in it)
+    out of every bucket; returns the owners that held one."""
+    about = {"post": post_id, "comment": slug}
+    # `items.post` spelled out as well: the query is bounded on its index.
+    query = {"items.post": post_id, "items": {"$elemMatch": about}}
+    owners = collection().distinct("owner", query)
+    if owners:
+        collection().update_many({"owner": {"$in": owners}, **query}, {"$pull": {"items": about}})
     return owners

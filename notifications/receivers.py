@@ -1,13 +1,21 @@
 """What the apps below announce (socialsite/events.py) reaches notifications:
-a follow is news to the person followed; after a block the blocker's unread
-count drops what the page will now hide; likes, reposts, posts and comments
-tell the people they concern (notifications/events.py); a deleted post takes
-its notifications with it."""
+a follow is news to the person followed; after a block or a mute (and an
+unmute) the unread count follows what the page will now list; likes,
+reposts, posts and comments tell the people they concern
+(notifications/events.py); a deleted post or comment takes its
+notifications with it, and a moderator's removal or restore of a post
+recounts everyone holding an item about it."""
 
 from django.dispatch import receiver
 
 from notifications import events as notification_events
-from notifications.services import notifications_forget_post, notifications_recount, notify
+from notifications.services import (
+    notifications_forget_comment,
+    notifications_forget_post,
+    notifications_recount,
+    notifications_recount_about,
+    notify,
+)
 from socialsite import events
 
 
@@ -21,6 +29,16 @@ def _blocked(sender, blocker, blocked, **kwargs):
     notifications_recount(owner=blocker)
 
 
+@receiver(events.muted, dispatch_uid="notifications.muted")
+def _muted(sender, muter, muted, **kwargs):
+    notifications_recount(owner=muter)
+
+
+@receiver(events.unmuted, dispatch_uid="notifications.unmuted")
+def _unmuted(sender, muter, muted, **kwargs):
+    notifications_recount(owner=muter)
+
+
 @receiver(events.post_created, dispatch_uid="notifications.post_created")
 def _post_created(sender, post, **kwargs):
     notification_events.post_created(post)
@@ -29,6 +47,21 @@ def _post_created(sender, post, **kwargs):
 @receiver(events.post_deleted, dispatch_uid="notifications.post_deleted")
 def _post_deleted(sender, post_id, **kwargs):
     notifications_forget_post(post_id=post_id)
+
+
+@receiver(events.post_removed, dispatch_uid="notifications.post_removed")
+def _post_removed(sender, post_id, **kwargs):
+    notifications_recount_about(post_id=post_id)
+
+
+@receiver(events.post_restored, dispatch_uid="notifications.post_restored")
+def _post_restored(sender, post_id, **kwargs):
+    notifications_recount_about(post_id=post_id)
+
+
+@receiver(events.comment_deleted, dispatch_uid="notifications.comment_deleted")
+def _comment_deleted(sender, post_id, slug, by, **kwargs):
+    notifications_forget_comment(post_id=post_id, slug=slug)
 
 
 @receiver(events.post_liked, dispatch_uid="notifications.post_liked")

@@ -13,9 +13,10 @@ The unread count (`notifications_unread` on the user document, which every
 page already loads with the session) goes up by one when a new item is
 stored or a read like group gets a new liker; opening the page sets it to 0
 and `notifications_seen` to the newest item's time. Items that the page will
-hide later (the actor gets blocked or muted, the post is deleted) would
-leave it too high until then, so those actions recount it
-(`notifications_recount`), and the page corrects it when opened.
+hide later (the actor gets blocked or muted, the post is deleted or removed
+by a moderator, a comment is deleted) would leave it too high until then, so
+those actions recount it (`notifications_recount`, race-safe against a
+concurrent `notify`), and the page corrects it when opened.
 """
 
 import logging
@@ -170,17 +171,44 @@ def notifications_mark_read(*, user: User, newest: datetime | None) -> None:
 
 def notifications_recount(*, owner: str) -> None:
     """Set the owner's unread count to what the page would list now (after a
-    block, a mute or a deletion hid some items)."""
+    block, a mute, a removal or a deletion hid some items, or an unmute or a
+    restore showed them again).
+
+    Race-safe: the count is written only if the user's
+    `notifications_version` is still the one read, so a `notify` (or the
+    page marking read) that landed between the read and the write is never
+    overwritten; the recount then reads again, once. A `notify` whose item
+    the recount counted but whose `$inc` came after it leaves the count one
+    too high, never too low, until the page is opened.
+    """
     from notifications import selectors  # selectors import services' constants
 
-    user = User.objects(handle=owner).first()
-    if user is None:
-        return
-    unread = selectors.unread_visible(user)
-    standing.notifications_unread_set(handle=owner, unread=unread)
+    for _attempt in range(2):
+        user = User.objects(handle=owner).first()
+        if user is None:
+            return
+        unread = selectors.unread_visible(user)
+        version = getattr(user, "notifications_version", 0) or 0
+        if standing.notifications_unread_set(handle=owner, unread=unread, version=version):
+            return
+    log.info("notification_recount_raced", extra={"owner": owner})
 
 
 def notifications_forget_post(*, post_id: ObjectId) -> None:
     """A post was deleted: its notifications go, and their owners' counts follow."""
     for owner in buckets.forget_post(post_id):
+        notifications_recount(owner=owner)
+
+
+def notifications_forget_comment(*, post_id: ObjectId, slug: str) -> None:
+    """A comment was deleted or removed by a moderator: the items about it go
+    (a moderator's restore does not bring them back), and the counts follow."""
+    for owner in buckets.forget_comment(post_id, str(slug)):
+        notifications_recount(owner=owner)
+
+
+def notifications_recount_about(*, post_id: ObjectId) -> None:
+    """A moderator removed (or restored) a post: the page hides (or shows
+    again) the items about it, so the count of everyone holding one follows."""
+    for owner in buckets.owners_about(post_id):
         notifications_recount(owner=owner)

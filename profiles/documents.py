@@ -55,6 +55,9 @@ class User(me.Document):
     # number), and the time of the newest item the page showed when opened.
     notifications_unread = me.IntField(default=0)
     notifications_seen = me.DateTimeField()
+    # Bumped by every write to the two above: a recount writes only if it is
+    # unchanged since its read (profiles/services/standing.py).
+    notifications_version = me.IntField(default=0)
     created = me.DateTimeField(default=now)
     last_seen = me.DateTimeField(default=now)
     status = me.StringField(choices=STATUSES, default="active")

@@ -23,6 +23,10 @@ blocked = Signal()
 user_created = Signal()
 # user: User, previous: datetime | None (last_seen before this visit)
 user_seen = Signal()
+# muter: str, muted: str
+muted = Signal()
+# muter: str, muted: str
+unmuted = Signal()
 # owner: str, members: list[str] - their place in the owner's circles changed
 circle_members_changed = Signal()
 # owner: str, old: str, new: str
@@ -34,6 +38,10 @@ circle_renamed = Signal()
 post_created = Signal()
 # post_id: ObjectId - deleted by its author, gone for good
 post_deleted = Signal()
+# post_id: ObjectId - removed by a moderator (hidden, kept for a restore)
+post_removed = Signal()
+# post_id: ObjectId - a moderator restored it
+post_restored = Signal()
 # post_id: ObjectId, author: str (the post's), actor: str (who liked it)
 post_liked = Signal()
 # post_id: ObjectId, author: str, actor: str
@@ -48,6 +56,9 @@ post_unreposted = Signal()
 # post: dict (the commented post: _id, by), comment: Comment,
 # replying_to: str | None (the author of the comment it answers)
 comment_created = Signal()
+# post_id: ObjectId, slug: str, by: str (a DELETED_BY value: its author, the
+# post's author or a moderator) - soft-deleted, its replies stay
+comment_deleted = Signal()
 # post_id: ObjectId, slug: str, actor: str (the post's author), author: str
 # (the comment's), text: str (what it said) - a post's author deleted
 # someone else's comment on their post

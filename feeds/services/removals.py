@@ -14,6 +14,7 @@ from feeds import tasks
 from feeds.delivery import upkeep
 from feeds.documents import LIVE, Post
 from feeds.services import reposts
+from socialsite import events
 from socialsite.clock import now
 
 #: How many of an unsuspended author's newest posts are delivered again.
@@ -42,6 +43,7 @@ def post_removal_set(*, post_id: ObjectId, by: str, reason: str) -> bool:
     upkeep.remove_everywhere(post_id)
     # Its reposts leave every timeline too; kept, for a restore to bring back.
     reposts.reposts_withdraw(post_id=post_id, delete=False)
+    events.post_removed.send(sender=Post, post_id=post_id)
     return True
 
 
@@ -61,6 +63,7 @@ def post_removal_clear(*, post_id: ObjectId) -> bool:
     if queued.matched_count:
         tasks.deliver_post.enqueue(str(post_id))
         reposts.reposts_redeliver(post_id=post_id)
+    events.post_restored.send(sender=Post, post_id=post_id)
     return True
 
 

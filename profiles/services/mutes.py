@@ -10,6 +10,7 @@ cannot grow it past the cap.
 
 from profiles.documents import User
 from profiles.services.users import GraphError, UnknownUser
+from socialsite import events
 
 MAX_MUTES = 1000
 
@@ -31,6 +32,7 @@ def mute_create(*, user: User, handle: str) -> bool:
     added = handle not in user.muted
     if added:
         user.muted.append(handle)
+        events.muted.send(sender=User, muter=user.handle, muted=handle)
     return added
 
 
@@ -40,4 +42,5 @@ def mute_delete(*, user: User, handle: str) -> bool:
     removed = handle in user.muted
     if removed:
         user.muted.remove(handle)
+        events.unmuted.send(sender=User, muter=user.handle, muted=handle)
     return removed

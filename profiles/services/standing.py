@@ -43,12 +43,26 @@ def user_role_set(*, handle: str, role: str) -> bool:
     return _users().update_one({"_id": handle}, {"$set": {"role": role}}).matched_count > 0
 
 
+# Every write to the unread count or `notifications_seen` bumps
+# `notifications_version`, so a recount that read an older version cannot
+# overwrite what landed meanwhile (`notifications_unread_set`).
+_BUMP = {"notifications_version": 1}
+
+
 def notifications_unread_add(*, handle: str, count: int = 1) -> None:
-    _users().update_one({"_id": handle}, {"$inc": {"notifications_unread": count}})
+    _users().update_one({"_id": handle}, {"$inc": {"notifications_unread": count, **_BUMP}})
 
 
-def notifications_unread_set(*, handle: str, unread: int) -> None:
-    _users().update_one({"_id": handle}, {"$set": {"notifications_unread": unread}})
+def notifications_unread_set(*, handle: str, unread: int, version: int) -> bool:
+    """Set the count computed from the user read at `version`; False (nothing
+    written) when a notification or a read moved the version since."""
+    # A document written before versions existed has none: that is version 0.
+    expected = version if version else {"$in": [None, 0]}
+    result = _users().update_one(
+        {"_id": handle, "notifications_version": expected},
+        {"$set": {"notifications_unread": unread}, "$inc": _BUMP},
+    )
+    return result.matched_count > 0
 
 
 def notifications_seen_set(*, handle: str, newest: datetime, unread_was: int | None) -> bool:
@@ -63,7 +77,7 @@ def notifications_seen_set(*, handle: str, newest: datetime, unread_was: int | N
     if unread_was is not None:
         query["notifications_unread"] = unread_was
         changes["notifications_unread"] = 0
-    return _users().update_one(query, {"$set": changes}).matched_count > 0
+    return _users().update_one(query, {"$set": changes, "$inc": _BUMP}).matched_count > 0
 
 
 def posts_count_add(*, handle: str, delta: int) -> None:
