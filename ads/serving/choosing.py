@@ -165,7 +165,8 @@ def choose_ads(
     cap holds for it and no profile is kept for 90 days per page view;
     instead, with its `ip`, its decisions are counted against the IP's
     window (`RATELIMIT_AD_IMPRESSION`), and past it it is served uncounted,
-    as a bot, so one address cannot spend a campaign's budget.
+    as a bot, so one address cannot spend a campaign's budget. A viewer with
+    a profile is limited by it instead (`RATELIMIT_AD_VIEWER`), at no cost.
     """
     for name, value in (("site", site), ("zone", zone), ("viewer", viewer)):
         if not isinstance(value, str):
@@ -179,15 +180,18 @@ def choose_ads(
         return []
     caps: dict = {}
     known = False
+    profile = None
     if not bot and remember:
-        profile = AdUser._get_collection().find_one({"_id": viewer}, {"caps": 1})
+        profile = AdUser._get_collection().find_one({"_id": viewer}, {"caps": 1, "recent.date": 1})
         known = profile is not None
         caps = (profile or {}).get("caps") or {}
     picks = rank(ads, keywords=query_keywords(keywords), caps=caps, n=n, rng=rng, now=now)
     if not picks:
         return []
     counted = not bot
-    if counted and not remember and ip is not None:
+    if counted and remember:
+        counted = not recording.viewer_over_limit(profile, now)
+    elif counted and ip is not None:
         # In the viewer's place (no profile to read or write): one write.
         counted = recording.within_ip_limit(ip)
     recording.record_offers(picks, viewer=viewer, site=site, zone=zone, counted=counted, now=now)

@@ -285,6 +285,27 @@ def withdraw_offers(picks: list[Pick]) -> None:
         AdOffer._get_collection().delete_many({"_id": {"$in": [p.offer_id for p in picks]}})
 
 
+def viewer_over_limit(profile: dict | None, now: datetime) -> bool:
+    """The viewer's profile already holds `RATELIMIT_AD_VIEWER` impressions
+    in its window: one cookie kept by a script bills no more than one
+    person's browsing. Read from the profile the decision reads anyway
+    (`recent`, the last RECENT_MAX impressions), so it costs no round trip;
+    simultaneous decisions may pass it together, as with `ratelimit.check`."""
+    limit, seconds = ratelimit.parse_rule(settings.RATELIMIT_AD_VIEWER)
+    recent = (profile or {}).get("recent")
+    if not settings.RATELIMIT_ENABLED or not isinstance(recent, list):
+        return False
+    cutoff = now - timedelta(seconds=seconds)
+    seen = sum(
+        1
+        for event in recent
+        if isinstance(event, dict)
+        and isinstance(event.get("date"), datetime)
+        and aware(event["date"]) > cutoff
+    )
+    return seen >= min(limit, RECENT_MAX)
+
+
 def within_ip_limit(ip: str) -> bool:
     """Count one decision for a viewer without a profile against its IP's
     window (`RATELIMIT_AD_IMPRESSION`, as clicks are limited per IP); False

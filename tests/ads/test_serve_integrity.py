@@ -4,6 +4,7 @@ a viewer without our cookie leaves no profile behind and is billed only so
 often per IP; a budget refuses before a cap is spent, and no impression is
 billed without its offer; a stopped campaign's clicks and views count nothing."""
 
+import secrets
 import time
 
 import pytest
@@ -121,6 +122,32 @@ def test_cookieless_impressions_are_billed_only_so_often_per_ip(settings, campai
     # Another address has its own window.
     serve(REMOTE_ADDR="10.9.8.7")
     assert totals(made.id)[0] == 4
+
+
+@pytest.mark.parametrize("made_up", ["invented", "forged"])
+def test_made_up_cookies_are_viewers_without_a_cookie(settings, campaign, made_up):
+    """Only a cookie this site signed names a viewer: a script inventing one
+    per request keeps no profile and is limited per IP like any other."""
+    settings.RATELIMIT_AD_IMPRESSION = "2/600"
+    made = campaign()
+    for _ in range(4):
+        browser = Client()
+        token = secrets.token_urlsafe(18)
+        browser.cookies["ad_viewer"] = token if made_up == "invented" else f"{token}:forged"
+        assert serve(browser).json()["ads"]
+    assert AdUser.objects.count() == 0
+    assert totals(made.id)[0] == 2
+
+
+def test_one_kept_cookie_is_billed_only_so_often(settings, campaign):
+    settings.RATELIMIT_AD_VIEWER = "3/600"
+    made = campaign()
+    browser = Client()
+    served = [serve(browser).json()["ads"] for _ in range(7)]
+    assert all(len(ads) == 1 for ads in served)  # still served
+    # The cookieless first request, then three from the kept cookie's profile.
+    assert totals(made.id)[0] == 4
+    assert len(AdUser.objects.get().recent) == 3
 
 
 # --- The budget before the cap; no impression billed without its offer -----------
