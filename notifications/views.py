@@ -6,8 +6,10 @@ from django.shortcuts import render
 from notifications import selectors, services
 from socialsite.cursors import Cursor
 from socialsite.http import login_required
+from socialsite.middleware import writes_on_get
 
 
+@writes_on_get  # marks the page's notifications read
 @login_required
 def notification_list(request):
     raw = request.GET.get("before")

@@ -3,6 +3,7 @@ and the static-files start-up guard."""
 
 import time
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 import pymongo
@@ -11,6 +12,7 @@ from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured, MiddlewareNotUsed
 from django.http import HttpResponse
 from django.shortcuts import render
+from django.urls import Resolver404, resolve
 from django.utils.functional import SimpleLazyObject, empty
 from pymongo.errors import PyMongoError
 
@@ -90,7 +92,11 @@ class DatabaseTimeoutMiddleware:
     pymongo sends it as `maxTimeMS`, so the server stops the query too, and
     raises an error whose `timeout` is true (`ExecutionTimeout` from the
     server, `NetworkTimeout` or a server-selection timeout from the client).
-    Only GET and HEAD: a form's writes are not cut off half-way.
+    Only GET and HEAD, and not the GETs that write (`writes_on_get`): a cut
+    there would leave half of their writes done (an ad counted against a
+    budget with no offer stored, a click claimed but never counted), so
+    their writes, like a form's, are never cut off half-way
+    (docs/performance.md, "Deadlines").
     mongomock ignores the deadline, so the suite runs as before.
     """
 
@@ -99,7 +105,7 @@ class DatabaseTimeoutMiddleware:
 
     def __call__(self, request):
         budget = settings.MONGODB_REQUEST_TIMEOUT_MS
-        if not budget or request.method not in ("GET", "HEAD"):
+        if not budget or request.method not in ("GET", "HEAD") or _writes(request):
             return self.get_response(request)
         with pymongo.timeout(budget / 1000):
             response = self.get_response(request)
@@ -117,6 +123,27 @@ class DatabaseTimeoutMiddleware:
             # the response; `__call__` swaps in the page with their headers.
             return HttpResponse(status=503)
         return None
+
+
+_WRITES_ON_GET = "writes_on_get"
+
+
+def writes_on_get[View: Callable[..., Any]](view: View) -> View:
+    """Mark a view whose GET writes (ad serving, clicks, views, marking
+    notifications read): the page deadline never wraps it, so its writes
+    all land or none starts. Put it outermost, above `login_required`."""
+    setattr(view, _WRITES_ON_GET, True)
+    return view
+
+
+def _writes(request) -> bool:
+    # The middleware runs before Django resolves the URL: resolve it here
+    # (a walk of the URL patterns, no database) to find the view's mark.
+    try:
+        match = resolve(request.path_info, getattr(request, "urlconf", None))
+    except Resolver404:
+        return False
+    return getattr(match.func, _WRITES_ON_GET, False)
 
 
 def _took_too_long(request, stand_in: HttpResponse) -> HttpResponse:

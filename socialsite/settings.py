@@ -263,6 +263,13 @@ ADS_SITE_ID = env.str("ADS_SITE_ID", default="socialsite")
 # Ad clicks per client IP, each rule "<count>/<seconds>" (EthicalAds' defaults:
 # 1 a minute, 10 an hour). A click past a limit still redirects; it is not counted.
 RATELIMIT_AD_CLICK = env.list("RATELIMIT_AD_CLICK", default=["1/60", "10/3600"])
+# Ad decisions billed per client IP for viewers who sent no cookie of ours (a
+# script, another site's visitor), one rule "<count>/<seconds>" (one write per
+# decision). Past it the ads are still served, but not counted or billed.
+RATELIMIT_AD_IMPRESSION = env.str("RATELIMIT_AD_IMPRESSION", default="100/600")
+# Billed impressions per viewer who has a profile (a signed-in person, a kept
+# cookie), "<count>/<seconds>", count at most 50 (the impressions a profile keeps).
+RATELIMIT_AD_VIEWER = env.str("RATELIMIT_AD_VIEWER", default="40/600")
 
 # Background tasks (django.tasks). "immediate" runs them in the request, as
 # the tests and the demo do; "rq" queues them in Redis for `manage.py run_worker`.

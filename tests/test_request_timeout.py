@@ -83,3 +83,23 @@ def test_a_form_post_has_no_page_deadline(make_user, login, monkeypatch):
     monkeypatch.setattr(services, "post_create", observe)
     login(make_user("ada")).post("/posts/", {"type": "status", "text": "hello"})
     assert seen == [None]
+
+
+def test_the_notifications_page_marks_read_without_the_page_deadline(
+    make_user, login, monkeypatch, settings
+):
+    """Opening the page marks the notifications read: a GET that writes, so
+    the page deadline never cuts it (docs/performance.md)."""
+    from notifications import services
+
+    settings.MONGODB_REQUEST_TIMEOUT_MS = 1500
+    seen = []
+    original = services.notifications_mark_read
+
+    def observe(**kwargs):
+        seen.append(_csot.get_timeout())
+        return original(**kwargs)
+
+    monkeypatch.setattr(services, "notifications_mark_read", observe)
+    assert login(make_user("ada")).get("/notifications/").status_code == 200
+    assert seen == [None]

@@ -3,11 +3,13 @@ record of one served ad, so only ads really served count, each at most once.
 
 The offer's TTL index removes it about 2 hours after it was made, but TTL
 deletion runs once a minute and can lag, so the age is checked here too.
+An offer of a campaign that has since stopped still redirects, but its
+clicks and views no longer count: the advertiser stopped paying for it.
 """
 
 from datetime import timedelta
 
-from ads.documents import OFFER_TTL_SECONDS, AdOffer, AdStats, AdUser
+from ads.documents import OFFER_TTL_SECONDS, AdOffer, AdStats, AdUser, Campaign
 from ads.serving.recording import CLICKS_MAX, day_of, stats_upsert
 from socialsite.bulk import bulk_upsert
 from socialsite.clock import now as clock_now
@@ -23,6 +25,16 @@ def _live(offer_id: object) -> dict | None:
     return {"_id": offer_id, "created": {"$gt": clock_now() - OFFER_LIFETIME}}
 
 
+def _active(campaign_id: object) -> bool:
+    """The campaign is still served (its system of record says so, by `_id`)."""
+    return (
+        Campaign._get_collection().find_one(
+            {"_id": str(campaign_id), "status": "active"}, {"_id": 1}
+        )
+        is not None
+    )
+
+
 def offer_click(*, offer_id: str, viewer: str | None, count: bool = True) -> str | None:
     """The unit's stored url for a live offer (else None), counting the
     click once per offer: not when `count` is off (rate limited), not for
@@ -31,7 +43,9 @@ def offer_click(*, offer_id: str, viewer: str | None, count: bool = True) -> str
     if live is None:
         return None
     collection = AdOffer._get_collection()
-    offer = collection.find_one(live, {"url": 1, "owner": 1, "bot": 1, "clicked": 1})
+    offer = collection.find_one(
+        live, {"url": 1, "owner": 1, "bot": 1, "clicked": 1, "campaign_id": 1}
+    )
     if offer is None:
         return None
     if (
@@ -39,6 +53,7 @@ def offer_click(*, offer_id: str, viewer: str | None, count: bool = True) -> str
         and not offer.get("bot")
         and not offer.get("clicked")
         and (viewer is None or viewer != offer.get("owner"))
+        and _active(offer.get("campaign_id"))
     ):
         _count_click(offer_id)
     return offer["url"]
@@ -89,7 +104,7 @@ def offer_view(*, offer_id: str) -> bool:
         {"$set": {"viewed": True}},
         projection={"campaign_id": 1, "ad_unit_id": 1},
     )
-    if claimed is None:
+    if claimed is None or not _active(claimed["campaign_id"]):
         return False
     bulk_upsert(
         AdStats._get_collection(),

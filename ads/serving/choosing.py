@@ -5,8 +5,8 @@ ad `ecpm * ln(1.1 + matching keywords)` when keywords are given (plain eCPM
 otherwise), walks them best score first with ties in random order, skips
 campaigns the viewer has seen `cap_count` times in the last `cap_hours`, ended ones
 and those whose budget buys nothing, and keeps up to `n` ads from distinct
-campaigns. It then records them (ads/serving/recording.py: viewer, stats, offers;
-three writes) and serves only those whose cap and budget held.
+campaigns. It then records them (ads/serving/recording.py: offers, stats,
+viewer; three writes) and serves only those whose budget and cap held.
 
 The seed's keyword iterator sorted scores ascending and grouped ties on the
 whole (score, ad) tuple; its capping code read `user_id`, `timestamp` and
@@ -149,18 +149,24 @@ def choose_ads(
     n: int = 1,
     bot: bool = False,
     remember: bool = True,
+    ip: str | None = None,
     rng: random.Random | None = None,
     now: datetime | None = None,
 ) -> list[ServedAd]:
     """Choose, record and offer up to `n` ads for one page view.
 
-    Reads: the zone and (unless a bot) the viewer. Writes: the viewer, the
-    stats and the offers. A bot is served but not counted: no impressions,
-    no caps, only offers marked `bot` (so its clicks are not counted either).
-    `remember=False` is a viewer who cannot be recognised again (another
-    site's visitor, whose browser sends and keeps no cookie of ours): the
+    Reads: the zone and (unless a bot) the viewer. Writes: the offers, the
+    stats and the viewer (ads/serving/recording.py says why in that order).
+    A bot is served but not counted: no impressions, no caps, only offers
+    marked uncounted (so its clicks and views are not counted either).
+    `remember=False` is a viewer without a profile: one whose browser sent
+    no cookie of ours (a new visitor, a script, another site's visitor). Its
     impressions count, but no `ad_user` is read or written, so no frequency
-    cap can hold for them and no profile is kept for 90 days per page view.
+    cap holds for it and no profile is kept for 90 days per page view;
+    instead, with its `ip`, its decisions are counted against the IP's
+    window (`RATELIMIT_AD_IMPRESSION`), and past it it is served uncounted,
+    as a bot, so one address cannot spend a campaign's budget. A viewer with
+    a profile is limited by it instead (`RATELIMIT_AD_VIEWER`), at no cost.
     """
     for name, value in (("site", site), ("zone", zone), ("viewer", viewer)):
         if not isinstance(value, str):
@@ -174,22 +180,36 @@ def choose_ads(
         return []
     caps: dict = {}
     known = False
+    profile = None
     if not bot and remember:
-        profile = AdUser._get_collection().find_one({"_id": viewer}, {"caps": 1})
+        profile = AdUser._get_collection().find_one({"_id": viewer}, {"caps": 1, "recent.date": 1})
         known = profile is not None
         caps = (profile or {}).get("caps") or {}
     picks = rank(ads, keywords=query_keywords(keywords), caps=caps, n=n, rng=rng, now=now)
     if not picks:
         return []
-    if not bot:
-        if remember:
-            refused = recording.record_viewer(viewer, picks, caps, known, now)
+    counted = not bot
+    if counted and remember:
+        counted = not recording.viewer_over_limit(profile, now)
+    elif counted and ip is not None:
+        # In the viewer's place (no profile to read or write): one write.
+        counted = recording.within_ip_limit(ip)
+    recording.record_offers(picks, viewer=viewer, site=site, zone=zone, counted=counted, now=now)
+    if counted:
+        spent = recording.record_stats(picks, now)
+        refused = set(spent)
+        billed = [p for p in picks if p.ad["campaign_id"] not in spent]
+        if remember and billed:
+            capped = recording.record_viewer(viewer, billed, caps, known, now)
+            recording.unbill([p for p in billed if p.ad["campaign_id"] in capped], now)
+            refused |= capped
+        if refused:
+            # Rare (a race at a budget's end or for one viewer's cap): the
+            # offers of ads not served would name ads nobody was given.
+            recording.withdraw_offers([p for p in picks if p.ad["campaign_id"] in refused])
             picks = [p for p in picks if p.ad["campaign_id"] not in refused]
-        spent = recording.record_stats(picks, now) if picks else set()
         if spent:
-            picks = [p for p in picks if p.ad["campaign_id"] not in spent]
             _stop_spent(spent)
-    recording.record_offers(picks, viewer=viewer, site=site, zone=zone, bot=bot, now=now)
     return [
         ServedAd(
             campaign_id=p.ad["campaign_id"],

@@ -1,18 +1,26 @@
-"""The three writes of one ad decision (docs/performance.md, docs/ads-api.md): the viewer, the
-stats and the offers, one round trip each whatever the number of ads.
+"""The three writes of one ad decision (docs/performance.md, docs/ads-api.md): the offers, the
+stats and the viewer, one round trip each whatever the number of ads.
 
-Order matters. The viewer write comes first because it decides frequency
-caps: it is one conditional update of `ad_user`, so twenty simultaneous
-decisions for one viewer cannot all see room under a cap. The stats write
-comes second because it decides budgets: a budgeted campaign's impressions
-in all are counted by a conditional upsert that fails (E11000) once the
-budget is spent. Only ads that pass both are counted, offered and served.
+Order matters, and each step is safe to be the last one a crash leaves done.
+The offers come first: every impression that is ever billed has its offer,
+and an offer whose decision then failed names an ad nobody was given, so
+it counts nothing and expires. The stats come second because they decide
+budgets: a budgeted campaign's impressions in all are counted by a
+conditional upsert that fails (E11000) once the budget is spent, before
+any viewer's frequency cap is spent on an ad that will not be served. The
+viewer comes last because it decides frequency caps: one conditional update
+of `ad_user`, so twenty simultaneous decisions for one viewer cannot all see
+room under a cap; the few it refuses (a rival decision filled the window
+since the read) are taken back from the stats (`unbill`), and the offers of
+every refused ad are withdrawn: more writes only on those races. Only ads
+that pass both are served.
 """
 
 import secrets
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
+from django.conf import settings
 from pymongo import InsertOne, UpdateOne
 from pymongo.errors import BulkWriteError, DuplicateKeyError
 
@@ -24,6 +32,7 @@ from ads.documents import (
     budget_row_id,
     stats_row_id,
 )
+from socialsite import ratelimit
 from socialsite.clock import aware
 
 DUPLICATE_KEY = 11000
@@ -233,10 +242,93 @@ def record_stats(picks: list[Pick], now: datetime) -> set[str]:
     return spent
 
 
+def unbill(picks: list[Pick], now: datetime) -> None:
+    """Take back the impressions `record_stats` counted for picks the viewer's
+    cap then refused: their day rows and budget rows, in one write."""
+    if not picks:
+        return
+    day = day_of(now)
+    undo = []
+    for pick in picks:
+        campaign_id, unit = pick.ad["campaign_id"], pick.ad["ad_unit_id"]
+        undo.append(
+            UpdateOne(
+                {
+                    "_id": stats_row_id(campaign_id, unit, day),
+                    "campaign_id": campaign_id,
+                    "day": day,
+                    "ad_unit_id": unit,
+                },
+                {"$inc": {"impressions": -1}},
+            )
+        )
+        if pick.ad.get("max_impressions") is not None:
+            row = budget_row_id(campaign_id)
+            undo.append(
+                UpdateOne(
+                    {
+                        "_id": row,
+                        "campaign_id": row,
+                        "day": BUDGET_ROW_DAY,
+                        "ad_unit_id": BUDGET_ROW_DAY,
+                    },
+                    {"$inc": {"impressions": -1}},
+                )
+            )
+    AdStats._get_collection().bulk_write(undo, ordered=False)
+
+
+def withdraw_offers(picks: list[Pick]) -> None:
+    """Delete the offers of ads refused after their offers were stored. Not
+    retried: an offer left behind names an ad nobody was given, and expires."""
+    if picks:
+        AdOffer._get_collection().delete_many({"_id": {"$in": [p.offer_id for p in picks]}})
+
+
+def viewer_over_limit(profile: dict | None, now: datetime) -> bool:
+    """The viewer's profile already holds `RATELIMIT_AD_VIEWER` impressions
+    in its window: one cookie kept by a script bills no more than one
+    person's browsing. Read from the profile the decision reads anyway
+    (`recent`, the last RECENT_MAX impressions), so it costs no round trip;
+    simultaneous decisions may pass it together, as with `ratelimit.check`."""
+    limit, seconds = ratelimit.parse_rule(settings.RATELIMIT_AD_VIEWER)
+    recent = (profile or {}).get("recent")
+    if not settings.RATELIMIT_ENABLED or not isinstance(recent, list):
+        return False
+    cutoff = now - timedelta(seconds=seconds)
+    seen = sum(
+        1
+        for event in recent
+        if isinstance(event, dict)
+        and isinstance(event.get("date"), datetime)
+        and aware(event["date"]) > cutoff
+    )
+    return seen >= min(limit, RECENT_MAX)
+
+
+def within_ip_limit(ip: str) -> bool:
+    """Count one decision for a viewer without a profile against its IP's
+    window (`RATELIMIT_AD_IMPRESSION`, as clicks are limited per IP); False
+    once the window is spent. One upsert, retried once if a rival request
+    from the same address created the window's counter first (E11000)."""
+    for attempt in range(2):
+        try:
+            ratelimit.hit("ad_impression", [f"ip:{ip}"], settings.RATELIMIT_AD_IMPRESSION)
+            return True
+        except ratelimit.RateLimited:
+            return False
+        except DuplicateKeyError:
+            if attempt:
+                raise
+    return False  # not reached: the loop returns or raises
+
+
 def record_offers(
-    picks: list[Pick], *, viewer: str, site: str, zone: str, bot: bool, now: datetime
+    picks: list[Pick], *, viewer: str, site: str, zone: str, counted: bool, now: datetime
 ) -> None:
-    """One offer per served ad: what a later view or click must name."""
+    """One offer per chosen ad: what a later view or click must name. An
+    uncounted one (a bot's, or past its IP's limit) is stored with `bot`
+    set, so its views and clicks are not counted either."""
     for pick in picks:
         pick.offer_id = secrets.token_urlsafe(16)
     if not picks:
@@ -253,7 +345,7 @@ def record_offers(
                     "url": pick.ad["url"],
                     "site": site,
                     "zone": zone,
-                    "bot": bot,
+                    "bot": not counted,
                     "created": now,
                     "viewed": False,
                     "clicked": False,

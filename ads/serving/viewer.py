@@ -7,11 +7,16 @@ one year), prefixed so that no forged cookie can name a handle: handles are
 about the person; it only lets frequency caps hold across page views.
 
 The cookie is set only when an ad was chosen for a viewer who had none
-(`AdViewerCookieMiddleware`), never on ordinary pages.
+(`AdViewerCookieMiddleware`), never on ordinary pages. It is signed
+(SECRET_KEY, its own salt), so only a token this site minted is a viewer: a
+script that makes up a cookie per request is a viewer without one, with no
+`ad_user` kept for it and its billing limited per IP (docs/ads-api.md).
 """
 
 import re
 import secrets
+
+from django.core import signing
 
 COOKIE_NAME = "ad_viewer"
 COOKIE_MAX_AGE = 365 * 24 * 60 * 60
@@ -19,13 +24,22 @@ ANONYMOUS_PREFIX = "v:"
 # secrets.token_urlsafe(18): 24 characters of the URL-safe base64 alphabet.
 _TOKEN_BYTES = 18
 _TOKEN_RE = re.compile(r"[A-Za-z0-9_-]{24}")
+# A signed cookie is "<token>:<signature>": well under this.
+_COOKIE_MAX_CHARS = 128
+_SALT = "ads.viewer"
 # Where a token minted during this request waits for the middleware.
 _NEW_TOKEN_ATTR = "ad_viewer_new_token"
 
 
 def _cookie_token(request) -> str | None:
-    token = request.COOKIES.get(COOKIE_NAME)
-    return token if isinstance(token, str) and _TOKEN_RE.fullmatch(token) else None
+    value = request.COOKIES.get(COOKIE_NAME)
+    if not isinstance(value, str) or len(value) > _COOKIE_MAX_CHARS:
+        return None
+    try:
+        token = signing.Signer(salt=_SALT).unsign(value)
+    except signing.BadSignature:
+        return None
+    return token if _TOKEN_RE.fullmatch(token) else None
 
 
 def viewer_id(request, *, assign: bool = True) -> str:
@@ -48,8 +62,10 @@ def viewer_id(request, *, assign: bool = True) -> str:
 
 
 def new_cookie_token(request) -> str | None:
-    """The token `viewer_id` minted during this request, if it did."""
-    return getattr(request, _NEW_TOKEN_ATTR, None)
+    """The cookie value (the signed token) `viewer_id` minted during this
+    request, if it did."""
+    token = getattr(request, _NEW_TOKEN_ATTR, None)
+    return None if token is None else signing.Signer(salt=_SALT).sign(token)
 
 
 def forget_new_token(request) -> None:

@@ -23,6 +23,7 @@ from ads.serving import bots
 from ads.serving.choosing import choose_ads
 from ads.serving.viewer import forget_new_token, new_cookie_token, viewer_id
 from socialsite import ratelimit
+from socialsite.middleware import writes_on_get
 
 MAX_ADS = 10
 MAX_KEYWORDS = 20  # a campaign has at most as many
@@ -105,14 +106,10 @@ def _why(ad) -> str:
     return f"{where} by the advertiser's bid, not by anything about you."
 
 
-def _unrecognisable(request) -> bool:
-    """Another site's page asking with no cookie of ours: its browser drops
-    the SameSite=Lax cookie we would set, so the next request is a stranger
-    again. Keeping a viewer profile for it would store one per page view."""
-    return (
-        new_cookie_token(request) is not None
-        and request.headers.get("Sec-Fetch-Site") == "cross-site"
-    )
+def _cross_site(request) -> bool:
+    """Another site's page asking: its browser drops the SameSite=Lax cookie
+    we would set, so sending one would only mint a new viewer per page view."""
+    return request.headers.get("Sec-Fetch-Site") == "cross-site"
 
 
 def _public(response):
@@ -123,6 +120,7 @@ def _public(response):
     return response
 
 
+@writes_on_get
 @require_GET  # a HEAD must not record impressions
 def serve(request):
     try:
@@ -130,6 +128,11 @@ def serve(request):
     except BadServeRequest as error:
         return _public(JsonResponse({"error": str(error)}, status=400))
     viewer = viewer_id(request)
+    # A viewer without our cookie (a new visitor, a script, another site's
+    # visitor) gets no `ad_user`: a script that never keeps the cookie would
+    # leave one 90-day document per request. Its profile starts when the
+    # cookie comes back; until then its decisions are limited per IP.
+    cookieless = new_cookie_token(request) is not None
     served = choose_ads(
         site=site,
         zone=zone,
@@ -137,10 +140,11 @@ def serve(request):
         keywords=keywords,
         n=n,
         bot=bots.request_is_bot(request),
-        remember=not _unrecognisable(request),
+        remember=not cookieless,
+        ip=ratelimit.client_ip(request),
     )
-    if not served or _unrecognisable(request):
-        # Nothing was recorded for this viewer: no reason to give them a cookie.
+    if not served or _cross_site(request):
+        # Nothing was chosen, or the cookie would not come back: send none.
         forget_new_token(request)
     ads = [
         {
@@ -184,6 +188,7 @@ def _counts(request) -> bool:
     return request.method == "GET" and not bots.request_is_bot(request)
 
 
+@writes_on_get
 @require_safe
 def click(request, offer_id):
     offer_id = _offer_id_or_404(offer_id)
@@ -200,6 +205,7 @@ def click(request, offer_id):
     return response
 
 
+@writes_on_get
 @require_safe
 def view(request, offer_id):
     """The viewability beacon: 204 whether or not this view counted (an

@@ -168,12 +168,16 @@ def test_an_anonymous_viewer_gets_a_first_party_cookie_once(client, campaign):
     assert int(cookie["max-age"]) == COOKIE_MAX_AGE == 365 * 24 * 60 * 60
     assert cookie["path"] == "/"
     assert not cookie["domain"]  # this host only
-    viewer = AdUser.objects.get().id
-    assert viewer.endswith(cookie.value) and viewer != cookie.value
+    # No profile until the cookie comes back (a script never sends it).
+    assert AdUser.objects.count() == 0
 
     again = serve(client, "site=socialsite&zone=feed")
     assert COOKIE_NAME not in again.cookies  # the browser keeps the one it has
-    assert AdUser.objects.count() == 1  # and is the same viewer
+    viewer = AdUser.objects.get().id  # and is one viewer from now on
+    token, _signature = cookie.value.split(":")
+    assert viewer == f"v:{token}"
+    serve(client, "site=socialsite&zone=feed")
+    assert AdUser.objects.count() == 1
 
 
 def test_the_cookie_is_secure_over_https(client, campaign):
@@ -198,17 +202,21 @@ def test_another_sites_cookieless_visitor_is_counted_but_not_profiled(client, ca
 def test_another_sites_visitor_with_our_cookie_is_still_capped(client, campaign):
     made = campaign(cap_count=1, cap_hours=24)
     serve(client, "site=socialsite&zone=feed")  # first-party: the cookie is set
+    # The cookie came back: the profile starts, and the cap counts from here
+    # (the cookieless first impression had no profile to count in).
+    serve(client, "site=socialsite&zone=feed")
     again = serve(client, "site=socialsite&zone=feed", HTTP_SEC_FETCH_SITE="cross-site")
     assert again.json() == {"ads": []}
-    assert impressions(made.id) == 1
+    assert impressions(made.id) == 2
 
 
 def test_two_browsers_are_two_viewers(campaign):
     campaign()
-    tokens = {
-        serve(Client(), "site=socialsite&zone=feed").cookies[COOKIE_NAME].value for _ in range(2)
-    }
+    browsers = [Client(), Client()]
+    tokens = {serve(b, "site=socialsite&zone=feed").cookies[COOKIE_NAME].value for b in browsers}
     assert len(tokens) == 2
+    for browser in browsers:
+        serve(browser, "site=socialsite&zone=feed")
     assert AdUser.objects.count() == 2
 
 
