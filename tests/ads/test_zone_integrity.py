@@ -2,6 +2,7 @@
 stale or duplicate copies behind, and a deactivation the sweep finishes
 (docs/ads-api.md#zones-and-their-budget, #campaign-management)."""
 
+import threading
 from datetime import timedelta
 from decimal import Decimal
 
@@ -86,6 +87,32 @@ def test_a_zone_at_its_byte_budget_refuses_clearly_and_nothing_turns_active(camp
     # Leaving the zone gives its bytes back.
     services.campaign_deactivate(campaign_id=first.id)
     assert feed()["bytes"] == needs
+
+
+def test_activations_racing_for_the_last_bytes_cannot_both_land(campaign, settings):
+    first = campaign("first")
+    racers = [campaign(f"racer{i}", ecpm=str(10 + i), active=False) for i in range(8)]
+    needs = max(sum(c["size"] for c in zones.zone_copies(r)[FEED]) for r in racers)
+    settings.AD_ZONE_MAX_BYTES = feed()["bytes"] + needs  # room for one racer
+    start = threading.Barrier(len(racers))
+    refused = []
+
+    def activate(campaign_id):
+        start.wait()
+        try:
+            services.campaign_activate(campaign_id=campaign_id)
+        except services.AdsError as exc:
+            refused.append(str(exc))
+
+    threads = [threading.Thread(target=activate, args=(r.id,)) for r in racers]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(refused) == len(racers) - 1 and all("no room" in why for why in refused)
+    [winner] = Campaign.objects(id__ne=first.id, status="active")
+    assert sorted(cid for cid, _u, _e in copies()) == sorted([first.id, winner.id])
+    assert feed()["bytes"] == sum(ad["size"] for ad in feed()["ads"]) <= settings.AD_ZONE_MAX_BYTES
 
 
 def test_an_advertiser_has_a_limit_of_active_campaigns(campaign, settings):
