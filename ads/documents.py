@@ -58,6 +58,12 @@ class Campaign(me.Document):
     units = me.ListField(me.EmbeddedDocumentField(AdUnit), default=list)
     created = me.DateTimeField(default=now)
     updated = me.DateTimeField(default=now)
+    # Every edit takes the next version; the zone copies carry it, so edits
+    # that overlap cannot leave stale or duplicate copies (ads/services/zones.py).
+    version = me.IntField(default=0)
+    # Set by the edit that changes the zones, unset when they are in step:
+    # the sweeper finishes a campaign whose edit stopped half way.
+    zones_pending = me.DateTimeField()
 
     meta = {
         "collection": "campaign",
@@ -66,6 +72,10 @@ class Campaign(me.Document):
             {"fields": ["-created", "-_id"], "name": "created"},
             # Pacing's sweep: active campaigns that have an end or a budget.
             {"fields": ["status", "ends"], "name": "status_ends"},
+            # The active-campaign limit counts one advertiser's active campaigns.
+            {"fields": ["advertiser", "status"], "name": "advertiser_status"},
+            # The sweeper's half-done zone changes (absent once done).
+            {"fields": ["zones_pending"], "sparse": True, "name": "zones_pending"},
         ],
         "auto_create_index": False,
     }
@@ -91,6 +101,8 @@ class ZoneAd(me.EmbeddedDocument):
     text = me.StringField(default="")
     url = me.StringField(required=True)
     image = me.StringField(default="")
+    version = me.IntField(default=0)  # the campaign's version it was copied from
+    size = me.IntField(default=0)  # its bytes, counted in the zone's `bytes`
 
 
 class AdZone(me.Document):
@@ -99,6 +111,8 @@ class AdZone(me.Document):
     site_id = me.StringField(required=True, regex=SLUG_REGEX)
     zone_id = me.StringField(required=True, regex=SLUG_REGEX)
     ads = me.ListField(me.EmbeddedDocumentField(ZoneAd), default=list)
+    # The sum of the copies' `size`: a push needs room under AD_ZONE_MAX_BYTES.
+    bytes = me.IntField(default=0)
 
     meta = {
         "collection": "ad_zone",

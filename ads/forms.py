@@ -26,6 +26,7 @@ from ads.services.campaigns import (
     clean_keywords,
 )
 from ads.services.errors import AdsError
+from ads.services.validation import http_url
 from socialsite.clock import now
 
 SLUG = re.compile(SLUG_REGEX)
@@ -144,7 +145,10 @@ class EndsField(forms.CharField):
 
 
 def clean_http_url(value: str) -> str:
-    """An absolute http(s) URL: what a click redirects to must be nothing else."""
+    """An absolute http(s) URL: what a click redirects to must be nothing else.
+
+    The service's own rules (no `user:pass@`, an ASCII host) first, so the
+    form says the same as the service (docs/ads-api.md#campaign-management)."""
     value = value.strip()
     try:
         scheme = urlsplit(value).scheme.lower()
@@ -152,6 +156,10 @@ def clean_http_url(value: str) -> str:
         raise ValidationError("That is not a valid address.") from exc
     if scheme not in ("http", "https"):
         raise ValidationError("Give a full address starting with http:// or https://.")
+    try:
+        http_url(value, "address", required=True)
+    except AdsError as exc:
+        raise ValidationError(str(exc)) from exc
     URLValidator(schemes=["http", "https"], message="That is not a valid address.")(value)
     return value
 
@@ -182,12 +190,25 @@ class CampaignForm(forms.Form):
     )
     ends = EndsField(help_text="Optional, UTC. Serving stops at this time.")
 
-    def __init__(self, *args, editing=None, **kwargs):
-        """`editing`: the campaign being edited (no advertiser field then)."""
+    def __init__(self, *args, editing=None, own_advertiser=None, **kwargs):
+        """`editing`: the campaign being edited (no advertiser field then).
+        `own_advertiser`: the only advertiser name this user may use (a
+        non-admin's own handle); None lets an admin choose any."""
         super().__init__(*args, **kwargs)
         self.editing = editing
+        self.own_advertiser = own_advertiser
         if editing is not None:
             del self.fields["advertiser"]
+
+    def clean_advertiser(self) -> str:
+        # A campaign is served and reported under its advertiser's name: an
+        # advertiser who could pick another's would spend in their name.
+        advertiser = self.cleaned_data["advertiser"]
+        if self.own_advertiser is not None and advertiser != self.own_advertiser:
+            raise ValidationError(
+                f"You can create campaigns only under your own name, “{self.own_advertiser}”."
+            )
+        return advertiser
 
     def clean_keywords(self) -> list[str]:
         # The service's own rules, so the error shows under the field.

@@ -163,6 +163,17 @@ def http_url(value: str, what: str, *, required: bool) -> str:
         or any(ch.isspace() or ord(ch) < 32 or ch == "\\" for ch in value)
     ):
         raise AdsError(f"The {what} must be an http:// or https:// address with a host.")
+    # "https://bank.example@evil.example/" reads as the bank and goes to evil.
+    if "@" in parts.netloc:
+        raise AdsError(f"The {what} cannot hold a user name or password (“…@”).")
+    # A look-alike host ("apple.com" spelt with a Cyrillic a) is refused; an
+    # internationalised domain is given in its ASCII (punycode, xn--) form,
+    # which is what the ad then shows as its destination.
+    if not parts.hostname.isascii():
+        raise AdsError(
+            f"The {what}'s host must be ASCII: give an international domain "
+            "in its punycode form (xn--...)."
+        )
     return value
 
 

@@ -54,6 +54,12 @@ def _report(request, action, success: str) -> None:
         messages.success(request, success)
 
 
+def _own_advertiser(user) -> str | None:
+    """The advertiser name a user must create under: admins choose any
+    (None), everyone else only their own handle."""
+    return None if user.is_admin else user.handle
+
+
 def _campaign_url(campaign_id: str) -> str:
     return f"/ads/manage/campaigns/{campaign_id}/"
 
@@ -78,7 +84,7 @@ def campaign_new(request):
 @manager_required
 @require_POST
 def campaign_create(request):
-    form = CampaignForm(request.POST)
+    form = CampaignForm(request.POST, own_advertiser=_own_advertiser(request.user))
     if form.is_valid():
         data = form.cleaned_data
         try:

@@ -49,8 +49,9 @@ def test_campaign_deactivate_is_flat_in_zones(campaign, round_trips):
         with round_trips() as c:
             assert services.campaign_deactivate(campaign_id=made.id) is True
         counts.append(c.total)
-    # The status write and the one $pull, however many zones.
-    assert counts == [2, 2]
+    # The status write (with its mark), the one $pull however many zones,
+    # and clearing the mark.
+    assert counts == [3, 3]
     assert Campaign.objects.get(id=three.id).status == "inactive"
     assert Campaign.objects.get(id=three.id).stopped == "deactivated"
     assert all(campaigns_in(site, zone) == [] for _u, site, zone in SITES)

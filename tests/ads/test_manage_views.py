@@ -80,7 +80,7 @@ def every_route(campaign):
 
 
 VALID = {
-    "advertiser": "acme",
+    "advertiser": ADV,  # an advertiser creates under their own name
     "name": "Winter boots",
     "ecpm": "3.20",
     "keywords": "boots, winter  snow",
@@ -214,7 +214,7 @@ def test_creating_a_campaign_redirects_to_its_page(clients):
     [campaign] = Campaign.objects
     assert response.status_code == 302
     assert response["Location"] == f"/ads/manage/campaigns/{campaign.id}/"
-    assert campaign.id.startswith("acme:")
+    assert campaign.id.startswith("adv:")
     assert (campaign.owner, campaign.name, campaign.ecpm) == (ADV, "Winter boots", Decimal("3.20"))
     assert campaign.keywords == ["boots", "winter", "snow"]
     assert (campaign.cap_count, campaign.cap_hours, campaign.budget) == (3, 24, Decimal("100"))
@@ -353,6 +353,60 @@ def test_a_bad_unit_re_renders_with_errors_and_changes_nothing(clients, field, v
     assert response.status_code == 400
     assert 'class="errorlist' in response.content.decode()
     assert stored() == before
+
+
+@pytest.mark.parametrize(
+    ("link", "says"),
+    [
+        ("https://bank.example:secret@evil.example/", "user name or password"),
+        ("https://user@example.org/", "user name or password"),
+        # "apple.com" with a Cyrillic a: refused; its punycode form is fine.
+        ("https://\u0430pple.com/", "punycode"),
+        ("https://b\u00fccher.example/", "punycode"),
+    ],
+)
+def test_unit_links_refuse_userinfo_and_non_ascii_hosts(clients, link, says):
+    campaign = make_campaign()
+    before = stored()
+    for field in ("url", "image"):
+        response = clients[ADV].post(url(campaign, "units/"), {**UNIT, field: link})
+        assert response.status_code == 400
+        page = response.content.decode()
+        assert 'class="errorlist' in page and says in page
+        assert stored() == before
+    response = clients[ADV].post(
+        url(campaign, "units/"), {**UNIT, "url": "https://xn--pple-43d.com/"}
+    )
+    assert response.status_code == 302
+    [*_, added] = Campaign.objects.get(id=campaign.id).units
+    assert added.url == "https://xn--pple-43d.com/"
+
+
+def test_an_advertiser_creates_campaigns_only_under_their_own_name(clients):
+    """`advertiser=rivalco` posted by @adv: refused with a clear error, nothing
+    stored, so no campaign is served under another advertiser's id."""
+    before = stored()
+    response = clients[ADV].post("/ads/manage/campaigns/", {**VALID, "advertiser": "rivalco"})
+    assert response.status_code == 400
+    page = response.content.decode()
+    assert 'class="errorlist' in page and "only under your own name" in page
+    assert stored() == before
+    # Admins may create for any advertiser.
+    response = clients[ADMIN].post("/ads/manage/campaigns/", {**VALID, "advertiser": "rivalco"})
+    assert response.status_code == 302
+    assert Campaign.objects.get(advertiser="rivalco").owner == ADMIN
+
+
+def test_a_full_zone_refuses_activation_on_the_page_and_nothing_turns_active(clients, settings):
+    first = make_campaign(name="First")
+    assert clients[ADV].post(url(first, "activate/")).status_code == 302
+    settings.AD_ZONE_MAX_BYTES = AdZone._get_collection().find_one({})["bytes"] + 10
+    second = make_campaign(name="Second")
+    response = clients[ADV].post(url(second, "activate/"), follow=True)
+    assert response.status_code == 200
+    assert "no room" in response.content.decode()
+    assert Campaign.objects.get(id=second.id).status == "inactive"
+    assert [a.campaign_id for a in AdZone.objects.get(zone_id="feed").ads] == [first.id]
 
 
 def test_a_duplicate_unit_id_is_a_form_error(clients):

@@ -6,11 +6,18 @@ from ads.services import ads_pacing
 
 
 class Command(BaseCommand):
-    help = "Deactivate ad campaigns that have ended or spent their budget, and say which."
+    help = (
+        "Deactivate ad campaigns that have ended or spent their budget, finish zone"
+        " changes left half done, and say which."
+    )
 
     def handle(self, *args, **options):
-        stopped = ads_pacing()
-        for campaign_id, reason in stopped:
+        swept = ads_pacing()
+        stopped = [(cid, reason) for cid, reason in swept if reason != "resumed"]
+        for campaign_id, reason in swept:
+            if reason == "resumed":
+                self.stdout.write(f"finished {campaign_id}'s half-done zone change")
+                continue
             why = "its end has passed" if reason == "ended" else "its budget is spent"
             self.stdout.write(f"deactivated {campaign_id}: {why}")
         self.stdout.write(f"{len(stopped)} campaign(s) deactivated.")
