@@ -17,6 +17,7 @@ import pytest
 from bson import ObjectId
 from django.core import checks as django_checks
 from django.core.management import call_command
+from pymongo.errors import OperationFailure
 
 from feeds.documents import PostLike
 from socialsite import checks, indexes, mongo
@@ -155,3 +156,15 @@ def test_the_check_says_when_the_database_cannot_be_compared(monkeypatch):
     [message] = _index_messages()
     assert message.id == checks.INDEXES_UNCHECKED
     assert "ServerSelectionTimeoutError: down" in message.msg
+
+
+def test_healthz_answers_when_the_indexes_cannot_be_listed(client, monkeypatch):
+    def refused():
+        raise OperationFailure("not authorized on socialsite to execute listIndexes")
+
+    monkeypatch.setattr(indexes, "drift", refused)
+    indexes.forget_health()
+    response = client.get("/healthz")
+    indexes.forget_health()
+    assert response.status_code == 200
+    assert response.json() == {"status": "ok", "db": "ok", "indexes": "unknown: OperationFailure"}
