@@ -8,15 +8,17 @@ is not part of the site: only the connection setup (`socialsite/mongo.py`)
 selects it, and no app module imports it (tests/test_layers.py checks).
 See docs/embedded-database.md.
 
-It gives mongomock two things a real server has and it lacks: each collection call is
-atomic with respect to other threads (a server applies one operation to a
-document atomically), and each call is reported to an observer as one round trip, like the
-pymongo command listener does for a real server, with one more per `getMore`
-batch a server would need for a cursor's results.
+It gives mongomock two things a real server has and it lacks: each collection
+call is atomic with respect to other threads (a server applies one operation
+to a document atomically), and so is reading a cursor's results
+(`concurrency`); and each call is reported to an observer as one round trip,
+like the pymongo command listener does for a real server, with one more per
+`getMore` batch a server would need for a cursor's results.
 
 Its patches live one concern a module: `uniques` (fast unique-index and
 `$in` checks), `bulk` (`bulk_write`), `batches` (getMore counting),
-`push_sort` (compound `$push` `$sort`), and `reads` with `indexes`,
+`push_sort` (compound `$push` `$sort`), `concurrency` (cursors and the
+collection table under the server lock), and `reads` with `indexes`,
 `planner` and `orders` (lookups, ranges, sorts, `$match`-first aggregates and
 TTL expiry served by secondary indexes, so a page does not scan or copy whole
 collections) and `copies` (copies that share immutable values).
@@ -30,14 +32,11 @@ import mongoengine
 import mongomock
 import mongomock.gridfs
 
-from embedded_mongo import batches, bulk, copies, lookup, push_sort, reads, uniques
+from embedded_mongo import batches, bulk, concurrency, copies, lookup, push_sort, reads, uniques
 from embedded_mongo import observer as _observer
 from embedded_mongo.state import flags as _flags
+from embedded_mongo.state import server_lock as _server_lock
 
-# One lock for the whole in-memory server: operations are serialised the way a
-# single mongod serialises writes to a document. Re-entrant because mongomock
-# methods call each other (find_one -> find).
-_server_lock = threading.RLock()
 _depth = threading.local()
 
 _COUNTED_METHODS = (
@@ -126,6 +125,7 @@ def install() -> None:
     reads.route_reads()  # after push_sort: it re-indexes what an update leaves
     copies.share_immutable_values()
     copies.cheap_update_snapshots()
+    concurrency.guard_reads()  # after reads and batches: it wraps their cursor
     mongomock.collection.Collection.bulk_write = bulk.bulk_write
     # Photos live in GridFS, which type-checks for pymongo's Database and
     # Collection; this lets it accept mongomock's as well.

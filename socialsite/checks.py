@@ -1,4 +1,4 @@
-"""Start-up checks for a production configuration.
+"""Start-up checks: a production configuration, and the database's indexes.
 
 With DEBUG off, the static files are served through whitenoise's hashed
 manifest: every `{% static %}` tag looks its file up in STATIC_ROOT's
@@ -6,6 +6,14 @@ manifest: every `{% static %}` tag looks its file up in STATIC_ROOT's
 links a stylesheet is a 500. This module says so before the first request:
 `manage.py check --deploy` reports it, and `StaticManifestGuard` (in
 socialsite.middleware) refuses to start a server without it.
+
+Indexes are part of the schema (docs/operations.md#indexes): a declared index
+the database lacks, or holds with other keys or options, is reported the way
+Django reports unapplied migrations, by `manage.py check`, by `runserver` and
+every other management command as it starts. They are warnings, not errors:
+the site still answers (a missing unique index lets duplicates in, it does
+not stop a page), and `manage.py ensure_indexes` must itself be able to run.
+Deployments that want to stop on them run `manage.py check --fail-level WARNING`.
 """
 
 from django.conf import settings
@@ -13,7 +21,12 @@ from django.contrib.staticfiles.storage import ManifestFilesMixin
 from django.core import checks
 from django.core.files.storage import storages
 
+from socialsite import indexes, mongo
+
 MISSING_MANIFEST = "socialsite.E001"
+INDEX_MISSING = "socialsite.W002"
+INDEX_DIFFERS = "socialsite.W003"
+INDEXES_UNCHECKED = "socialsite.W004"
 
 
 @checks.register(checks.Tags.staticfiles, deploy=True)
@@ -34,4 +47,36 @@ def static_manifest(app_configs=None, **kwargs) -> list[checks.CheckMessage]:
             hint="Run `manage.py collectstatic --noinput` before starting the site.",
             id=MISSING_MANIFEST,
         )
+    ]
+
+
+@checks.register("mongodb")
+def declared_indexes(app_configs=None, **kwargs) -> list[checks.CheckMessage]:
+    """A warning per declared index that is missing or differs in the database:
+    one ping, then one `listIndexes` per collection."""
+    error = mongo.ping_error()
+    if error is None:
+        try:
+            found = indexes.drift()
+        except Exception as exc:
+            error = f"{type(exc).__name__}: {exc}"
+    if error is not None:
+        return [
+            checks.Warning(
+                f"The declared indexes could not be compared with the database: {error}",
+                hint="Run `manage.py check` again once MongoDB answers.",
+                id=INDEXES_UNCHECKED,
+            )
+        ]
+    hint = "Run `manage.py ensure_indexes`: it creates and rebuilds them, and says what it did."
+    return [
+        checks.Warning(
+            f"Index {drift.name} of collection {drift.collection} is "
+            + ("missing" if drift.problem == "missing" else "not as declared")
+            + (f": {drift.detail}." if drift.detail else "."),
+            hint=hint,
+            obj=drift.label,
+            id=INDEX_MISSING if drift.problem == "missing" else INDEX_DIFFERS,
+        )
+        for drift in found
     ]

@@ -4,6 +4,12 @@ With `MONGODB_URI` set we connect to that server (standalone, replica set or
 `mongodb+srv://` cluster: pymongo reads all of it from the URI). Without it the
 site runs in "demo mode" on an in-process, in-memory database; that code lives
 apart in the top-level package `embedded_mongo`, which only this module selects.
+
+Indexes are part of the schema (docs/operations.md#indexes): the embedded
+database gets every declared index as it starts, so `manage.py runserver`
+behaves as the demo does (one like per person, one repost); a real server is
+compared with the declarations at start-up, and what is missing is logged
+(and reported by `manage.py check`, socialsite/checks.py).
 """
 
 import logging
@@ -13,7 +19,7 @@ import pymongo
 from django.conf import settings
 from mongoengine.connection import get_db
 
-from socialsite import roundtrips
+from socialsite import indexes, roundtrips
 
 log = logging.getLogger(__name__)
 
@@ -40,12 +46,16 @@ def connect(uri: str | None = None, db_name: str | None = None) -> None:
         )
         _state["demo"] = False
         # The client connects in the background: only a ping tells whether it can.
-        announce(database(), uri)
+        if announce(database(), uri):
+            report_index_drift()
     else:
         import embedded_mongo
 
         embedded_mongo.connect(db_name, observer=roundtrips)
         _state["demo"] = True
+        # A fresh in-memory database: without its unique indexes, a second like
+        # by the same person would count twice.
+        indexes.ensure_all()
         log.warning(
             "MongoDB: DEMO MODE - in-process database, in memory only. "
             "Set MONGODB_URI to use a real MongoDB."
@@ -81,6 +91,17 @@ def announce(db, uri: str) -> bool:
     else:
         log.error("MongoDB unreachable at %s: %s", hosts(uri), error)
     return error is None
+
+
+def report_index_drift() -> None:
+    """Log, at start-up, each declared index the server lacks or holds otherwise."""
+    try:
+        found = indexes.drift()
+    except Exception as exc:  # the start goes on; /healthz and `manage.py check` retry
+        log.warning("MongoDB: could not compare the declared indexes: %s", exc)
+        return
+    if found:
+        log.warning("MongoDB: indexes %s. Run `manage.py ensure_indexes`.", indexes.summary(found))
 
 
 def ping_error(db=None) -> str | None:

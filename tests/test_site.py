@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def test_healthz(client):
     response = client.get("/healthz")
     assert response.status_code == 200
-    assert response.json() == {"status": "ok", "db": "ok"}
+    assert response.json() == {"status": "ok", "db": "ok", "indexes": "ok"}
 
 
 def test_healthz_reports_database_failure(client, monkeypatch):
