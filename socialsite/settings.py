@@ -270,6 +270,13 @@ RATELIMIT_AD_IMPRESSION = env.str("RATELIMIT_AD_IMPRESSION", default="100/600")
 # Billed impressions per viewer who has a profile (a signed-in person, a kept
 # cookie), "<count>/<seconds>", count at most 50 (the impressions a profile keeps).
 RATELIMIT_AD_VIEWER = env.str("RATELIMIT_AD_VIEWER", default="40/600")
+# Bytes of serving copies one ad zone may hold: every decision reads the whole
+# zone document, which can never pass 16 MB. A full zone refuses activation.
+AD_ZONE_MAX_BYTES = env.int("AD_ZONE_MAX_BYTES", default=2 * 1024 * 1024)
+# Active campaigns per advertiser, so one advertiser cannot fill a shared zone.
+ADS_MAX_ACTIVE_CAMPAIGNS = env.int("ADS_MAX_ACTIVE_CAMPAIGNS", default=20)
+# Seconds after which the pacing sweep finishes a campaign's half-done zone change.
+ADS_ZONES_PENDING_SECONDS = env.int("ADS_ZONES_PENDING_SECONDS", default=60)
 
 # Background tasks (django.tasks). "immediate" runs them in the request, as
 # the tests and the demo do; "rq" queues them in Redis for `manage.py run_worker`.
