@@ -80,10 +80,12 @@ class MethodMiddleware:
                 "A form must be sent as UTF-8.", content_type="text/plain; charset=utf-8"
             )
         response = self.get_response(request)
-        if getattr(request, "head_as_get", False) and not response.streaming:
-            # The GET's length, without its body.
-            response["Content-Length"] = str(len(response.content))
-            response.content = b""
+        if getattr(request, "head_as_get", False):
+            request.method = "HEAD"  # for the request log above
+            if not response.streaming:
+                # The GET's length, without its body.
+                response["Content-Length"] = str(len(response.content))
+                response.content = b""
         return response
 
     def process_view(self, request, view_func, view_args, view_kwargs):
@@ -93,8 +95,7 @@ class MethodMiddleware:
             response["Allow"] = _allow(allowed)
             return response
         if request.method not in allowed:
-            response = HttpResponseNotAllowed(sorted(allowed | {"OPTIONS"}))
-            return response
+            return HttpResponseNotAllowed(sorted(allowed | {"OPTIONS"}))
         if request.method == "HEAD" and _head_as_get(declared_methods(view_func)):
             request.method = "GET"
             request.head_as_get = True
