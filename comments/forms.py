@@ -1,12 +1,15 @@
 from django import forms
 
 from comments.stores.slugs import is_slug
+from socialsite.text import PlainCharField
 
 TEXT_MAX = 2000
 
 
 class CommentForm(forms.Form):
-    text = forms.CharField(
+    # Control characters dropped (socialsite/text.py): nothing stored that a
+    # page or a feed cannot carry.
+    text = PlainCharField(
         label="Comment",
         max_length=TEXT_MAX,
         widget=forms.Textarea(attrs={"rows": 3, "maxlength": TEXT_MAX}),

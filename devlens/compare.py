@@ -82,7 +82,10 @@ def parse_target(raw) -> Target:
     parts = urlsplit(raw)
     if parts.scheme or parts.netloc or parts.fragment:
         raise BadPath("Only a path of this site can be compared.")
-    path = unquote(parts.path, errors="strict") if "%" in parts.path else parts.path
+    try:
+        path = unquote(parts.path, errors="strict") if "%" in parts.path else parts.path
+    except UnicodeDecodeError as exc:  # "%ff": no page's path decodes to that
+        raise BadPath("That path has percent-escapes that are not UTF-8.") from exc
     if any(ord(c) < 33 or ord(c) == 127 or c == "\\" for c in path) or "//" in path:
         raise BadPath("That path hides characters a page path does not have.")
     if any(segment in (".", "..") for segment in path.split("/")):

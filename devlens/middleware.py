@@ -15,7 +15,7 @@ import time
 from django.utils.functional import SimpleLazyObject, empty
 
 from devlens import selectors
-from socialsite import active, roundtrips
+from socialsite import active, meter, roundtrips
 
 SWITCHED_METHODS = ("GET", "HEAD")
 
@@ -75,6 +75,8 @@ def _records(request, response) -> bool:
         and session.accessed
         and _known_admin(request)
         and not request.path.startswith("/dev/")
+        # What a refused page cost tells a hidden post from a missing one.
+        and not meter.refused(response)
         and response.get("Content-Type", "").startswith("text/html")
         and bool(session.get(selectors.SESSION_RECORDING))
     )

@@ -19,6 +19,7 @@ from django.core.validators import URLValidator
 from feeds.documents import ALL_CIRCLES, POST_TYPES, PUBLIC
 from feeds.services import photos, polls
 from socialsite.ids import parse_handle
+from socialsite.text import PlainCharField
 
 TEXT_MAX = 2000
 URL_MAX = 2000
@@ -45,8 +46,9 @@ TYPE_FIELDS = {
 COMMON_FIELDS = {"type", "circles", "to"}
 
 
-class TextField(forms.CharField):
-    """A CharField that counts a line break as one character.
+class TextField(PlainCharField):
+    """A CharField that counts a line break as one character, and drops
+    control characters (socialsite/text.py) like every text field here.
 
     Browsers submit textarea line breaks as CRLF while their `maxlength`
     counts them once; normalising first keeps the two limits the same.
@@ -71,8 +73,8 @@ class PostForm(forms.Form):
         choices=[(t, TYPE_LABELS[t]) for t in POST_TYPES], required=False, initial="status"
     )
     text = TextField(required=False, max_length=TEXT_MAX, widget=forms.Textarea)
-    url = forms.CharField(required=False, max_length=URL_MAX, label="Link")
-    title = forms.CharField(required=False, max_length=TITLE_MAX)
+    url = PlainCharField(required=False, max_length=URL_MAX, label="Link")
+    title = PlainCharField(required=False, max_length=TITLE_MAX)
     circles = forms.MultipleChoiceField(
         required=False,
         label="Who can see this",
@@ -83,7 +85,7 @@ class PostForm(forms.Form):
         required=False,
         widget=forms.FileInput(attrs={"accept": ",".join(photos.FORMATS.values())}),
     )
-    place = forms.CharField(required=False, max_length=PLACE_MAX)
+    place = PlainCharField(required=False, max_length=PLACE_MAX)
     lat = forms.FloatField(required=False, min_value=-90, max_value=90, label="Latitude")
     lng = forms.FloatField(required=False, min_value=-180, max_value=180, label="Longitude")
     options = TextField(

@@ -5,6 +5,7 @@ from django.core.validators import URLValidator
 
 from profiles.names import clean_display_name
 from socialsite.ids import HANDLE_RE
+from socialsite.text import PlainCharField
 
 
 class _CandidateField:
@@ -144,16 +145,18 @@ http_only = URLValidator(schemes=["http", "https"], message="Enter an http:// or
 
 
 class ProfileForm(forms.Form):
+    # The name refuses control characters with a message (profiles/names.py);
+    # the other fields drop them (socialsite/text.py).
     name = forms.CharField(label="Display name", max_length=80)
-    bio = forms.CharField(label="Bio", max_length=500, required=False, widget=forms.Textarea)
-    location = forms.CharField(label="Location", max_length=100, required=False)
-    interests = forms.CharField(
+    bio = PlainCharField(label="Bio", max_length=500, required=False, widget=forms.Textarea)
+    location = PlainCharField(label="Location", max_length=100, required=False)
+    interests = PlainCharField(
         label="Interests",
         max_length=400,
         required=False,
         help_text="Separated by commas, up to 20.",
     )
-    website = forms.CharField(
+    website = PlainCharField(
         label="Website",
         max_length=200,
         required=False,
@@ -175,7 +178,7 @@ class ProfileForm(forms.Form):
 
 
 class CircleNameForm(forms.Form):
-    name = forms.CharField(label="New circle", max_length=30)
+    name = PlainCharField(label="New circle", max_length=30)
 
 
 class CirclePickForm(forms.Form):

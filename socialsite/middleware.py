@@ -55,7 +55,7 @@ class RequestLogMiddleware:
                 user=_handle(request),
             )
         meter.fill_footer(request, response, trips, ms)
-        timing = meter.server_timing(trips, ms)
+        timing = meter.server_timing(trips, ms, response.status_code)
         # A panel of the debug toolbar (DEBUG only) may have put its own there.
         earlier = response.get("Server-Timing")
         response["Server-Timing"] = f"{timing}, {earlier}" if earlier else timing

@@ -73,6 +73,8 @@ MIDDLEWARE = [
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
+    # 405 for a method the view does not take, 400 for a form not in UTF-8.
+    "socialsite.methods.MethodMiddleware",
     "profiles.middleware.AuthenticationMiddleware",
     # An admin's session may read through other models (/dev/, docs/developer-lens.md).
     "devlens.middleware.LensMiddleware",

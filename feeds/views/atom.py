@@ -28,6 +28,7 @@ from profiles.documents import User
 from profiles.selectors import user_active
 from socialsite.clock import aware
 from socialsite.ids import handle_or_404
+from socialsite.text import xml_safe
 
 NEWEST_FIRST = [("ts", -1), ("_id", -1)]
 FIELDS = {"by": 1, "type": 1, "ts": 1, "edited": 1, "detail": 1}
@@ -62,6 +63,15 @@ class WallFeed(Feed):
 
     def get_object(self, request, source: Source) -> Source:
         return source
+
+    def get_feed(self, obj, request):
+        """The feed with every string made XML-safe: text stored before the
+        forms dropped control characters (socialsite/text.py) would otherwise
+        stop the feed for every reader."""
+        feed = super().get_feed(obj, request)
+        feed.feed = {key: _xml_safe(value) for key, value in feed.feed.items()}
+        feed.items = [{key: _xml_safe(v) for key, v in item.items()} for item in feed.items]
+        return feed
 
     def title(self, source: Source) -> str:
         return f"{source.person.name} (@{source.person.handle})"
@@ -114,6 +124,14 @@ class WallFeed(Feed):
 
     def item_author_name(self, post: dict) -> str:
         return post["by"]["name"]
+
+
+def _xml_safe(value):
+    if isinstance(value, str):
+        return xml_safe(value)
+    if isinstance(value, list | tuple):
+        return type(value)(_xml_safe(v) for v in value)
+    return value
 
 
 def _validators(source: Source) -> tuple[str, int]:

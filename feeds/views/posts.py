@@ -20,6 +20,7 @@ from feeds.views.pages import post_detail, visible_post_or_404
 from socialsite import ratelimit
 from socialsite.http import login_required, redirect_back, safe_next
 from socialsite.ids import object_id_or_404
+from socialsite.text import strip_controls
 
 # The pages with a composer (URL names): a failed post renders its page again.
 COMPOSER_PAGES = {"feeds:feed", "profiles:profile"}
@@ -124,7 +125,8 @@ def post_edit(request, post_id):
                 {"card": card, "fields": fields, "values": values, "errors": {}},
                 status=429,
             )
-        changes = {f: str(request.POST.get(f, "")).strip() for f in fields}
+        # Without control characters, as the post form stores text (socialsite/text.py).
+        changes = {f: strip_controls(str(request.POST.get(f, ""))).strip() for f in fields}
         limits = {"text": 2000, "title": 200}
         errors = {
             f: f"At most {limits[f]} characters." for f, v in changes.items() if len(v) > limits[f]

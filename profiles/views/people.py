@@ -204,7 +204,9 @@ def profile_edit(request):
         "interests": ", ".join(user.profile.interests),
         "website": user.profile.website,
     }
-    form = ProfileForm(request.POST or None, initial=initial)
+    # Bound on every POST, even an empty one: the rate-limit error below is
+    # added to it, and an unbound form has no cleaned_data to add it to.
+    form = ProfileForm(request.POST if request.method == "POST" else None, initial=initial)
     status = 200
     if request.method == "POST":
         if refused := _limited(request, "profile_edit", settings.RATELIMIT_PROFILE_EDIT):

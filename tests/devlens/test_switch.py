@@ -88,6 +88,16 @@ def test_dev_shows_what_the_last_page_cost(world):
     assert int(last.group(3)) >= 12  # the page's twelve posts came back from the database
 
 
+def test_a_refused_page_is_not_recorded(world):
+    """As the meter, the lens shows no figures for a 404 (docs/privacy.md)."""
+    session_a, _ = world
+    session_a.get("/dev/")
+    session_a.get("/feed/?x=2")
+    assert session_a.get("/posts/0123456789abcdef01234567/").status_code == 404
+    page = session_a.get("/dev/").content.decode()
+    assert 'data-last-page="/feed/?x=2"' in page
+
+
 def test_reset_goes_back_to_the_settings(world):
     session_a, _ = world
     switch(session_a, timeline_model="month", embed="on", comment_store="buckets")
