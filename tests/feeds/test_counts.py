@@ -9,6 +9,7 @@ from io import StringIO
 import pytest
 from bson import ObjectId
 from django.core.management import call_command
+from django.dispatch import Signal
 
 from feeds.delivery import upkeep
 from feeds.documents import COUNTING, PUBLIC, Post, PostLike, PostRepost
@@ -354,3 +355,25 @@ def test_unknown_ids_are_still_404_for_every_mark(make_user, login):
     client = login(ann)
     for action in ("like", "unlike", "repost", "unrepost"):
         assert client.post(f"/posts/{ObjectId()}/{action}/").status_code == 404
+
+
+# --- what a mark costs ---
+
+
+def test_a_like_or_an_unlike_costs_three_round_trips_on_the_post_and_its_marks(
+    settings, make_user, round_trips, monkeypatch
+):
+    """The token rides on the read of the post and comes off with the `$inc`:
+    the post with the token, the mark, the count (docs/performance.md). The
+    listeners (notifications) are not the mark's cost."""
+    settings.TASKS = DUMMY
+    monkeypatch.setattr(likes.LIKES, "announce", lambda **kwargs: None)
+    monkeypatch.setattr(likes.events, "post_unliked", Signal())
+    ann, bob = make_user("ann"), make_user("bob")
+    post = new_status(ann)
+    for action in (likes.like_create, likes.like_delete):
+        with round_trips() as c:
+            action(post_id=post.id, user=bob)
+        own = [trip.name for trip in c.trips if trip.collection in ("post", "post_like")]
+        assert len(own) == 3, own
+    assert tokens(post) == []
