@@ -20,7 +20,10 @@ DELIVERY_STATES = ("pending", "delivering", "done", "failed")
 LIVE = {"removed": None, "author_suspended": {"$ne": True}}
 # What a page reads of a post: everything but the delivery bookkeeping and a
 # discussion stored inside the post (the `embedded` comment store).
-CARD_FIELDS = {"delivery": 0, "comments": 0, "comment_tree": 0}
+CARD_FIELDS = {"delivery": 0, "comments": 0, "comment_tree": 0, "counting": 0, "counts_copied": 0}
+# The tokens of the requests changing a post's likes or reposts count
+# (feeds/services/interactions.py); one left behind is the sweeper's to settle.
+COUNTING = "counting"
 
 
 class Author(me.EmbeddedDocument):
@@ -65,6 +68,12 @@ class Post(me.Document):
     likes_count = me.IntField(default=0)
     # One per `post_repost` document, kept with $inc by feeds/services/reposts.py.
     reposts_count = me.IntField(default=0)
+    # Bookkeeping of the two counts (feeds/services/interactions.py): the
+    # tokens of requests changing them, their version (one step per change),
+    # and the version the embedded copies were last refreshed to.
+    counting = me.ListField(me.ObjectIdField(), default=None)
+    counts_v = me.IntField()
+    counts_copied = me.IntField()
     delivery = me.EmbeddedDocumentField(Delivery, default=Delivery)
     removed = me.EmbeddedDocumentField(Removal)
     author_suspended = me.BooleanField()
@@ -84,6 +93,8 @@ class Post(me.Document):
             # The sweeper: posts stuck in a delivery state.
             {"fields": ["delivery.state", "delivery.queued"], "name": "delivery_state"},
             {"fields": ["delivery.state", "delivery.started"], "name": "delivery_started"},
+            # The counts' sweeper: posts with a count token left behind.
+            {"fields": ["counting"], "name": "counting", "sparse": True},
             # The moderation dashboard's "posts today / this week" counts.
             {"fields": ["-ts"], "name": "ts"},
         ],

@@ -1,6 +1,7 @@
 """Keeping delivered timelines right: after a graph change (`resync`), for a
 returning reader (`rebuild`), when a post goes (`remove_*`) and when an
-embedded copy must follow its post (`refresh_copies`).
+embedded copy must follow its post (`refresh_copies`, and `refresh_counts`
+for its likes and reposts).
 
 Every write goes to `write_stores()`: the configured model and, with
 FEED_SHADOW_MODELS, the other stored models (docs/storage-models.md#shadow-models).
@@ -103,6 +104,34 @@ def refresh_copies(post_id, fields: list[str]) -> None:
             store.unembed(post_id)
         else:
             store.update_embedded(post_id, {name: copy.get(name) for name in fields})
+
+
+COUNTS = ("likes_count", "reposts_count")
+
+
+def refresh_counts(post_id) -> None:
+    """Copy the post's likes and reposts counts into its embedded copies, in
+    every store, unless a later run copied them already.
+
+    A burst of likes queues one task each, but one run copies whatever the
+    counts are when it reads them, and every run that reads the same or an
+    older `counts_v` than the one copied does nothing (one read). The copies
+    carry their `counts_v`, and a store writes only copies that hold an
+    older one: two runs landing out of order never put an older count over
+    a newer one."""
+    if not stores_copies():
+        return
+    fields = {name: 1 for name in (*COUNTS, "counts_v", "counts_copied")}
+    post = Post._get_collection().find_one({"_id": post_id}, fields)
+    if post is None:
+        return
+    version = post.get("counts_v") or 0
+    if (post.get("counts_copied") or 0) >= version:
+        return
+    counts = {name: post.get(name) or 0 for name in COUNTS}
+    for store in write_stores():
+        store.update_counts(post_id, counts, version)
+    Post._get_collection().update_one({"_id": post_id}, {"$max": {"counts_copied": version}})
 
 
 def refresh_circle_copies(owner: str, circle: str) -> int:

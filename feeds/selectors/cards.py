@@ -5,7 +5,7 @@ from typing import TYPE_CHECKING
 
 from feeds.documents import ALL_CIRCLES, PUBLIC
 from feeds.selectors.pages import viewer_votes
-from feeds.services import likes, mentions, polls
+from feeds.services import likes, mentions, polls, reposts
 from profiles.documents import User
 from socialsite import fragments
 from socialsite.clock import aware
@@ -40,6 +40,7 @@ class PostCard:
         choice: int | None = None,
         liked: bool = False,
         *,
+        reposted: bool = False,
         seer: Seer | None = None,
     ) -> None:
         self.raw = post
@@ -58,6 +59,7 @@ class PostCard:
         # Shown here because this handle reposted it (feeds/selectors/entries.py `resolve`).
         self.reposted_by = post.get("reposted_by")
         self.liked = liked
+        self.reposted = reposted  # the viewer reposted it, wherever this card shows it
         seer = seer or Seer.of(viewer)
         # Blocks hide in both directions (docs/privacy.md): the viewer never sees
         # a preview by someone they blocked. Their list is on their document.
@@ -113,7 +115,9 @@ class PostCard:
 
     @property
     def reposted_by_viewer(self) -> bool:
-        return self.reposted_by is not None and self.reposted_by == self.viewer_handle
+        return self.reposted or (
+            self.reposted_by is not None and self.reposted_by == self.viewer_handle
+        )
 
     @property
     def can_repost(self) -> bool:
@@ -127,16 +131,35 @@ class PostCard:
         return f"https://www.openstreetmap.org/?mlat={lat}&mlon={lng}#map=15/{lat}/{lng}"
 
 
-def cards(posts: list[dict], viewer: "User | AnonymousVisitor") -> list[PostCard]:
+def cards(
+    posts: list[dict], viewer: "User | AnonymousVisitor", *, repost_state: bool = False
+) -> list[PostCard]:
     """The page's cards, with every @mention they show announced, so that the
-    page looks them up in one query (feeds/services/mentions.py)."""
+    page looks them up in one query (feeds/services/mentions.py).
+
+    `repost_state`: ask which of the posts the viewer reposted (the post
+    page). A timeline knows it only of the entries that are the viewer's
+    own reposts, and asking costs a query its round-trip budget has no room
+    for (docs/performance.md)."""
     votes = viewer_votes(viewer, posts)
     # Only a liked post can be liked by the viewer: a page with no likes on
-    # it costs no query for the buttons' state.
+    # it costs no query for the buttons' state. Reposts likewise.
     liked = likes.liked_by(viewer, [p["_id"] for p in posts if p.get("likes_count")])
+    reposted = (
+        reposts.reposted_by(viewer, [p["_id"] for p in posts if p.get("reposts_count")])
+        if repost_state
+        else set()
+    )
     seer = Seer.of(viewer)
     page_cards = [
-        PostCard(p, viewer, votes.get(p["_id"]), liked=str(p["_id"]) in liked, seer=seer)
+        PostCard(
+            p,
+            viewer,
+            votes.get(p["_id"]),
+            liked=str(p["_id"]) in liked,
+            reposted=str(p["_id"]) in reposted,
+            seer=seer,
+        )
         for p in posts
     ]
     # Only a text with an "@" can mention anyone: the rest skip the pattern.

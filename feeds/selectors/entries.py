@@ -23,6 +23,9 @@ SNAPSHOT_FIELDS = (
     # Pages ask whether an older page showed a post already only for posts
     # that were reposted (feeds/services/reposts.py `Once`): the copy must say so.
     "reposts_count",
+    # The version of the two counts, so that a late refresh never writes
+    # older counts over newer ones (feeds/delivery/upkeep.py `refresh_counts`).
+    "counts_v",
 )
 
 

@@ -5,6 +5,8 @@ Callers check that the person may see the post (the post page's rule,
 docs/architecture.md) before liking; `like_create` itself refuses removed
 posts and likes across a block, in either direction. Both `$inc`s carry
 `removed: None`: a removed post is frozen, likes and unlikes alike.
+Each takes three round trips: the post with this request's count token, the
+mark, and the `$inc` that takes the token off.
 """
 
 from collections.abc import Iterable
@@ -14,7 +16,7 @@ from typing import TYPE_CHECKING
 from bson import ObjectId
 
 from feeds.documents import Post, PostLike
-from feeds.services.interactions import Interaction, InteractionError, Mark
+from feeds.services.interactions import Interaction, InteractionError, Mark, Turn, counts_settle
 from profiles.documents import User
 from socialsite import events
 
@@ -55,12 +57,13 @@ LIKES = Interaction(
 )
 
 
-def _post(post_id: ObjectId) -> dict:
-    post = Post._get_collection().find_one(
-        {"_id": post_id}, {"by.id": 1, "removed": 1, "likes_count": 1}
-    )
+POST_FIELDS = {"by.id": 1, "removed": 1}
+
+
+def _post(turn: Turn) -> dict:
+    post = turn.post
     if post is None:
-        raise NoSuchPost(post_id)
+        raise NoSuchPost(turn.post_id)
     if post.get("removed") is not None:
         raise LikeError(REMOVED)
     return post
@@ -68,15 +71,15 @@ def _post(post_id: ObjectId) -> dict:
 
 def like_create(*, post_id: ObjectId, user: User) -> LikeState:
     """`user` likes the post. Liking again changes nothing."""
-    post = _post(post_id)
-    author = post["by"]["id"]
-    LIKES.refuse_across_blocks(user, author)
-    if not LIKES.insert(post_id, user.handle):
-        return LikeState(on=True, count=post.get("likes_count") or 0, changed=False)
-    likes = LIKES.count(post_id, +1)
-    if likes is None:
-        LIKES.take_back(post_id, user.handle)
-        raise LikeError(REMOVED)
+    with LIKES.turn(post_id, POST_FIELDS) as turn:
+        author = _post(turn)["by"]["id"]
+        LIKES.refuse_across_blocks(user, author)
+        if not LIKES.put(turn, user.handle):
+            return LIKES.unchanged(post_id, on=True)
+        likes = LIKES.count(turn, +1)
+        if likes is None:  # removed meanwhile: undone, so nothing to count
+            turn.marked = not LIKES.take_back(post_id, user.handle)
+            raise LikeError(REMOVED)
     state = LIKES.changed(post_id, on=True, count=likes)
     LIKES.announce(post_id=post_id, author=author, actor=user.handle)
     return state
@@ -84,23 +87,23 @@ def like_create(*, post_id: ObjectId, user: User) -> LikeState:
 
 def like_delete(*, post_id: ObjectId, user: User) -> LikeState:
     """`user` takes their like back. Unliking again changes nothing."""
-    post = _post(post_id)
-    if not LIKES.take_back(post_id, user.handle):
-        return LikeState(on=False, count=post.get("likes_count") or 0, changed=False)
-    likes = LIKES.count(post_id, -1)
-    if likes is None:
-        now_post = Post._get_collection().find_one({"_id": post_id}, {"removed": 1})
-        if now_post is None:
-            raise NoSuchPost(post_id)
-        if now_post.get("removed") is not None:
+    with LIKES.turn(post_id, POST_FIELDS) as turn:
+        author = _post(turn)["by"]["id"]
+        if not LIKES.remove(turn, user.handle):
+            return LIKES.unchanged(post_id, on=False)
+        likes = LIKES.count(turn, -1)
+        if likes is None:
+            now_post = Post._get_collection().find_one({"_id": post_id}, {"removed": 1})
+            if now_post is None:
+                raise NoSuchPost(post_id)
             # Removed meanwhile: frozen, so the like stays as it was counted.
-            LIKES.insert(post_id, user.handle)
+            # E11000: the same person liked again at that moment and put it
+            # back first; that like's `$inc` misses too and takes it away,
+            # so the token stays (`marked`) for the sweeper to recount.
+            turn.marked = not LIKES.insert(post_id, user.handle)
             raise LikeError(REMOVED)
-        likes = 0  # the count was already 0: a crash left it short (likes_recount)
     state = LIKES.changed(post_id, on=False, count=likes)
-    events.post_unliked.send(
-        sender=PostLike, post_id=post_id, author=post["by"]["id"], actor=user.handle
-    )
+    events.post_unliked.send(sender=PostLike, post_id=post_id, author=author, actor=user.handle)
     return state
 
 
@@ -115,6 +118,8 @@ def likes_delete_for(post_id: ObjectId) -> None:
     LIKES.delete_for(post_id)
 
 
-def likes_recount(post_id: ObjectId) -> int:
-    """Set the post's count to its likes (repair tool); returns it."""
-    return LIKES.recount(post_id)
+def likes_recount(post_id: ObjectId) -> int | None:
+    """Set the post's count to its likes (repair tool); returns it, or None
+    when the post is gone or a request is changing it right now."""
+    counts = counts_settle(post_id, [LIKES])
+    return None if counts is None else counts[LIKES.counter]

@@ -4,8 +4,9 @@ by feeds/selectors/repeats.py; deliveries are feeds/delivery/fanout.py.
 
 The system of record is `post_repost`, one document per (post, reposter),
 unique; the count lives on the post (`reposts_count`), kept with `$inc` by
-the request whose insert or delete landed: the mechanics of every mark on a
-post, feeds/services/interactions.py.
+the request whose insert or delete landed, and settled from the marks by the
+sweeper after a crash: the mechanics of every mark on a post,
+feeds/services/interactions.py.
 A repost reaches timelines as a post does (docs/architecture.md): written
 first, then delivered by feeds/delivery/fanout.py's one state machine
 (`deliver_repost`) in the reposter's follower batches, idempotently, with
@@ -19,18 +20,28 @@ gone from every page at once (only live posts are read), its entries taken
 out too so that they use no room.
 """
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from bson import ObjectId
 
 from feeds import tasks
 from feeds.delivery import upkeep
-from feeds.documents import LIVE, PUBLIC, Post, PostRepost
-from feeds.services.interactions import Interaction, InteractionError, Mark
+from feeds.documents import LIVE, PUBLIC, PostRepost
+from feeds.services.interactions import (
+    Interaction,
+    InteractionError,
+    Mark,
+    Turn,
+    counts_settle,
+)
 from profiles.documents import User
 from socialsite import events
 from socialsite.clock import now
+
+if TYPE_CHECKING:
+    from profiles.auth import AnonymousVisitor
 
 # Cascades read a post's reposts this many at a time (one `$in` write each).
 CASCADE_BATCH = 500
@@ -69,13 +80,14 @@ REPOSTS = Interaction(
 )
 
 
-def _repostable(post_id: ObjectId, user: User) -> dict:
+REPOSTABLE_FIELDS = {"by": 1, "circles": 1, **dict.fromkeys(LIVE, 1)}
+
+
+def _repostable(turn: Turn, user: User) -> dict:
     """The post, if `user` may repost it (docs/architecture.md); else raises."""
-    post = Post._get_collection().find_one(
-        {"_id": post_id}, {"by": 1, "circles": 1, "reposts_count": 1, **dict.fromkeys(LIVE, 1)}
-    )
+    post = turn.post
     if post is None or post.get("removed") is not None or post.get("author_suspended"):
-        raise NoSuchPost(post_id)
+        raise NoSuchPost(turn.post_id)
     author = post["by"]["id"]
     if author == user.handle:
         raise RepostError("You can't repost your own post.")
@@ -87,18 +99,24 @@ def _repostable(post_id: ObjectId, user: User) -> dict:
     return post
 
 
+def reposted_by(viewer: "User | AnonymousVisitor", post_ids: Iterable[ObjectId]) -> set[str]:
+    """Which of these posts the viewer reposted (their ids as strings), in one
+    query on the `post_by` index; none for a signed-out viewer."""
+    return REPOSTS.marked_by(viewer, post_ids)
+
+
 def repost_create(*, post_id: ObjectId, user: User) -> RepostState:
     """`user` reposts a public post. Reposting again changes nothing."""
-    post = _repostable(post_id, user)
-    author = post["by"]["id"]
-    t = now()
-    delivery = {"state": "pending", "queued": t, "attempts": 0}
-    if not REPOSTS.insert(post_id, user.handle, author=author, ts=t, delivery=delivery):
-        return RepostState(on=True, count=post.get("reposts_count") or 0, changed=False)
-    reposts = REPOSTS.count(post_id, +1)
-    if reposts is None:  # deleted or removed between the read and the write
-        REPOSTS.take_back(post_id, user.handle)
-        raise NoSuchPost(post_id)
+    with REPOSTS.turn(post_id, REPOSTABLE_FIELDS) as turn:
+        author = _repostable(turn, user)["by"]["id"]
+        t = now()
+        delivery = {"state": "pending", "queued": t, "attempts": 0}
+        if not REPOSTS.put(turn, user.handle, author=author, ts=t, delivery=delivery):
+            return REPOSTS.unchanged(post_id, on=True)
+        reposts = REPOSTS.count(turn, +1)
+        if reposts is None:  # deleted or removed between the read and the write
+            turn.marked = not REPOSTS.take_back(post_id, user.handle)
+            raise NoSuchPost(post_id)
     tasks.deliver_repost.enqueue(str(post_id), user.handle)
     state = REPOSTS.changed(post_id, on=True, count=reposts)
     REPOSTS.announce(post_id=post_id, author=author, actor=user.handle)
@@ -114,21 +132,23 @@ def repost_delete(*, post_id: ObjectId, user: User) -> RepostState:
 
 
 def _undo(post_id: ObjectId, handle: str) -> RepostState:
-    repost = REPOSTS.collection().find_one({"post": post_id, "by": handle}, {"_id": 1})
-    if repost is None:
-        row = Post._get_collection().find_one({"_id": post_id}, {"reposts_count": 1})
-        if row is None:
-            raise NoSuchPost(post_id)
-        return RepostState(on=False, count=row.get("reposts_count") or 0, changed=False)
-    # Entries out, the record, entries out again: a delivery racing with this
-    # sees the record gone after its writes and takes its entries out itself;
-    # a crash in between leaves the repost in place, to be undone again.
-    upkeep.remove_entries_everywhere([repost["_id"]])
-    deleted = REPOSTS.take_back(post_id, handle, _id=repost["_id"])
-    upkeep.remove_entries_everywhere([repost["_id"]])
-    if not deleted:  # a racing undo took it
-        return RepostState(on=False, count=0, changed=False)
-    count = REPOSTS.count(post_id, -1)
+    with REPOSTS.turn(post_id, {"_id": 1}) as turn:
+        repost = REPOSTS.collection().find_one({"post": post_id, "by": handle}, {"_id": 1})
+        if repost is None:
+            if turn.post is None:
+                raise NoSuchPost(post_id)
+            return REPOSTS.unchanged(post_id, on=False)
+        # Entries out, the record, entries out again: a delivery racing with
+        # this sees the record gone after its writes and takes its entries
+        # out itself; a crash in between leaves the repost in place, to be
+        # undone again.
+        upkeep.remove_entries_everywhere([repost["_id"]])
+        deleted = REPOSTS.remove(turn, handle, _id=repost["_id"])
+        upkeep.remove_entries_everywhere([repost["_id"]])
+        if not deleted:  # a racing undo took it: the marks as they are now
+            return REPOSTS.unchanged(post_id, on=False)
+        # A deleted post: its reposts are gone with it, nothing to count.
+        count = REPOSTS.count(turn, -1) if turn.post is not None else None
     return REPOSTS.changed(post_id, on=False, count=count or 0)
 
 
@@ -190,3 +210,10 @@ def reposts_redeliver(*, post_id: ObjectId) -> int:
             tasks.deliver_repost.enqueue(str(post_id), row["by"])
         count += len(rows)
     return count
+
+
+def reposts_recount(post_id: ObjectId) -> int | None:
+    """Set the post's count to its reposts (repair tool); returns it, or None
+    when the post is gone or a request is changing it right now."""
+    counts = counts_settle(post_id, [REPOSTS])
+    return None if counts is None else counts[REPOSTS.counter]

@@ -100,6 +100,10 @@ class TimelineStore(ABC):
     def update_embedded(self, post_id: ObjectId, fields: dict) -> None:
         """Refresh fields of the embedded copies of a post (multi-document update)."""
 
+    def update_counts(self, post_id: ObjectId, counts: dict, version: int) -> None:  # noqa: B027 - the read model stores nothing
+        """Put a post's counts at `version` into its embedded copies that hold
+        an older version (multi-document update)."""
+
     def unembed(self, post_id: ObjectId) -> None:  # noqa: B027 - the read model stores nothing
         """Turn the embedded copies of a post into link entries."""
 
@@ -187,6 +191,26 @@ class EntryArrayStore(TimelineStore):
         self.collection().update_many(
             {"entries": {"$elemMatch": {"id": post_id, "post": {"$exists": True}}}},
             {"$set": {f"entries.$.post.{name}": value for name, value in fields.items()}},
+        )
+
+    def update_counts(self, post_id: ObjectId, counts: dict, version: int) -> None:
+        # As `update_embedded`, guarded by the copy's `counts_v`: a refresh
+        # that read older counts than a copy holds leaves it (a copy without
+        # one is older than any). The positional `$` is the entry the
+        # `$elemMatch` matched, so the guard is that entry's own.
+        older = {"$not": {"$gte": version}}
+        changes = {f"entries.$.post.{name}": value for name, value in counts.items()}
+        self.collection().update_many(
+            {
+                "entries": {
+                    "$elemMatch": {
+                        "id": post_id,
+                        "post": {"$exists": True},
+                        "post.counts_v": older,
+                    }
+                }
+            },
+            {"$set": {**changes, "entries.$.post.counts_v": version}},
         )
 
     def unembed(self, post_id: ObjectId) -> None:

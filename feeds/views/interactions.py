@@ -13,7 +13,6 @@ from django.contrib import messages
 from django.http import Http404
 from django.views.decorators.http import require_POST
 
-from feeds.documents import PostRepost
 from feeds.services import likes, reposts
 from feeds.views.actions import done, refused, signed_in_and_within_limit, wants_json
 from feeds.views.pages import visible_post_or_404
@@ -52,10 +51,7 @@ ALREADY = {True: "You reposted this already.", False: "You had not reposted this
 
 
 def _reposted(post_id, user) -> bool:
-    if not user.is_authenticated:
-        return False
-    found = PostRepost._get_collection().find_one({"post": post_id, "by": user.handle}, {"_id": 1})
-    return found is not None
+    return str(post_id) in reposts.reposted_by(user, [post_id])
 
 
 def _repost_act(request, post_id: str, action, *, undo: bool):

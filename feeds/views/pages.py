@@ -109,7 +109,7 @@ def visible_post_or_404(request, post_id):
 
 def post_detail(request, post_id):
     post = visible_post_or_404(request, post_id)
-    context = {"card": cards([post], request.user)[0]}
+    context = {"card": cards([post], request.user, repost_state=True)[0]}
     # Other apps add to the page (the comment thread, from comments).
     for path in settings.POST_PAGE_EXTENSIONS:
         context.update(import_string(path)(request, post))

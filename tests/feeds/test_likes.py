@@ -162,9 +162,9 @@ def test_a_removal_racing_a_like_leaves_no_like_behind(make_user, monkeypatch):
     post = new_status(ada)
     real_count = likes.LIKES.count
 
-    def remove_then_count(post_id, delta):
-        moderation.post_remove(moderator=moderator, target=Target("post", str(post_id)))
-        return real_count(post_id, delta)
+    def remove_then_count(turn, delta):
+        moderation.post_remove(moderator=moderator, target=Target("post", str(turn.post_id)))
+        return real_count(turn, delta)
 
     monkeypatch.setattr(likes.LIKES, "count", remove_then_count)
     with pytest.raises(likes.LikeError, match="removed"):

@@ -2,12 +2,14 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from feeds.delivery import fanout
+from feeds.services import counts
 
 
 class Command(BaseCommand):
     help = (
         "Re-enqueue the delivery of posts stuck in `pending` or `delivering` for "
-        "longer than --older-than seconds. Run it from cron; delivery is idempotent."
+        "longer than --older-than seconds, and recount the likes and reposts of posts "
+        "a crash left half counted. Run it from cron; both are idempotent."
     )
 
     def add_arguments(self, parser):
@@ -23,3 +25,5 @@ class Command(BaseCommand):
             raise CommandError("--older-than must not be negative.")
         count = fanout.redeliver_pending(older_than_seconds=older_than)
         self.stdout.write(self.style.SUCCESS(f"{count} post(s) re-enqueued for delivery."))
+        settled = counts.counts_sweep(older_than_seconds=older_than)
+        self.stdout.write(self.style.SUCCESS(f"{settled} post(s) recounted."))
