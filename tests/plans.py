@@ -17,7 +17,12 @@ strict side:
   pushed into it, is served (the branches then merge in sort order); a second
   `$or` only filters, so a bound found only there (a page cursor written as
   `$or`) is reported as unbounded;
-- an empty filter is served only as a limited walk of an index in sort order.
+- an empty filter is served only as a limited walk of an index in sort order;
+- a read of a collection that keeps one owner's history in many documents
+  (`HISTORY`: a month's parts, size buckets) that fixes the owner must also
+  bound the history by time, or walk it newest first (and stop when the page
+  is full): an index scan of every document the owner ever stored is as
+  unbounded as a collection scan, however well the index serves it.
 """
 
 import re
@@ -33,6 +38,17 @@ EXPLODE_LIMIT = 200
 COLLSCAN = "COLLSCAN"  # no index bounds the query: every document is read
 SORT = "SORT"  # a blocking, in-memory sort of everything that matched
 UNBOUNDED = "UNBOUNDED"  # the index is used, but the page cursor does not bound it
+
+# Collection -> (the owner field, the fields that bound an owner's history):
+# the collections where one timeline is many documents, more every month.
+HISTORY: dict[str, tuple[str, tuple[str, ...]]] = {
+    "timeline_month": ("owner", ("month",)),
+    "timeline_size": ("owner", ("max_ts", "min_ts", "slot")),
+    "notification_buckets": ("owner", ("max_ts", "min_ts", "slot")),
+}
+# Operations that read; a write meant for every document of an owner (remove
+# an author from a timeline, rebuild it) has to reach them all.
+READS = {"find", "aggregate", "count", "distinct"}
 
 # What a predicate gives an index: an equality point, a list of points, a range,
 # or nothing (a filter applied to each document read).
@@ -277,7 +293,25 @@ def check(query: Query, indexes: list[Index], arrays: set[str] = frozenset()) ->
     problem, index, detail = _best(conj, indexes, query.sort, query.limit, arrays)
     if problem is None and not query.filter and not query.limit:
         problem, detail = COLLSCAN, "an empty filter without a limit reads everything"
+    if problem is None and _whole_history(query, conj):
+        owner, bounds = HISTORY[query.collection]
+        problem = UNBOUNDED
+        detail = f"fixes {owner} but bounds none of {', '.join(bounds)}: the whole history"
     return Verdict(query, problem, index, detail)
+
+
+def _whole_history(query: Query, conj: _Conjunction) -> bool:
+    """A read that fixes an owner of a HISTORY collection and neither bounds
+    the history nor walks it newest first."""
+    if query.op not in READS or query.collection not in HISTORY:
+        return False
+    owner, bounds = HISTORY[query.collection]
+    if conj.fields.get(owner, (NONE, 1))[0] not in (EQ, IN):
+        return False
+    if conj.fields.get("_id", (NONE, 1))[0] == EQ:
+        return False
+    walked = bool(query.sort) and query.sort[0][0] in bounds
+    return not walked and all(conj.fields.get(b, (NONE, 1))[0] == NONE for b in bounds)
 
 
 def explain_problems(plan: dict) -> list[str] | None:

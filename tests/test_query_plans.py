@@ -18,7 +18,7 @@ from bson import ObjectId
 from pymongo.errors import OperationFailure
 
 from comments import services as comment_services
-from feeds.documents import PUBLIC, Post
+from feeds.documents import PUBLIC, MonthTimeline, Post, SizeTimeline
 from feeds.services import posts as feed_services
 from feeds.timelines import read
 from moderation import services as moderation
@@ -493,3 +493,25 @@ def test_explain_output_is_read_for_scans_and_sorts():
     merged = {"stage": "SORT_MERGE", "inputStages": [{"stage": "IXSCAN"}, {"stage": "IXSCAN"}]}
     assert plans.explain_problems({"queryPlanner": {"winningPlan": merged}}) == []
     assert plans.explain_problems({"engine": "memory", "plan": "scan"}) is None
+
+
+def test_the_checker_flags_a_read_of_a_whole_timeline_history():
+    """A month's parts or size buckets fixed by owner alone are every
+    document the reader ever stored: `reposts_above` before it was bounded
+    by time (its old `$match`), against the bounded and walked reads."""
+    month = plans.declared_indexes(MonthTimeline)
+    size = plans.declared_indexes(SizeTimeline)
+    old = {"owner": "bob", "kind": "news", "entries.of": {"$in": [ObjectId()]}}
+
+    def problem(collection, indexes, filter, sort=()):
+        return plans.check(plans.Query(collection, filter, sort, op="aggregate"), indexes).problem
+
+    assert problem("timeline_month", month, old) == plans.UNBOUNDED
+    assert problem("timeline_size", size, old) == plans.UNBOUNDED
+    assert problem("timeline_month", month, {**old, "month": {"$gte": "202611"}}) is None
+    assert problem("timeline_size", size, {**old, "max_ts": {"$gte": now()}}) is None
+    walk = (("month", -1), ("part", -1))
+    assert problem("timeline_month", month, {"owner": "bob", "kind": "news"}, walk) is None
+    # A write meant for every document of the timeline is not a page's read.
+    remove = plans.Query("timeline_month", {"owner": "bob", "kind": "news"}, op="update_many")
+    assert plans.check(remove, month).problem is None
