@@ -73,6 +73,7 @@ class Query:
     op: str = "find"
     key: str | None = None  # the field of a `distinct`
     caller: str = ""  # "module.function" of the application code that sent it
+    pipeline: list | None = None  # an aggregate's whole pipeline, for `explain`
 
 
 @dataclass
@@ -314,12 +315,16 @@ def _whole_history(query: Query, conj: _Conjunction) -> bool:
     return not walked and all(conj.fields.get(b, (NONE, 1))[0] == NONE for b in bounds)
 
 
-def explain_problems(plan: dict) -> list[str] | None:
-    """COLLSCAN and blocking SORT stages in a server's `explain` output, or
-    None when it has no MongoDB query planner to report (mongoeco's wire server
-    answers `explain` with its own engine's plan, a scan of memory)."""
-    winning = plan.get("queryPlanner", {}).get("winningPlan")
-    if winning is None:
+def explain_problems(plan: dict, history: tuple[str, ...] = ()) -> list[str] | None:
+    """COLLSCAN and blocking SORT stages in a server's `explain` output, of a
+    `find` or of an `aggregate` (its plan sits in `queryPlanner`, in the
+    first stage's `$cursor`, or per shard), and UNBOUNDED for an index scan
+    that leaves a `history` key (HISTORY) open from MinKey to MaxKey. None
+    when it has no MongoDB query planner to report: mongoeco's wire server
+    answers `explain`, of a `find` and of an `aggregate` alike, with its own
+    engine's plan, a scan of memory."""
+    winning = [p["winningPlan"] for p in _planners(plan) if "winningPlan" in p]
+    if not winning:
         return None
     found: list[str] = []
 
@@ -328,6 +333,9 @@ def explain_problems(plan: dict) -> list[str] | None:
             stage = node.get("stage")
             if stage in (COLLSCAN, SORT):
                 found.append(stage)
+            bounds = node.get("indexBounds") or {}
+            if stage == "IXSCAN" and any(_open(bounds.get(key)) for key in history):
+                found.append(UNBOUNDED)
             for value in node.values():
                 walk(value)
         elif isinstance(node, list):
@@ -336,3 +344,21 @@ def explain_problems(plan: dict) -> list[str] | None:
 
     walk(winning)
     return found
+
+
+def _planners(node) -> list[dict]:
+    """Every `queryPlanner` section of an explain output, wherever it sits."""
+    if isinstance(node, list):
+        return [p for value in node for p in _planners(value)]
+    if not isinstance(node, dict):
+        return []
+    if isinstance(node.get("queryPlanner"), dict):
+        return [node["queryPlanner"]]
+    return [p for value in node.values() for p in _planners(value)]
+
+
+def _open(bounds) -> bool:
+    """An IXSCAN's bounds on one key that hold every value."""
+    return bool(bounds) and any(
+        b.replace(" ", "") in ("[MinKey,MaxKey]", "[MaxKey,MinKey]") for b in bounds
+    )
