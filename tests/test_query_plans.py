@@ -731,13 +731,15 @@ def test_post_actions_and_the_tasks_they_queue_are_index_served(feed_model, smal
         recorder.queries = []
         recorder.on = True
         try:
-            for role, form in requests:
+            for number, (role, form) in enumerate(requests):
                 response = small_world.clients[role].post(path, form)
-                answers[f"{key} as {role}"] = response.status_code
+                answers[f"{key} #{number} as {role}"] = response.status_code
         finally:
             recorder.on = False
         found += [f"POST {key}: {problem}" for problem in problems(recorder.queries)]
-    refused = {request: code for request, code in answers.items() if code >= 400}
+    # Each action redirects once it has written: anything else is a refusal
+    # (a form re-rendered with its errors), whose writes went unchecked.
+    refused = {request: code for request, code in answers.items() if code // 100 != 3}
     assert not refused, f"the valid requests were refused, their writes unchecked: {refused}"
     assert not found, "\n".join(found)
 
