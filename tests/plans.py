@@ -17,7 +17,12 @@ strict side:
   pushed into it, is served (the branches then merge in sort order); a second
   `$or` only filters, so a bound found only there (a page cursor written as
   `$or`) is reported as unbounded;
-- an empty filter is served only as a limited walk of an index in sort order.
+- an empty filter is served only as a limited walk of an index in sort order;
+- a read of a collection that keeps one owner's history in many documents
+  (`HISTORY`: a month's parts, size buckets) that fixes the owner must also
+  bound the history by time, or walk it newest first (and stop when the page
+  is full): an index scan of every document the owner ever stored is as
+  unbounded as a collection scan, however well the index serves it.
 """
 
 import re
@@ -33,6 +38,17 @@ EXPLODE_LIMIT = 200
 COLLSCAN = "COLLSCAN"  # no index bounds the query: every document is read
 SORT = "SORT"  # a blocking, in-memory sort of everything that matched
 UNBOUNDED = "UNBOUNDED"  # the index is used, but the page cursor does not bound it
+
+# Collection -> (the owner field, the fields that bound an owner's history):
+# the collections where one timeline is many documents, more every month.
+HISTORY: dict[str, tuple[str, tuple[str, ...]]] = {
+    "timeline_month": ("owner", ("month",)),
+    "timeline_size": ("owner", ("max_ts", "min_ts", "slot")),
+    "notification_buckets": ("owner", ("max_ts", "min_ts", "slot")),
+}
+# Operations that read; a write meant for every document of an owner (remove
+# an author from a timeline, rebuild it) has to reach them all.
+READS = {"find", "aggregate", "count", "distinct"}
 
 # What a predicate gives an index: an equality point, a list of points, a range,
 # or nothing (a filter applied to each document read).
@@ -57,6 +73,7 @@ class Query:
     op: str = "find"
     key: str | None = None  # the field of a `distinct`
     caller: str = ""  # "module.function" of the application code that sent it
+    pipeline: list | None = None  # an aggregate's whole pipeline, for `explain`
 
 
 @dataclass
@@ -277,15 +294,37 @@ def check(query: Query, indexes: list[Index], arrays: set[str] = frozenset()) ->
     problem, index, detail = _best(conj, indexes, query.sort, query.limit, arrays)
     if problem is None and not query.filter and not query.limit:
         problem, detail = COLLSCAN, "an empty filter without a limit reads everything"
+    if problem is None and _whole_history(query, conj):
+        owner, bounds = HISTORY[query.collection]
+        problem = UNBOUNDED
+        detail = f"fixes {owner} but bounds none of {', '.join(bounds)}: the whole history"
     return Verdict(query, problem, index, detail)
 
 
-def explain_problems(plan: dict) -> list[str] | None:
-    """COLLSCAN and blocking SORT stages in a server's `explain` output, or
-    None when it has no MongoDB query planner to report (mongoeco's wire server
-    answers `explain` with its own engine's plan, a scan of memory)."""
-    winning = plan.get("queryPlanner", {}).get("winningPlan")
-    if winning is None:
+def _whole_history(query: Query, conj: _Conjunction) -> bool:
+    """A read that fixes an owner of a HISTORY collection and neither bounds
+    the history nor walks it newest first."""
+    if query.op not in READS or query.collection not in HISTORY:
+        return False
+    owner, bounds = HISTORY[query.collection]
+    if conj.fields.get(owner, (NONE, 1))[0] not in (EQ, IN):
+        return False
+    if conj.fields.get("_id", (NONE, 1))[0] == EQ:
+        return False
+    walked = bool(query.sort) and query.sort[0][0] in bounds
+    return not walked and all(conj.fields.get(b, (NONE, 1))[0] == NONE for b in bounds)
+
+
+def explain_problems(plan: dict, history: tuple[str, ...] = ()) -> list[str] | None:
+    """COLLSCAN and blocking SORT stages in a server's `explain` output, of a
+    `find` or of an `aggregate` (its plan sits in `queryPlanner`, in the
+    first stage's `$cursor`, or per shard), and UNBOUNDED for an index scan
+    that leaves a `history` key (HISTORY) open from MinKey to MaxKey. None
+    when it has no MongoDB query planner to report: mongoeco's wire server
+    answers `explain`, of a `find` and of an `aggregate` alike, with its own
+    engine's plan, a scan of memory."""
+    winning = [p["winningPlan"] for p in _planners(plan) if "winningPlan" in p]
+    if not winning:
         return None
     found: list[str] = []
 
@@ -294,6 +333,9 @@ def explain_problems(plan: dict) -> list[str] | None:
             stage = node.get("stage")
             if stage in (COLLSCAN, SORT):
                 found.append(stage)
+            bounds = node.get("indexBounds") or {}
+            if stage == "IXSCAN" and any(_open(bounds.get(key)) for key in history):
+                found.append(UNBOUNDED)
             for value in node.values():
                 walk(value)
         elif isinstance(node, list):
@@ -302,3 +344,21 @@ def explain_problems(plan: dict) -> list[str] | None:
 
     walk(winning)
     return found
+
+
+def _planners(node) -> list[dict]:
+    """Every `queryPlanner` section of an explain output, wherever it sits."""
+    if isinstance(node, list):
+        return [p for value in node for p in _planners(value)]
+    if not isinstance(node, dict):
+        return []
+    if isinstance(node.get("queryPlanner"), dict):
+        return [node["queryPlanner"]]
+    return [p for value in node.values() for p in _planners(value)]
+
+
+def _open(bounds) -> bool:
+    """An IXSCAN's bounds on one key that hold every value."""
+    return bool(bounds) and any(
+        b.replace(" ", "") in ("[MinKey,MaxKey]", "[MaxKey,MinKey]") for b in bounds
+    )

@@ -37,7 +37,7 @@ def _sort(spec) -> tuple:
 
 def _pipeline_query(collection: str, pipeline: list) -> plans.Query:
     stages = list(pipeline)
-    query = plans.Query(collection, {}, op="aggregate")
+    query = plans.Query(collection, {}, op="aggregate", pipeline=list(pipeline))
     if stages and "$match" in stages[0]:
         query.filter = stages.pop(0)["$match"]
     if stages and "$sort" in stages[0]:

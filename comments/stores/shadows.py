@@ -17,6 +17,8 @@ page shows the chronological order with the store's notice
 """
 
 import logging
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from bson import ObjectId
 from django.conf import settings
@@ -96,18 +98,52 @@ def thread_of(store: CommentStore, discussion_id: ObjectId) -> list[dict]:
         after = page.next
 
 
-def convert(*, source: CommentStore, target: CommentStore) -> tuple[int, int]:
+#: Posts read per batch while looking for threads to convert: one short
+#: query each, on the `_id` index.
+CONVERT_BATCH = 500
+
+
+@dataclass
+class Progress:
+    """Where a conversion stands: every post up to `after` (in `_id` order)
+    is converted, `threads` and `comments` written so far."""
+
+    after: ObjectId | None = None
+    threads: int = 0
+    comments: int = 0
+
+
+def convert(
+    *,
+    source: CommentStore,
+    target: CommentStore,
+    after: ObjectId | None = None,
+    on_batch: Callable[[Progress], None] | None = None,
+) -> Progress:
     """Make `target` hold every thread as `source` holds it (`manage.py
-    convert_comments`). Threads are the posts with comments (`comments_count`,
-    refreshed after every comment write); each is read whole from the source
-    and written whole into the target (`replace_thread`). Returns (threads,
-    comments)."""
+    convert_comments`), for the posts after `after` in `_id` order.
+
+    Threads are the posts with comments (`comments_count`, refreshed after
+    every comment write). They are found CONVERT_BATCH posts at a time, each
+    batch its own query read whole before any thread is converted: a
+    conversion runs for hours, and a cursor held open that long, idle
+    between batches, is killed by the server (docs/performance.md). Each
+    thread is read whole from the source and written whole into the target
+    (`replace_thread`, so doing one twice changes nothing). After each batch
+    `on_batch` hears the position: a run that stopped (a crash, a refused
+    thread) resumes from the last one it reported with `after`."""
     from feeds.selectors.posts import post_ids_with_comments  # comments depend on feeds
 
-    threads = written = 0
-    for post_id in post_ids_with_comments():
-        comments = thread_of(source, post_id)
-        target.replace_thread(post_id, comments)
-        threads += 1
-        written += len(comments)
-    return threads, written
+    done = Progress(after=after)
+    while True:
+        post_ids, last = post_ids_with_comments(done.after, CONVERT_BATCH)
+        if last is None:
+            return done
+        for post_id in post_ids:
+            comments = thread_of(source, post_id)
+            target.replace_thread(post_id, comments)
+            done.threads += 1
+            done.comments += len(comments)
+        done.after = last
+        if on_batch is not None:
+            on_batch(done)

@@ -4,7 +4,7 @@ the feeds' collections (docs/architecture.md). One query each, as the
 callers' round-trip budgets count them.
 """
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from datetime import datetime
 
 from bson import ObjectId
@@ -47,11 +47,18 @@ def posts_showing_comments_by(handle: str) -> list[ObjectId]:
     return [row["_id"] for row in rows]
 
 
-def post_ids_with_comments() -> Iterator[ObjectId]:
-    """Every post with a discussion (`comments_count`), in `_id` order."""
-    rows = _posts().find({"comments_count": {"$gt": 0}}, {"_id": 1}).sort("_id", 1)
-    for row in rows:
-        yield row["_id"]
+def post_ids_with_comments(
+    after: ObjectId | None, limit: int
+) -> tuple[list[ObjectId], ObjectId | None]:
+    """The posts with a discussion (`comments_count`) among the next `limit`
+    posts after `after` in `_id` order, and the last post read (None: no post
+    after `after`). A walk of the `_id` index that reads `limit` posts at most
+    and is read whole at once: `comments_count` has no index, and a cursor
+    left open between batches is killed by the server (docs/performance.md)."""
+    query = {} if after is None else {"_id": {"$gt": after}}
+    rows = list(_posts().find(query, {"comments_count": 1}).sort("_id", 1).limit(limit))
+    with_comments = [row["_id"] for row in rows if row.get("comments_count")]
+    return with_comments, rows[-1]["_id"] if rows else None
 
 
 def posts_counts(day: datetime, week: datetime) -> dict:

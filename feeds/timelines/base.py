@@ -143,10 +143,18 @@ class EntryArrayStore(TimelineStore):
                 {"$pull": {"entries": {"id": {"$in": list(entry_ids)}}}},
             )
 
+    def reposts_from(self, after: Cursor) -> dict:
+        """The condition that keeps a read of one timeline to the documents
+        that can hold entries at or above `after`: none for a model with one
+        document per timeline (`cache`); `month` and `size` bound their
+        parts or buckets by time, as the new-posts count does."""
+        return {}
+
     def reposts_above(self, kind: str, owner: str, post_ids: list, after: Cursor) -> list[tuple]:
-        # Every document of the timeline that holds a repost of these posts
-        # (an equality on the (owner, kind) prefix of each model's unique
-        # index), cut on the server to those entries at or above `after`.
+        # The documents of the timeline from `after` on (`reposts_from`: an
+        # older page must not read every document the reader ever stored,
+        # docs/performance.md) that hold a repost of these posts, cut on the
+        # server to those entries at or above `after`.
         at_or_above = {
             "$or": [
                 {"$gt": ["$$e.ts", after.ts]},
@@ -156,7 +164,14 @@ class EntryArrayStore(TimelineStore):
         wanted = {"$in": [{"$ifNull": ["$$e.of", None]}, list(post_ids)]}
         rows = self.collection().aggregate(
             [
-                {"$match": {"owner": owner, "kind": kind, "entries.of": {"$in": list(post_ids)}}},
+                {
+                    "$match": {
+                        "owner": owner,
+                        "kind": kind,
+                        **self.reposts_from(after),
+                        "entries.of": {"$in": list(post_ids)},
+                    }
+                },
                 {
                     "$project": {
                         "_id": 0,

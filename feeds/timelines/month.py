@@ -139,6 +139,11 @@ class MonthStore(EntryArrayStore):
             placed.append(item)
         return [placed[i] for i in bulk_upsert(_collection(), ops)] if ops else []
 
+    def reposts_from(self, after: Cursor) -> dict:
+        # An entry lives in the parts of its own month: months before the
+        # cursor's hold nothing at or above it.
+        return {"month": {"$gte": month_of(after.ts)}}
+
     def holding(self, kind: str, owners: list[str], entry: dict) -> set[str]:
         # Every part of the entry's month, by the unique index's prefix.
         rows = _collection().find(

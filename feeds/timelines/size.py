@@ -64,6 +64,11 @@ class SizeStore(EntryArrayStore):
             UpdateOne({**open_bucket, **guard}, push, upsert=True),
         ]
 
+    def reposts_from(self, after: Cursor) -> dict:
+        # A bucket spans its entries' times: one whose newest entry is older
+        # than the cursor holds nothing at or above it (the max_ts index).
+        return {"max_ts": {"$gte": after.ts}}
+
     def holding(self, kind: str, owners: list[str], entry: dict) -> set[str]:
         # Open or closed, the bucket that holds it spans its time: the
         # (owner, kind, max_ts) index bounds the read.
