@@ -773,6 +773,8 @@ def _task_calls(values: dict) -> dict[str, tuple]:
         "feeds.refresh_copies": (post, ["comments_count", "comments_shown"]),
         "feeds.refresh_circle_copies": ("alice", "friends"),
         "feeds.deliver_repost": (post, "bob"),
+        "feeds.refresh_counts": (post,),
+        "feeds.sweep_counts": (),
         "comments.refresh_summary": (post,),
         "ads.ads_pacing": (),
     }
