@@ -25,27 +25,38 @@ from socialsite import checks, indexes, mongo
 ROOT = Path(__file__).resolve().parents[2]
 
 # What `manage.py runserver` runs first: the app's start-up, on a new in-memory
-# database, with no `ensure_indexes`. Then one person likes one post twice.
+# database, with no `ensure_indexes`. Then one person likes one post twice, and
+# reposts it twice and takes the repost back, under the eyes of a follower.
 LIKE_TWICE = """
 import json
 from feeds.documents import Post, PostLike
-from feeds.services import likes, posts
+from feeds.selectors import pages
+from feeds.services import likes, posts, reposts
 from profiles import services as people
+from profiles.documents import User
 ann = people.user_create(handle="ann", name="Ann", password="correct horse battery")
 bob = people.user_create(handle="bob", name="Bob", password="correct horse battery")
+cid = people.user_create(handle="cid", name="Cid", password="correct horse battery")
+people.follow_create(follower=cid, followee="bob")
 post = posts.post_create(author=ann, type="status", detail={"text": "hi"}, circles=[])
 first = likes.like_create(post_id=post.id, user=bob)
 second = likes.like_create(post_id=post.id, user=bob)
+reposts.repost_create(post_id=post.id, user=bob)
+reposts.repost_create(post_id=post.id, user=bob)
+reposts.repost_delete(post_id=post.id, user=bob)
+cid_news = [str(p["_id"]) for p in pages.news_page(User.objects.get(handle="cid")).posts]
 print(json.dumps({
     "likes_count": Post.objects.get(id=post.id).likes_count,
     "likes": PostLike.objects(post=post.id).count(),
     "second_changed": second.changed,
+    "reposts_count": Post.objects.get(id=post.id).reposts_count,
+    "in_followers_news": str(post.id) in cid_news,
 }))
 """
 
 
 @pytest.mark.no_test_db(reason="the subprocess runs on its own in-memory database")
-def test_a_fresh_embedded_database_counts_one_like_per_person():
+def test_a_fresh_embedded_database_counts_one_like_and_one_repost_per_person():
     env = {k: v for k, v in os.environ.items() if not k.startswith("MONGODB_")}
     result = subprocess.run(
         [sys.executable, "manage.py", "shell", "-c", LIKE_TWICE],
@@ -57,7 +68,13 @@ def test_a_fresh_embedded_database_counts_one_like_per_person():
     )
     assert result.returncode == 0, result.stderr[-2000:]
     [line] = [x for x in result.stdout.splitlines() if x.startswith("{")]
-    assert json.loads(line) == {"likes_count": 1, "likes": 1, "second_changed": False}
+    assert json.loads(line) == {
+        "likes_count": 1,
+        "likes": 1,
+        "second_changed": False,
+        "reposts_count": 0,
+        "in_followers_news": False,
+    }
 
 
 def _index_messages():
