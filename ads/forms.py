@@ -199,6 +199,11 @@ class CampaignForm(forms.Form):
         self.own_advertiser = own_advertiser
         if editing is not None:
             del self.fields["advertiser"]
+        elif own_advertiser is not None:
+            # Shown, so the id it makes is no surprise, but not for editing.
+            field = self.fields["advertiser"]
+            field.widget.attrs["readonly"] = True
+            field.help_text = "Your advertiser name: the first half of the campaign's id."
 
     def clean_advertiser(self) -> str:
         # A campaign is served and reported under its advertiser's name: an

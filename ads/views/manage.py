@@ -76,7 +76,8 @@ def campaign_list(request):
 @require_GET
 def campaign_new(request):
     form = CampaignForm(
-        initial={"advertiser": request.user.handle, "cap_count": 0, "cap_hours": 0}
+        initial={"advertiser": request.user.handle, "cap_count": 0, "cap_hours": 0},
+        own_advertiser=_own_advertiser(request.user),
     )
     return render(request, "ads/manage/new.html", {"form": form})
 

@@ -386,6 +386,8 @@ def test_an_advertiser_creates_campaigns_only_under_their_own_name(clients):
     """`advertiser=rivalco` posted by @adv: refused with a clear error, nothing
     stored, so no campaign is served under another advertiser's id."""
     before = stored()
+    form = clients[ADV].get("/ads/manage/campaigns/new/").content.decode()
+    assert re.search(rf'name="advertiser" value="{ADV}"[^>]*readonly', form)
     response = clients[ADV].post("/ads/manage/campaigns/", {**VALID, "advertiser": "rivalco"})
     assert response.status_code == 400
     page = response.content.decode()
