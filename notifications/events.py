@@ -23,46 +23,29 @@ def _mentioned(text, *, skip: set[str]) -> list[str]:
     return sorted(existing(handles)) if handles else []
 
 
-def post_created(post) -> None:
-    """`post` is the saved `Post` document."""
-    author = post.by.id
+def post_created(*, post_id: str, author: str, to: str | None, text: str | None) -> None:
+    """A post by `author` (on `to`'s wall, if given) was written."""
     told = {author}
-    if post.to:
-        notify(recipient=post.to, kind="wall", actor=author, post_id=post.id)
-        told.add(post.to)
-    for handle in _mentioned((post.detail or {}).get("text"), skip=told):
-        notify(recipient=handle, kind="mention", actor=author, post_id=post.id)
+    if to:
+        notify(recipient=to, kind="wall", actor=author, post_id=post_id)
+        told.add(to)
+    for handle in _mentioned(text, skip=told):
+        notify(recipient=handle, kind="mention", actor=author, post_id=post_id)
 
 
-def comment_created(*, post: dict, comment, replying_to: str | None) -> None:
-    """`comment` is the stored `Comment`; `replying_to` the handle of the
-    author of the comment it answers, if it is a reply."""
-    actor = comment.author["id"]
-    owner = post["by"]["id"]
+def comment_created(
+    *, post_id: str, owner: str, actor: str, slug: str, text: str, replying_to: str | None
+) -> None:
+    """A comment by `actor` on `owner`'s post; `replying_to` the handle of
+    the author of the comment it answers, if it is a reply."""
     told = {actor}
     if replying_to and replying_to not in told:
         notify(
-            recipient=replying_to,
-            kind="reply",
-            actor=actor,
-            post_id=post["_id"],
-            comment_slug=comment.slug,
+            recipient=replying_to, kind="reply", actor=actor, post_id=post_id, comment_slug=slug
         )
         told.add(replying_to)
     if owner not in told:
-        notify(
-            recipient=owner,
-            kind="comment",
-            actor=actor,
-            post_id=post["_id"],
-            comment_slug=comment.slug,
-        )
+        notify(recipient=owner, kind="comment", actor=actor, post_id=post_id, comment_slug=slug)
         told.add(owner)
-    for handle in _mentioned(comment.text, skip=told):
-        notify(
-            recipient=handle,
-            kind="mention",
-            actor=actor,
-            post_id=post["_id"],
-            comment_slug=comment.slug,
-        )
+    for handle in _mentioned(text, skip=told):
+        notify(recipient=handle, kind="mention", actor=actor, post_id=post_id, comment_slug=slug)

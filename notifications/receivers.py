@@ -8,20 +8,19 @@ recounts everyone holding an item about it."""
 
 from django.dispatch import receiver
 
-from notifications import events as notification_events
+from notifications import tasks
 from notifications.services import (
     notifications_forget_comment,
     notifications_forget_post,
     notifications_recount,
     notifications_recount_about,
-    notify,
 )
 from socialsite import events
 
 
 @receiver(events.followed, dispatch_uid="notifications.followed")
 def _followed(sender, follower, followee, **kwargs):
-    notify(recipient=followee, kind="follow", actor=follower)
+    tasks.tell.enqueue(followee, "follow", follower)
 
 
 @receiver(events.blocked, dispatch_uid="notifications.blocked")
@@ -41,7 +40,8 @@ def _unmuted(sender, muter, muted, **kwargs):
 
 @receiver(events.post_created, dispatch_uid="notifications.post_created")
 def _post_created(sender, post, **kwargs):
-    notification_events.post_created(post)
+    text = (post.detail or {}).get("text")
+    tasks.tell_post_created.enqueue(str(post.id), post.by.id, post.to, text)
 
 
 @receiver(events.post_deleted, dispatch_uid="notifications.post_deleted")
@@ -66,14 +66,21 @@ def _comment_deleted(sender, post_id, slug, by, **kwargs):
 
 @receiver(events.post_liked, dispatch_uid="notifications.post_liked")
 def _post_liked(sender, post_id, author, actor, **kwargs):
-    notify(recipient=author, kind="like", actor=actor, post_id=post_id)
+    tasks.tell.enqueue(author, "like", actor, str(post_id))
 
 
 @receiver(events.post_reposted, dispatch_uid="notifications.post_reposted")
 def _post_reposted(sender, post_id, author, actor, **kwargs):
-    notify(recipient=author, kind="repost", actor=actor, post_id=post_id)
+    tasks.tell.enqueue(author, "repost", actor, str(post_id))
 
 
 @receiver(events.comment_created, dispatch_uid="notifications.comment_created")
 def _comment_created(sender, post, comment, replying_to, **kwargs):
-    notification_events.comment_created(post=post, comment=comment, replying_to=replying_to)
+    tasks.tell_comment_created.enqueue(
+        str(post["_id"]),
+        post["by"]["id"],
+        comment.author["id"],
+        comment.slug,
+        comment.text,
+        replying_to,
+    )

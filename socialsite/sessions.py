@@ -25,7 +25,7 @@ USER_KEY = "_auth_user_id"
 # not imported, so the session engine does not load the profiles app.
 USER_COLLECTION = "user"
 EDGE_COLLECTION = "following"
-EDGE_FIELDS = {"_id": 0, "_f": 1, "_t": 1, "_g": 1}
+EDGE_FIELDS = {"_id": 0, "_f": 1, "_t": 1, "_g": 1, "state": 1}
 
 
 def _collection():

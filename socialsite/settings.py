@@ -146,7 +146,9 @@ SESSION_ENGINE = "socialsite.sessions"
 SESSION_COOKIE_AGE = env.int("SESSION_COOKIE_AGE", default=60 * 60 * 24 * 14)
 SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SAMESITE = "Lax"
-MESSAGE_STORAGE = "django.contrib.messages.storage.session.SessionStorage"
+# Messages ("You follow Ann.") ride in a signed cookie: a session storage
+# would cost every form post one more write (docs/performance.md).
+MESSAGE_STORAGE = "django.contrib.messages.storage.cookie.CookieStorage"
 LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/feed/"
 
@@ -280,13 +282,17 @@ ADS_MAX_ACTIVE_CAMPAIGNS = env.int("ADS_MAX_ACTIVE_CAMPAIGNS", default=20)
 # Seconds after which the pacing sweep finishes a campaign's half-done zone change.
 ADS_ZONES_PENDING_SECONDS = env.int("ADS_ZONES_PENDING_SECONDS", default=60)
 
-# Background tasks (django.tasks). "immediate" runs them in the request, as
-# the tests and the demo do; "rq" queues them in Redis for `manage.py run_worker`.
-TASKS_BACKEND = env.str("TASKS_BACKEND", default="immediate")
+# Background tasks (django.tasks). "thread" runs them on a worker thread of
+# the web process, so a request never waits for a fan-out (the demo's and
+# runserver's default: the embedded database lives in that process);
+# "immediate" runs them inside the request, as the tests do; "rq" queues them
+# in Redis for `manage.py run_worker` (docs/operations.md#background-work).
+TASKS_BACKEND = env.str("TASKS_BACKEND", default="immediate" if TESTING else "thread")
 REDIS_URL = env.str("REDIS_URL", default="redis://127.0.0.1:6379/0")
 TASKS = {
     "default": {
         "BACKEND": {
+            "thread": "socialsite.thread_backend.ThreadBackend",
             "immediate": "django.tasks.backends.immediate.ImmediateBackend",
             "dummy": "django.tasks.backends.dummy.DummyBackend",
             "rq": "socialsite.rq_backend.RQBackend",

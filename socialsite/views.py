@@ -1,5 +1,6 @@
 from django.http import JsonResponse
 from django.shortcuts import render
+from django.tasks import task_backends
 from django.views.decorators.cache import never_cache
 
 from socialsite import indexes, mongo
@@ -10,10 +11,16 @@ def healthz(request):
     """200 while the database answers, 503 when it does not. `indexes` says
     "ok" or which declared indexes are missing or differ (at most a minute
     old): the site still serves then, so the status stays 200
-    (docs/operations.md#indexes)."""
+    (docs/operations.md#indexes). With the "thread" task backend,
+    `tasks_pending` is its backlog: the tasks queued in this process and not
+    run yet (docs/operations.md#background-work)."""
     if not mongo.ping():
         return JsonResponse({"status": "error", "db": "unreachable"}, status=503)
-    return JsonResponse({"status": "ok", "db": "ok", "indexes": indexes.health()})
+    body: dict[str, object] = {"status": "ok", "db": "ok", "indexes": indexes.health()}
+    pending = getattr(task_backends["default"], "pending", None)
+    if pending is not None:
+        body["tasks_pending"] = pending
+    return JsonResponse(body)
 
 
 def not_found(request, exception=None):

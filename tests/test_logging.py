@@ -146,8 +146,13 @@ def test_a_task_run_in_a_request_logs_its_line(make_user, login, log_lines):
     response = bob.post(f"/posts/{post.id}/comments/", {"text": "hi"})
     assert response.status_code == 302
     lines = log_lines()
-    [task] = [line for line in lines if line["event"] == "task"]
-    assert task["task"] == "comments.tasks.refresh_summary"
+    tasks = {line["task"]: line for line in lines if line["event"] == "task"}
+    # The summary refresh and the post author's notification, each a line.
+    assert set(tasks) == {
+        "comments.tasks.refresh_summary",
+        "notifications.tasks.tell_comment_created",
+    }
+    task = tasks["comments.tasks.refresh_summary"]
     assert task["outcome"] == "successful"
     assert isinstance(task["ms"], float)
     assert task["logger"] == "socialsite.tasks"

@@ -776,6 +776,9 @@ def _task_calls(values: dict) -> dict[str, tuple]:
         "feeds.refresh_counts": (post,),
         "feeds.sweep_counts": (),
         "comments.refresh_summary": (post,),
+        "notifications.tell": ("alice", "like", "bob", post),
+        "notifications.tell_post_created": (post, "bob", "alice", "hello @carol"),
+        "notifications.tell_comment_created": (post, "alice", "bob", "x", "hi @carol", None),
         "ads.ads_pacing": (),
     }
 

@@ -197,7 +197,11 @@ def test_the_worker_not_the_request_delivers_a_post(
     assert post["delivery"]["state"] == "pending"
     assert all(_news_ids(h) == [] for h in FOLLOWERS)
     queue = Queue("default", connection=Redis.from_url(redis_url))
-    assert queue.count == 1
+    # The delivery, and the task that tells whoever the post concerns.
+    assert [job.args[0] for job in queue.jobs] == [
+        "feeds.tasks.deliver_post",
+        "notifications.tasks.tell_post_created",
+    ]
     job = queue.jobs[0]
     assert job.args[:2] == ("feeds.tasks.deliver_post", [str(post_id)])
 

@@ -191,15 +191,25 @@ def incoming_page(owner: User, before: Cursor | None = None) -> FeedPage:
     return FeedPage(page, Cursor(page[-1]["ts"], page[-1]["_id"]).encode() if more else None)
 
 
-def post_for_viewer(post_id: ObjectId, viewer: "User | AnonymousVisitor") -> dict | None:
-    """The post if it exists and the viewer may see it; else None (a 404).
+def post_by_id(post_id: ObjectId) -> dict | None:
+    """The post as a card reads it, whoever asks: one point read."""
+    return Post._get_collection().find_one({"_id": post_id}, CARD_FIELDS)
+
+
+def shown_to(
+    post: dict | None,
+    viewer: "User | AnonymousVisitor",
+    *,
+    placed_in: dict[str, list[str]] | None = None,
+) -> dict | None:
+    """The post if the viewer may see it; else None (a 404).
 
     Moderators see every post, a removed one with its placeholder (they can
     restore it). To everyone else, its author included, a post a moderator
     removed is gone (docs/privacy.md), and a suspended author's posts are hidden
-    from everyone but the author.
+    from everyone but the author. `placed_in`: the author's circles for the
+    viewer when already read (`visibility.Sight`).
     """
-    post = Post._get_collection().find_one({"_id": post_id}, CARD_FIELDS)
     if post is None:
         return None
     if viewer.is_moderator:
@@ -208,8 +218,13 @@ def post_for_viewer(post_id: ObjectId, viewer: "User | AnonymousVisitor") -> dic
         return None
     if post.get("author_suspended") and post["by"]["id"] != viewer.handle:
         return None
-    visible = visible_posts(viewer, [post])
+    visible = visible_posts(viewer, [post], placed_in=placed_in)
     return visible[0] if visible else None
+
+
+def post_for_viewer(post_id: ObjectId, viewer: "User | AnonymousVisitor") -> dict | None:
+    """`shown_to` of the post with this id."""
+    return shown_to(post_by_id(post_id), viewer)
 
 
 def viewer_votes(viewer: "User | AnonymousVisitor", posts: list[dict]) -> dict:

@@ -86,12 +86,21 @@ class Sight:
     """One viewer's view over the chunks of one page: each author's edge to
     the viewer is looked up once, however many chunks the page needs."""
 
-    def __init__(self, viewer: "User | AnonymousVisitor", *, news: bool = False) -> None:
+    def __init__(
+        self,
+        viewer: "User | AnonymousVisitor",
+        *,
+        news: bool = False,
+        placed_in: dict[str, list[str]] | None = None,
+    ) -> None:
+        """`placed_in`: authors whose edge to the viewer is known already
+        (read with the session, `placed_in_from_edges`), each with the circles
+        they placed the viewer in ([] for none): no query asks for them again."""
         self.viewer = viewer
         # The news feed also leaves out the people the viewer muted.
         self.muted = set(getattr(viewer, "muted", None) or ()) if news else set()
-        self.placed_in: dict[str, list[str]] = {}
-        self.looked_up: set[str] = set()
+        self.placed_in: dict[str, list[str]] = dict(placed_in or {})
+        self.looked_up: set[str] = set(self.placed_in)
 
     def visible(self, posts: list[dict]) -> list[dict]:
         if self.muted:
@@ -104,6 +113,23 @@ class Sight:
         return [p for p in posts if can_see(self.viewer, p, self.placed_in)]
 
 
-def visible_posts(viewer: "User | AnonymousVisitor", posts: list[dict]) -> list[dict]:
-    """The posts the viewer may see, with at most one graph query."""
-    return Sight(viewer).visible(posts)
+def visible_posts(
+    viewer: "User | AnonymousVisitor",
+    posts: list[dict],
+    *,
+    placed_in: dict[str, list[str]] | None = None,
+) -> list[dict]:
+    """The posts the viewer may see, with at most one graph query (none for
+    the authors in `placed_in`, see `Sight`)."""
+    return Sight(viewer, placed_in=placed_in).visible(posts)
+
+
+def placed_in_from_edges(viewer: str, author: str, edges: list[dict]) -> dict[str, list[str]]:
+    """`circles_placed_in(viewer, [author])` answered from follow edges read
+    already (both directions, as the session's read brings them): the edge
+    author -> viewer, unless it is being taken down."""
+    circles: list[str] = []
+    for edge in edges:
+        if edge["_f"] == author and edge["_t"] == viewer and edge.get("state") != "removing":
+            circles = list(edge.get("_g") or [])
+    return {author: circles}

@@ -145,14 +145,19 @@ class Interaction[S: Mark]:
                 except PyMongoError:  # the sweeper takes it off, after a recount
                     log.warning("count token left on post %s", post_id, exc_info=True)
 
-    def refuse_across_blocks(self, user: User, author: str) -> None:
-        """The author's blocks apply, both ways: one point read of the author's
-        document; the marker's own list is on theirs."""
+    def refuse_across_blocks(self, user: User, author: str, known: User | None = None) -> None:
+        """The author's blocks apply, both ways: the marker's own list is on
+        their document; the author's is on `known` when the caller read the
+        author's document already (with the session), else one point read."""
         if user.handle == author:
             return
         if author in user.blocked:
             raise self.error(f"You blocked @{author}. Unblock them to {self.verb} their posts.")
-        if people.blocks(author, user.handle):
+        if known is not None and known.handle == author:
+            blocked_by_author = user.handle in (known.blocked or [])
+        else:
+            blocked_by_author = people.blocks(author, user.handle)
+        if blocked_by_author:
             raise self.error(f"You can't {self.verb} @{author}'s posts.")
 
     def insert(self, post_id: ObjectId, handle: str, **fields: Any) -> bool:

@@ -83,7 +83,7 @@ REPOSTS = Interaction(
 REPOSTABLE_FIELDS = {"by": 1, "circles": 1, **dict.fromkeys(LIVE, 1)}
 
 
-def _repostable(turn: Turn, user: User) -> dict:
+def _repostable(turn: Turn, user: User, known: User | None) -> dict:
     """The post, if `user` may repost it (docs/architecture.md); else raises."""
     post = turn.post
     if post is None or post.get("removed") is not None or post.get("author_suspended"):
@@ -95,7 +95,7 @@ def _repostable(turn: Turn, user: User) -> dict:
         REPOSTS.refuse_across_blocks(user, author)  # "You blocked @..."
     if PUBLIC not in post["circles"]:
         raise RepostError("Only public posts can be reposted: this one has a limited audience.")
-    REPOSTS.refuse_across_blocks(user, author)  # the author's blocks: one point read
+    REPOSTS.refuse_across_blocks(user, author, known)  # the author's blocks
     return post
 
 
@@ -105,13 +105,14 @@ def reposted_by(viewer: "User | AnonymousVisitor", post_ids: Iterable[ObjectId])
     return REPOSTS.marked_by(viewer, post_ids)
 
 
-def repost_create(*, post_id: ObjectId, user: User) -> RepostState:
-    """`user` reposts a public post. Reposting again changes nothing."""
+def repost_create(*, post_id: ObjectId, user: User, author: User | None = None) -> RepostState:
+    """`user` reposts a public post. Reposting again changes nothing.
+    `author`: the post's author's document, when the caller read it already."""
     with REPOSTS.turn(post_id, REPOSTABLE_FIELDS) as turn:
-        author = _repostable(turn, user)["by"]["id"]
+        author_handle = _repostable(turn, user, author)["by"]["id"]
         t = now()
         delivery = {"state": "pending", "queued": t, "attempts": 0}
-        if not REPOSTS.put(turn, user.handle, author=author, ts=t, delivery=delivery):
+        if not REPOSTS.put(turn, user.handle, author=author_handle, ts=t, delivery=delivery):
             return REPOSTS.unchanged(post_id, on=True)
         reposts = REPOSTS.count(turn, +1)
         if reposts is None:  # deleted or removed between the read and the write
@@ -119,12 +120,13 @@ def repost_create(*, post_id: ObjectId, user: User) -> RepostState:
             raise NoSuchPost(post_id)
     tasks.deliver_repost.enqueue(str(post_id), user.handle)
     state = REPOSTS.changed(post_id, on=True, count=reposts)
-    REPOSTS.announce(post_id=post_id, author=author, actor=user.handle)
+    REPOSTS.announce(post_id=post_id, author=author_handle, actor=user.handle)
     return state
 
 
-def repost_delete(*, post_id: ObjectId, user: User) -> RepostState:
-    """`user` undoes their repost: it leaves every timeline. Again: nothing."""
+def repost_delete(*, post_id: ObjectId, user: User, author: User | None = None) -> RepostState:
+    """`user` undoes their repost: it leaves every timeline. Again: nothing.
+    (`author` is taken for the views' one signature: an undo checks no block.)"""
     state = _undo(post_id, user.handle)
     if state.changed:
         events.post_unreposted.send(sender=PostRepost, post_id=post_id, actor=user.handle)

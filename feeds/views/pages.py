@@ -13,7 +13,10 @@ from feeds.forms import PostForm
 from feeds.selectors import newposts
 from feeds.selectors import pages as selectors
 from feeds.selectors.cards import cards
+from feeds.selectors.visibility import placed_in_from_edges
 from feeds.services import photos
+from profiles import auth
+from profiles.documents import User
 from socialsite.cursors import Cursor
 from socialsite.http import login_required
 from socialsite.ids import object_id_or_404
@@ -100,11 +103,34 @@ def wall_context(request, person) -> dict:
     return context
 
 
-def visible_post_or_404(request, post_id):
-    post = selectors.post_for_viewer(object_id_or_404(post_id), request.user)
+def visible_post_and_author(request, post_id) -> tuple[dict, User | None]:
+    """The post the viewer may see (else a 404), and its author's document.
+
+    Read in two round trips with the session: the post first, then the
+    session's own read brings the author's document and the follow edges
+    between them and the viewer along (socialsite/sessions.py), so neither a
+    circle post's graph check nor a like's or a follow's block check costs
+    another read. The author is None when the session was loaded already
+    (or there is none, for an anonymous visitor), and for an inactive author."""
+    post = selectors.post_by_id(object_id_or_404(post_id))
     if post is None:
         raise Http404("No such post.")
-    return post
+    author = post["by"]["id"]
+    ask = getattr(request.session, "also_read_users", None)
+    riding = bool(ask is not None and ask([author]))
+    placed_in = None
+    viewer = request.user  # the session's read, with the author along if asked
+    if riding and viewer.is_authenticated:
+        edges = auth.page_edges(request, author) or []
+        placed_in = placed_in_from_edges(viewer.handle, author, edges)
+    shown = selectors.shown_to(post, viewer, placed_in=placed_in)
+    if shown is None:
+        raise Http404("No such post.")
+    return shown, auth.page_user(request, author) if riding else None
+
+
+def visible_post_or_404(request, post_id):
+    return visible_post_and_author(request, post_id)[0]
 
 
 def post_detail(request, post_id):

@@ -37,15 +37,19 @@ def _counters(follower: str, followee: str, delta: int) -> None:
     )
 
 
-def follow_create(*, follower: User, followee: str, circles: Sequence[str] = ()) -> bool:
+def follow_create(
+    *, follower: User, followee: str, circles: Sequence[str] = (), target: User | None = None
+) -> bool:
     """`follower` follows `followee`, placed in `circles` (names of the follower's).
 
     Idempotent: following again only adds the given circles. Returns True when
-    a new edge was made.
+    a new edge was made. `target`: `followee`'s active document when the
+    caller read it in this request already (with the session); else one read.
     """
     if follower.handle == followee:
         raise GraphError("You can't follow yourself.")
-    target = User.objects(handle=followee, status="active").only("handle", "blocked").first()
+    if target is None or target.handle != followee or not target.is_active:
+        target = User.objects(handle=followee, status="active").only("handle", "blocked").first()
     if target is None:
         raise UnknownUser(followee)
     if follower.handle in target.blocked:

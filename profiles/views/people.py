@@ -1,5 +1,6 @@
 """Profiles, follower lists, follow/unfollow, blocks, circles and search."""
 
+from functools import wraps
 from typing import Any
 
 from django.conf import settings
@@ -88,12 +89,31 @@ RATE_RULES = {
 }
 
 
+def _person_with_session(view):
+    """Outside `login_required`, which loads the session: ask that load to
+    read the person a graph action is about along with the session and the
+    viewer (one round trip for all, socialsite/sessions.py)."""
+
+    @wraps(view)
+    def wrapped(request, handle, *args, **kwargs):
+        ask = getattr(request.session, "also_read_users", None)
+        parsed = parse_handle(handle)
+        if ask is not None and parsed is not None:
+            ask([parsed])
+        return view(request, handle, *args, **kwargs)
+
+    return wrapped
+
+
 def _graph_action(request, handle, action, *, scope="follow"):
     """Run a follow/unfollow/block/unblock service; report errors as messages.
 
     Rate-limited per user: each of these backfills or prunes news feeds.
+    The person came with the session's read (`_person_with_session`).
     """
-    person = _active_user_or_404(handle)
+    person = auth.page_user(request, handle_or_404(handle))
+    if person is None:
+        raise Http404("No such user.")
     rule = getattr(settings, RATE_RULES[scope])
     if refused := _limited(request, scope, rule):
         # As a refused vote does: 429, the person's page with the reason.
@@ -113,6 +133,7 @@ def _graph_action(request, handle, action, *, scope="follow"):
     return redirect_back(request, fallback)
 
 
+@_person_with_session
 @login_required
 @require_POST
 def follow(request, handle):
@@ -121,13 +142,16 @@ def follow(request, handle):
         if not form.is_valid():
             raise services.GraphError("Pick circles from your own list.")
         circles = form.cleaned_data["circles"]
-        services.follow_create(follower=request.user, followee=person.handle, circles=circles)
+        services.follow_create(
+            follower=request.user, followee=person.handle, circles=circles, target=person
+        )
         where = f" in {', '.join(circles)}" if circles else ""
         return f"You follow {person.name}{where}."
 
     return _graph_action(request, handle, act)
 
 
+@_person_with_session
 @login_required
 @require_POST
 def unfollow(request, handle):
@@ -138,6 +162,7 @@ def unfollow(request, handle):
     return _graph_action(request, handle, act)
 
 
+@_person_with_session
 @login_required
 @require_POST
 def block(request, handle):
@@ -148,6 +173,7 @@ def block(request, handle):
     return _graph_action(request, handle, act)
 
 
+@_person_with_session
 @login_required
 @require_POST
 def unblock(request, handle):
@@ -158,6 +184,7 @@ def unblock(request, handle):
     return _graph_action(request, handle, act)
 
 
+@_person_with_session
 @login_required
 @require_POST
 def mute(request, handle):
@@ -168,6 +195,7 @@ def mute(request, handle):
     return _graph_action(request, handle, act, scope="mute")
 
 
+@_person_with_session
 @login_required
 @require_POST
 def unmute(request, handle):
@@ -178,6 +206,7 @@ def unmute(request, handle):
     return _graph_action(request, handle, act, scope="mute")
 
 
+@_person_with_session
 @login_required
 @require_POST
 def set_circles(request, handle):

@@ -1,0 +1,172 @@
+"""A django.tasks backend that runs tasks on a worker thread of this process.
+
+Why: a request must never wait for work that is not its own: a post's
+fan-out to a thousand followers, a follow's backfill, the copies a like
+refreshes, the notifications an action sends (see
+docs/performance.md#writes-never-wait-for-fan-out). The immediate backend
+runs tasks inside the request; RQ needs Redis and a second process, which
+the demo cannot have: its embedded database lives in this process's memory.
+This backend is the demo's: `enqueue` puts the task on an in-memory queue
+and returns, and one daemon thread runs the queue in order, with the same
+signals (and so the same log lines) as the immediate backend.
+
+    TASKS = {"default": {"BACKEND": "socialsite.thread_backend.ThreadBackend"}}
+
+What a dying process leaves half done is recovered as with any worker:
+deliveries, backfills and counts keep their state in the database, and the
+sweepers finish them (`manage.py redeliver_pending`, `repair_graph`:
+docs/operations.md#sweepers-and-pacing-cron). The queue itself lives in
+memory, so a notification still queued then is lost; the demo's database
+goes with the process anyway, and a deployment that must keep every one
+uses `rq`.
+The thread starts on the first `enqueue` in a process, so a server that
+forks after start-up (gunicorn, `manage.py demo`) runs it in the worker.
+Results are kept for the latest RESULTS_KEPT tasks, for `get_result`.
+"""
+
+import logging
+import os
+import queue
+import threading
+from collections import OrderedDict
+from traceback import format_exception
+
+from django.tasks.backends.base import BaseTaskBackend
+from django.tasks.base import TaskContext, TaskError, TaskResult, TaskResultStatus
+from django.tasks.exceptions import TaskResultDoesNotExist
+from django.tasks.signals import task_enqueued, task_finished, task_started
+from django.utils import timezone
+from django.utils.crypto import get_random_string
+from django.utils.json import normalize_json
+
+log = logging.getLogger(__name__)
+
+RESULTS_KEPT = 1000
+
+
+class ThreadBackend(BaseTaskBackend):
+    supports_defer = False
+    supports_async_task = False
+    supports_get_result = True
+    supports_priority = False
+
+    def __init__(self, alias, params):
+        super().__init__(alias, params)
+        self.worker_id = get_random_string(32)
+        self._queue: queue.Queue[TaskResult] = queue.Queue()
+        self._results: OrderedDict[str, TaskResult] = OrderedDict()
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+        self._pid: int | None = None
+
+    # --- the request's side -------------------------------------------------
+
+    def enqueue(self, task, args, kwargs):
+        self.validate_task(task)
+        result = TaskResult(
+            task=task,
+            id=get_random_string(32),
+            status=TaskResultStatus.READY,
+            enqueued_at=timezone.now(),
+            started_at=None,
+            last_attempted_at=None,
+            finished_at=None,
+            args=args,
+            kwargs=kwargs,
+            backend=self.alias,
+            errors=[],
+            worker_ids=[],
+        )
+        self._keep(result)
+        task_enqueued.send(type(self), task_result=result)
+        self._ensure_worker()
+        self._queue.put(result)
+        return result
+
+    def get_result(self, result_id):
+        with self._lock:
+            try:
+                return self._results[result_id]
+            except KeyError as exc:
+                raise TaskResultDoesNotExist(result_id) from exc
+
+    def wait_idle(self, timeout: float = 30.0) -> bool:
+        """Wait until every task queued so far has run; False on a timeout.
+        For tests and benchmarks that look at a task's effects."""
+        done = threading.Event()
+
+        def waiter():
+            self._queue.join()
+            done.set()
+
+        threading.Thread(target=waiter, daemon=True).start()
+        return done.wait(timeout)
+
+    @property
+    def pending(self) -> int:
+        """Tasks queued and not finished yet (the health page shows it)."""
+        return self._queue.unfinished_tasks
+
+    # --- the worker's side ---------------------------------------------------
+
+    def _ensure_worker(self) -> None:
+        pid = os.getpid()
+        with self._lock:
+            if self._thread is not None and self._thread.is_alive() and self._pid == pid:
+                return
+            if self._pid != pid:
+                # A forked child inherits the parent's queue object but no thread:
+                # what the parent queued is the parent's.
+                self._queue = queue.Queue()
+            self._pid = pid
+            self._thread = threading.Thread(
+                target=self._work, name=f"tasks-{self.alias}", daemon=True
+            )
+            self._thread.start()
+
+    def _work(self) -> None:
+        while True:
+            result = self._queue.get()
+            try:
+                self._run(result)
+            except BaseException:  # never let one task end the worker
+                log.exception("task %s crashed its runner", result.task.module_path)
+            finally:
+                self._queue.task_done()
+
+    def _run(self, result: TaskResult) -> None:
+        """The immediate backend's lifecycle, on this thread: RUNNING, then
+        SUCCESSFUL with the return value or FAILED with the traceback."""
+        task = result.task
+        started = timezone.now()
+        object.__setattr__(result, "status", TaskResultStatus.RUNNING)
+        object.__setattr__(result, "started_at", started)
+        object.__setattr__(result, "last_attempted_at", started)
+        result.worker_ids.append(self.worker_id)
+        task_started.send(sender=type(self), task_result=result)
+        try:
+            if task.takes_context:
+                value = task.call(TaskContext(task_result=result), *result.args, **result.kwargs)
+            else:
+                value = task.call(*result.args, **result.kwargs)
+            object.__setattr__(result, "_return_value", normalize_json(value))
+        except Exception as exc:
+            kind = type(exc)
+            result.errors.append(
+                TaskError(
+                    exception_class_path=f"{kind.__module__}.{kind.__qualname__}",
+                    traceback="".join(format_exception(exc)),
+                )
+            )
+            object.__setattr__(result, "status", TaskResultStatus.FAILED)
+            log.warning("task %s failed: %s", task.module_path, exc, exc_info=exc)
+        else:
+            object.__setattr__(result, "status", TaskResultStatus.SUCCESSFUL)
+        object.__setattr__(result, "finished_at", timezone.now())
+        task_finished.send(type(self), task_result=result)
+
+    def _keep(self, result: TaskResult) -> None:
+        with self._lock:
+            self._results[result.id] = result
+            while len(self._results) > RESULTS_KEPT:
+                self._results.popitem(last=False)

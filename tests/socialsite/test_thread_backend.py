@@ -1,0 +1,113 @@
+"""The "thread" task backend (socialsite/thread_backend.py): `enqueue`
+returns at once and a worker thread of this process runs the tasks in order,
+with the immediate backend's lifecycle, signals and log lines."""
+
+import os
+import threading
+
+import pytest
+from django.tasks import task, task_backends
+from django.tasks.base import TaskResultStatus
+from django.tasks.exceptions import TaskResultDoesNotExist
+
+from socialsite import thread_backend
+
+THREAD = {"default": {"BACKEND": "socialsite.thread_backend.ThreadBackend"}}
+ran: list[tuple[str, str]] = []
+gate = threading.Event()
+
+
+@task
+def remember(value: str) -> str:
+    ran.append((value, threading.current_thread().name))
+    return value.upper()
+
+
+@task
+def wait_for_the_gate() -> None:
+    gate.wait(10)
+
+
+@task
+def explode() -> None:
+    raise RuntimeError("boom")
+
+
+@pytest.fixture
+def backend(settings):
+    settings.TASKS = THREAD
+    ran.clear()
+    gate.clear()
+    yield task_backends["default"]
+    gate.set()
+    assert task_backends["default"].wait_idle(10)
+
+
+def test_enqueue_returns_before_the_task_runs_on_the_worker_thread(backend):
+    blocker = wait_for_the_gate.enqueue()
+    result = remember.enqueue("hello")
+    assert result.status == TaskResultStatus.READY and ran == []
+    assert backend.pending == 2
+    gate.set()
+    assert backend.wait_idle(10)
+    assert ran == [("hello", "tasks-default")]
+    assert blocker.status == TaskResultStatus.SUCCESSFUL
+    stored = backend.get_result(result.id)
+    assert stored.status == TaskResultStatus.SUCCESSFUL
+    assert stored.return_value == "HELLO" and stored.worker_ids == [backend.worker_id]
+    assert stored.started_at is not None and stored.finished_at is not None
+
+
+def test_tasks_run_in_the_order_they_were_queued(backend):
+    for value in "abcde":
+        remember.enqueue(value)
+    assert backend.wait_idle(10)
+    assert [value for value, _ in ran] == list("abcde")
+
+
+def test_a_failing_task_is_recorded_and_the_worker_goes_on(backend, caplog):
+    failed = explode.enqueue()
+    after = remember.enqueue("still running")
+    assert backend.wait_idle(10)
+    result = backend.get_result(failed.id)
+    assert result.status == TaskResultStatus.FAILED
+    [error] = result.errors
+    assert error.exception_class_path == "builtins.RuntimeError"
+    assert "boom" in error.traceback
+    assert backend.get_result(after.id).status == TaskResultStatus.SUCCESSFUL
+    assert "task tests.socialsite.test_thread_backend.explode failed: boom" in caplog.text
+
+
+def test_an_unknown_result_does_not_exist(backend):
+    with pytest.raises(TaskResultDoesNotExist):
+        backend.get_result("nope")
+
+
+def test_only_the_latest_results_are_kept(backend, monkeypatch):
+    monkeypatch.setattr(thread_backend, "RESULTS_KEPT", 3)
+    results = [remember.enqueue(str(i)) for i in range(5)]
+    assert backend.wait_idle(10)
+    with pytest.raises(TaskResultDoesNotExist):
+        backend.get_result(results[0].id)
+    assert backend.get_result(results[-1].id).return_value == "4"
+
+
+def test_a_forked_process_starts_its_own_worker_and_queue(backend, monkeypatch):
+    remember.enqueue("parent")
+    assert backend.wait_idle(10)
+    parent_thread, parent_queue = backend._thread, backend._queue
+    # As after a fork: another pid, the parent's objects inherited.
+    monkeypatch.setattr(os, "getpid", lambda: -1)
+    remember.enqueue("child")
+    assert backend.wait_idle(10)
+    assert backend._thread is not parent_thread and backend._queue is not parent_queue
+    assert [value for value, _ in ran] == ["parent", "child"]
+
+
+def test_healthz_shows_the_backlog(backend, client):
+    wait_for_the_gate.enqueue()
+    remember.enqueue("queued")
+    assert client.get("/healthz").json()["tasks_pending"] == 2
+    gate.set()
+    assert backend.wait_idle(10)
+    assert client.get("/healthz").json()["tasks_pending"] == 0
