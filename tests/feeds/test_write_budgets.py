@@ -145,9 +145,7 @@ def with_settings_inline(make):
         return make()
 
 
-def test_an_edge_being_taken_down_hides_a_circle_post_read_with_the_session(
-    make_user, login
-):
+def test_an_edge_being_taken_down_hides_a_circle_post_read_with_the_session(make_user, login):
     """The edge the session's read brings along is checked as the graph query
     checks it: an unfollow in progress (`removing`) already counts."""
     from feeds.services import posts
