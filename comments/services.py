@@ -16,6 +16,7 @@ from comments import tasks
 from comments.stores import Comment, DiscussionFull, ReplyTooDeep, UnknownParent, shadows
 from comments.stores.base import HIDDEN_TEXT
 from feeds.selectors import posts as feed_posts
+from feeds.services import mentions
 from feeds.services import posts as post_services
 from profiles import selectors as people
 from profiles.documents import User
@@ -185,12 +186,17 @@ def summary_refresh(post_id: ObjectId) -> None:
     store = shadows.primary()  # the record, whatever store this request reads
     last = store.last(post_id, settings.FEED_COMMENTS_SHOWN)
     suspended = people.suspended_among({c.author["id"] for c in last})
+    texts = {c.slug: HIDDEN_TEXT if c.author["id"] in suspended else c.display_text for c in last}
+    # Who the previews name, looked up here in the task (one query for all of
+    # them), so that a feed page links them with no lookup of its own.
+    named = set(mentions.people_named(*texts.values()))
     shown = [
         {
             "by": c.author,
             "ts": c.posted,
-            "text": HIDDEN_TEXT if c.author["id"] in suspended else c.display_text,
+            "text": texts[c.slug],
             "slug": c.slug,
+            "mentions": sorted(named & mentions.handles_in(texts[c.slug])),
         }
         for c in last
     ]

@@ -27,7 +27,7 @@ from feeds import tasks
 from feeds.delivery import fanout
 from feeds.documents import ALL_CIRCLES, CARD_FIELDS, PUBLIC, Author, Delivery, Post
 from feeds.selectors.entries import entry_for
-from feeds.services import photos, polls
+from feeds.services import mentions, photos, polls
 from feeds.services import posts as services
 from feeds.timelines import write_stores
 from profiles import selectors as people
@@ -166,10 +166,16 @@ def in_bulk(planned: list[dict], users: dict) -> list:
     """The posts as `post_create` writes them, in one insert; their counts and
     notifications as it makes them. Delivery follows, in `_fan_out`."""
     docs, made = [], []
+    # Who the texts name, asked once for all of them (post_create asks per post).
+    texts = [kwargs["detail"].get(k) for kwargs in planned for k in ("text", "question")]
+    people_now = set(mentions.people_named(*texts))
     for kwargs in planned:
         if not _allowed(kwargs, users):
             continue
         author, detail = kwargs["author"], dict(kwargs["detail"])
+        named = mentions.handles_in(detail.get("text")) | mentions.handles_in(
+            detail.get("question")
+        )
         to = None if kwargs["to"] == author.handle else kwargs["to"]
         if kwargs["photo"] is not None:
             detail.update(photos.store(kwargs["photo"], author.handle))
@@ -179,6 +185,7 @@ def in_bulk(planned: list[dict], users: dict) -> list:
             circles=list(kwargs["circles"]),
             type=kwargs["type"],
             detail=detail,
+            mentions=sorted(named & people_now),
             ts=to_millis(aware(kwargs["ts"])),
             delivery=Delivery(state="pending", queued=now()),
         )

@@ -21,6 +21,15 @@ LIVE = {"removed": None, "author_suspended": {"$ne": True}}
 # What a page reads of a post: everything but the delivery bookkeeping and a
 # discussion stored inside the post (the `embedded` comment store).
 CARD_FIELDS = {"delivery": 0, "comments": 0, "comment_tree": 0, "counting": 0, "counts_copied": 0}
+
+
+def card_exclusion() -> dict:
+    """CARD_FIELDS for an aggregate's `$project`: a fresh exclusion every call,
+    since some drivers' `find` adds `_id: 1` to the projection it is given
+    (mongomock does), and an exclusion `$project` must not include a field."""
+    return {name: 0 for name, shown in CARD_FIELDS.items() if name != "_id" and not shown}
+
+
 # The tokens of the requests changing a post's likes or reposts count
 # (feeds/services/interactions.py); one left behind is the sweeper's to settle.
 COUNTING = "counting"
@@ -61,6 +70,9 @@ class Post(me.Document):
     type = me.StringField(choices=POST_TYPES, required=True)
     ts = me.DateTimeField(required=True, default=now)
     detail = me.DictField()
+    # The handles its text mentions that were people when it was written (or
+    # last edited): pages link them with no lookup (feeds/services/mentions.py).
+    mentions = me.ListField(me.StringField(), default=None)
     edited = me.DateTimeField()
     comments_count = me.IntField(default=0)
     comments_shown = me.ListField(me.DictField(), default=list)

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 from feeds.documents import ALL_CIRCLES, PUBLIC
 from feeds.selectors.pages import viewer_votes
 from feeds.services import likes, mentions, polls, reposts
+from feeds.timelines.base import FOUND
 from profiles.documents import User
 from socialsite import fragments
 from socialsite.clock import aware
@@ -141,10 +142,16 @@ def cards(
     page). A timeline knows it only of the entries that are the viewer's
     own reposts, and asking costs a query its round-trip budget has no room
     for (docs/performance.md)."""
-    votes = viewer_votes(viewer, posts)
+    # What the timeline's read looked up beside a post (FOUND) needs no
+    # query; the rest (the post page, the read model) is asked for in one.
+    known = {p["_id"]: p[FOUND] for p in posts if "liked" in (p.get(FOUND) or {})}
+    unknown = [p for p in posts if p["_id"] not in known]
+    votes = viewer_votes(viewer, unknown)
+    votes.update({pid: f["vote"] for pid, f in known.items() if f["vote"] is not None})
     # Only a liked post can be liked by the viewer: a page with no likes on
     # it costs no query for the buttons' state. Reposts likewise.
-    liked = likes.liked_by(viewer, [p["_id"] for p in posts if p.get("likes_count")])
+    liked = likes.liked_by(viewer, [p["_id"] for p in unknown if p.get("likes_count")])
+    liked |= {str(pid) for pid, f in known.items() if f["liked"]}
     reposted = (
         reposts.reposted_by(viewer, [p["_id"] for p in posts if p.get("reposts_count")])
         if repost_state
@@ -162,15 +169,19 @@ def cards(
         )
         for p in posts
     ]
+    # Who the texts name was stored with them when they were written (the
+    # post's `mentions`, each comment preview's): no query. Texts stored
+    # before that are announced, to be looked up together in one query.
     # Only a text with an "@" can mention anyone: the rest skip the pattern.
-    mentions.prefetch(
-        text
-        for card in page_cards
-        for text in (
-            card.detail.get("text"),
-            card.detail.get("question"),
-            *(comment.get("text") for comment in card.comments_shown),
-        )
-        if text is not None and "@" in str(text)
-    )
+    unknown_texts = []
+    for card in page_cards:
+        texts = [
+            (card.detail.get("text"), card.raw.get("mentions")),
+            (card.detail.get("question"), card.raw.get("mentions")),
+            *((c.get("text"), c.get("mentions")) for c in card.comments_shown),
+        ]
+        for text, people_then in texts:
+            if text is not None and "@" in str(text) and not mentions.learn(text, people_then):
+                unknown_texts.append(text)
+    mentions.prefetch(unknown_texts)
     return page_cards

@@ -7,6 +7,7 @@ from bson import ObjectId
 from django.conf import settings
 
 from feeds.timelines import stores_copies
+from feeds.timelines.base import FOUND
 from socialsite import active
 
 # The fields of a post that an embedded entry copies (everything a card shows).
@@ -16,6 +17,7 @@ SNAPSHOT_FIELDS = (
     "circles",
     "type",
     "detail",
+    "mentions",
     "edited",
     "comments_count",
     "comments_shown",
@@ -109,20 +111,30 @@ def resolve(entries: list[dict], fetch: Callable[[list[ObjectId]], dict]) -> lis
     is made of) and, for a repost, `reposted_by`.
 
     Embedded copies are used as they are; linked posts and reposted originals
-    are read in one batch by `fetch(ids) -> {id: post}` (one `$in` query,
-    live posts only, so a stale link is skipped)."""
-    linked = sorted({post_id_of(e) for e in entries if "post" not in e}, key=str)
-    found = fetch(linked) if linked else {}
+    are those the timeline's read looked up already (`FOUND`,
+    feeds/selectors/lookups.py), the rest read in one batch by
+    `fetch(ids) -> {id: post}` (one `$in` query, live posts only, so a stale
+    link is skipped). What the lookups found stays on the post, for the
+    page's sight and cards."""
+    linked = sorted(
+        {post_id_of(e) for e in entries if "post" not in e and FOUND not in e}, key=str
+    )
+    fetched = fetch(linked) if linked else {}
     posts = []
     for entry in entries:
+        found = entry.get(FOUND)
         if "post" in entry:
             post = post_from_entry(entry)
-        elif post_id_of(entry) in found:
-            post = dict(found[post_id_of(entry)])
+        elif found is not None and found["linked"] is not None:
+            post = dict(found["linked"])
+        elif found is None and post_id_of(entry) in fetched:
+            post = dict(fetched[post_id_of(entry)])
         else:
             continue
         post["_at"] = (entry["ts"], entry["id"])
         if entry.get("of") is not None:
             post["reposted_by"] = entry["by"]
+        if found is not None:
+            post[FOUND] = {k: v for k, v in found.items() if k != "linked"}
         posts.append(post)
     return posts

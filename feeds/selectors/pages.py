@@ -15,10 +15,12 @@ from django.conf import settings
 
 from feeds.documents import CARD_FIELDS, LIVE, Post
 from feeds.selectors.entries import reads_copies, resolve
+from feeds.selectors.lookups import PageLookups
 from feeds.selectors.repeats import Once
 from feeds.selectors.visibility import Sight, news_hidden, visible_posts
 from feeds.services import polls
 from feeds.timelines import get_store
+from feeds.timelines.base import FOUND
 from feeds.timelines.read import posts_page, read_entries
 from profiles import selectors as people
 from profiles.documents import User
@@ -74,15 +76,20 @@ def _page(
     limit: int | None = None,
     keep_read: Keep | None = None,
     hidden: list[str] | None = None,
+    reader: str | None = None,
+    wall_owner: str | None = None,
 ) -> FeedPage:
     """`keep` filters each chunk of posts; `keep_read`, when given, replaces it
     for chunks the read model answered (its query may decide everything).
     `hidden`: the authors the read model's news query leaves out (default:
-    the owner's blocks)."""
+    the owner's blocks). `reader`: the signed-in viewer, whose likes, votes
+    and circle edges the timeline's read looks up beside the entries
+    (feeds/selectors/lookups.py)."""
     hidden = owner.blocked if hidden is None else hidden
     limit = limit or settings.FEED_PAGE_SIZE
     store = get_store()
     use_read = force_read or not store.stores_entries
+    lookups = PageLookups(reader, wall_owner)
     collected: list[dict] = []
     # Each post once, however many of its reposts the timeline holds
     # (feeds/selectors/repeats.py: at its newest place, not again on an older page).
@@ -98,7 +105,9 @@ def _page(
             # of them needs no second chunk. Stored entries are small.
             # A link read leaves the embedded copies on the server
             # (docs/storage-models.md#shadow-models: one set of stored entries serves both).
-            chunk = store.entries(kind, owner.handle, cursor, 2 * want, copies=reads_copies())
+            chunk = store.entries(
+                kind, owner.handle, cursor, 2 * want, copies=reads_copies(), lookups=lookups
+            )
         entries, used = once.pick(chunk.entries, want)
         posts = _resolve(entries)
         posts = (keep_read or keep)(posts) if use_read else keep(posts)
@@ -140,6 +149,7 @@ def news_page(viewer: User, before: Cursor | None = None) -> FeedPage:
         force_read=rebuilding,
         keep_read=list,
         hidden=sorted(news_hidden(viewer)),
+        reader=viewer.handle,
     )
     page.rebuilding = rebuilding
     return page
@@ -156,8 +166,16 @@ def wall_page(
 
     def keep(posts: list[dict]) -> list[dict]:
         # The owner's reposts are theirs to show, as their own posts are.
+        # Whether the owner follows a guest came with the timeline's read
+        # (FOUND), unless the store does not take lookups: then one query.
         guests = {p["by"]["id"] for p in posts if not p.get("reposted_by")} - {owner.handle}
-        followed = people.followed_among(owner.handle, guests)
+        known = {
+            p["by"]["id"]: p[FOUND]["owner_follows"]
+            for p in posts
+            if "owner_follows" in (p.get(FOUND) or {})
+        }
+        followed = {guest for guest, follows in known.items() if follows}
+        followed |= people.followed_among(owner.handle, guests - known.keys())
         posts = [
             p
             for p in posts
@@ -167,7 +185,7 @@ def wall_page(
         ]
         return visible_posts(viewer, posts)
 
-    return _page("wall", owner, before, keep)
+    return _page("wall", owner, before, keep, reader=viewer.handle, wall_owner=owner.handle)
 
 
 def wall_shows(owner: str, author: str) -> bool:
@@ -180,12 +198,13 @@ def wall_shows(owner: str, author: str) -> bool:
 
 def incoming_page(owner: User, before: Cursor | None = None) -> FeedPage:
     """Seed 000's incoming page: every post directed to the owner, from anyone
-    they have not blocked. One indexed query on (to, ts)."""
+    they have not blocked. One aggregate on the (to, ts) index, with the
+    owner's likes and votes looked up beside each post."""
     limit = settings.FEED_PAGE_SIZE
     query: dict = {"to": owner.handle}
     if owner.blocked:
         query["by.id"] = {"$nin": list(owner.blocked)}
-    posts = posts_page(query, before, limit + 1)
+    posts = posts_page(query, before, limit + 1, lookups=PageLookups(owner.handle))
     page = posts[:limit]
     more = len(posts) > limit
     return FeedPage(page, Cursor(page[-1]["ts"], page[-1]["_id"]).encode() if more else None)

@@ -27,6 +27,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from feeds.documents import ALL_CIRCLES, PUBLIC
+from feeds.timelines.base import FOUND
 from profiles import selectors as people
 from profiles.documents import User
 
@@ -105,6 +106,12 @@ class Sight:
     def visible(self, posts: list[dict]) -> list[dict]:
         if self.muted:
             posts = [p for p in posts if p["by"]["id"] not in self.muted]
+        # Edges the timeline's read looked up beside the posts (FOUND).
+        for post in posts:
+            placed = (post.get(FOUND) or {}).get("placed")
+            if placed is not None and post["by"]["id"] not in self.looked_up:
+                self.placed_in[post["by"]["id"]] = placed
+                self.looked_up.add(post["by"]["id"])
         authors = {p["by"]["id"] for p in posts if needs_graph(self.viewer, p)} - self.looked_up
         # Only a signed-in viewer (one with a handle) needs the graph.
         if authors and (handle := self.viewer.handle) is not None:

@@ -94,6 +94,31 @@ def prefetch(texts: Iterable[object]) -> None:
             lookups.pending |= handles_in(text)
 
 
+def people_named(*texts: object) -> list[str]:
+    """The handles these texts mention that belong to active users now, for a
+    post or comment to keep with its text when it is written: one query, none
+    for texts without an "@". Pages then link them with no lookup (`learn`)."""
+    named = set().union(*(handles_in(text) for text in texts if text and "@" in str(text)))
+    return sorted(people.active_among(named)) if named else []
+
+
+def learn(text: object, people_then: Iterable[str] | None) -> bool:
+    """Tell this request which of `text`'s mentions are people, from the
+    handles stored with it when it was written (`people_named`). False when
+    nothing was stored (a document older than the field): the page asks for
+    it with `prefetch`, as before. A handle that any stored text names as a
+    person is linked."""
+    if people_then is None:
+        return False
+    lookups = _lookups.get()
+    if lookups is None or not text or "@" not in str(text):
+        return True
+    stored = set(people_then)
+    for handle in handles_in(text):
+        lookups.known[handle] = lookups.known.get(handle, False) or handle in stored
+    return True
+
+
 def linked_mentions(*texts: object) -> list[str]:
     """The mentioned handles that are links now: a mention stops linking the
     moment its user is gone, so this is part of every key. Answered from the

@@ -7,7 +7,7 @@ from bson import ObjectId
 from feeds import tasks
 from feeds.delivery import upkeep
 from feeds.documents import ALL_CIRCLES, CARD_FIELDS, PUBLIC, Author, Delivery, PollVote, Post
-from feeds.services import likes, photos, polls, reposts
+from feeds.services import likes, mentions, photos, polls, reposts
 from feeds.timelines import stored_models
 from profiles.documents import User
 from profiles.services import standing
@@ -73,6 +73,7 @@ def post_create(
         circles=circles,
         type=type,
         detail=detail,
+        mentions=mentions.people_named(detail.get("text"), detail.get("question")),
         ts=to_millis(aware(ts)) if ts else now(),
         delivery=Delivery(state="pending", queued=now()),
     )
@@ -104,13 +105,15 @@ def post_edit(*, post_id: ObjectId, actor: User, changes: dict) -> None:
     updates = {f"detail.{k}": v for k, v in changes.items() if k in allowed}
     if not updates:
         raise PostError("This post has nothing that can be edited.")
+    detail = {**(post.get("detail") or {}), **{k: v for k, v in changes.items() if k in allowed}}
+    named = mentions.people_named(detail.get("text"), detail.get("question"))
     edited = Post._get_collection().update_one(
         {"_id": post_id, "by.id": actor.handle, "removed": None},
-        {"$set": {**updates, "edited": now()}},
+        {"$set": {**updates, "mentions": named, "edited": now()}},
     )
     if edited.matched_count == 0:
         raise NotFound(post_id)
-    tasks.refresh_copies.enqueue(str(post_id), ["detail", "edited"])
+    tasks.refresh_copies.enqueue(str(post_id), ["detail", "mentions", "edited"])
 
 
 def post_delete(*, post_id: ObjectId, actor: User) -> None:

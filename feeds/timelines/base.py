@@ -10,6 +10,7 @@ a position in that order.
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Protocol
 
 from bson import ObjectId
 from mongoengine import Document
@@ -19,6 +20,23 @@ from socialsite.clock import aware
 from socialsite.cursors import Cursor
 
 KINDS = ("wall", "news")
+
+
+# The key of an entry (and then of its post) that holds what a page's
+# lookups found beside it (feeds/selectors/lookups.py).
+FOUND = "_found"
+
+
+class Lookups(Protocol):
+    """What a page reads along with its entries (feeds/selectors/lookups.py):
+    `$lookup` stages for rows holding one entry each at `entry`, and `take`,
+    which gives back a row's entry with what was found. A store whose read is
+    one aggregate over one document appends them; the others ignore them and
+    the page asks for the same facts in queries of its own."""
+
+    def stages(self, entry: str) -> list[dict]: ...
+
+    def take(self, row: dict, entry: str) -> dict: ...
 
 
 @dataclass
@@ -64,13 +82,20 @@ class TimelineStore(ABC):
 
     @abstractmethod
     def entries(
-        self, kind: str, owner: str, before: Cursor | None, limit: int, *, copies: bool = True
+        self,
+        kind: str,
+        owner: str,
+        before: Cursor | None,
+        limit: int,
+        *,
+        copies: bool = True,
+        lookups: Lookups | None = None,
     ) -> Chunk:
         """Up to `limit` entries older than `before`, newest first.
 
         `copies=False`: a link read (devlens `embed()` off) leaves the
         embedded copies on the server, so its page resolves every post from
-        `post` and costs what linking costs."""
+        `post` and costs what linking costs. `lookups`: see `Lookups`."""
 
     @abstractmethod
     def remove_post(self, post_id: ObjectId) -> None:

@@ -13,7 +13,7 @@ from pymongo.collection import Collection
 from pymongo.errors import BulkWriteError
 
 from feeds.documents import CacheTimeline
-from feeds.timelines.base import KINDS, WITHOUT_COPIES, Chunk, EntryArrayStore
+from feeds.timelines.base import KINDS, WITHOUT_COPIES, Chunk, EntryArrayStore, Lookups
 from socialsite.cursors import Cursor, older_expr, sort_key
 
 NEWEST_FIRST = {"ts": -1, "id": -1}
@@ -70,7 +70,14 @@ class CacheStore(EntryArrayStore):
                     raise
 
     def entries(
-        self, kind: str, owner: str, before: Cursor | None, limit: int, *, copies: bool = True
+        self,
+        kind: str,
+        owner: str,
+        before: Cursor | None,
+        limit: int,
+        *,
+        copies: bool = True,
+        lookups: Lookups | None = None,
     ) -> Chunk:
         entries_expr: str | dict = "$entries"
         if before is not None:
@@ -87,14 +94,27 @@ class CacheStore(EntryArrayStore):
                 }
             },
         ]
-        rows = list(_collection().aggregate(pipeline if copies else [*pipeline, WITHOUT_COPIES]))
+        if not copies:
+            pipeline.append(WITHOUT_COPIES)
+        if lookups is not None:
+            # One row per entry (an empty page still gives its one row, for
+            # `stored`), each with what the page shows beside it.
+            pipeline += [
+                {"$unwind": {"path": "$page", "preserveNullAndEmptyArrays": True}},
+                *lookups.stages("page"),
+            ]
+        rows = list(_collection().aggregate(pipeline))
         if not rows:
             return Chunk([], exhausted=False, complete=False)
+        stored = rows[0]["stored"]
+        if lookups is not None:
+            found = [lookups.take(row, "page") for row in rows if row.get("page")]
+        else:
+            found = rows[0]["page"]
         # The array is kept in (ts, id) order by `$push`'s `$sort`; sorting the
         # page again costs nothing and keeps it exact whatever the server did
         # with entries of the same millisecond.
-        page = sorted(rows[0]["page"], key=sort_key, reverse=True)
-        stored = rows[0]["stored"]
+        page = sorted(found, key=sort_key, reverse=True)
         if len(page) > limit:
             return Chunk(page[:limit], exhausted=False)
         if stored >= self.cap:

@@ -30,7 +30,7 @@ from pymongo import UpdateOne
 from pymongo.collection import Collection
 
 from feeds.documents import MonthTimeline
-from feeds.timelines.base import WITHOUT_COPIES, Chunk, EntryArrayStore, month_of
+from feeds.timelines.base import WITHOUT_COPIES, Chunk, EntryArrayStore, Lookups, month_of
 from socialsite.bulk import bulk_upsert
 from socialsite.cursors import Cursor, older_expr, sort_key
 
@@ -181,7 +181,14 @@ class MonthStore(EntryArrayStore):
         self.append(kind, owner, entries)
 
     def entries(
-        self, kind: str, owner: str, before: Cursor | None, limit: int, *, copies: bool = True
+        self,
+        kind: str,
+        owner: str,
+        before: Cursor | None,
+        limit: int,
+        *,
+        copies: bool = True,
+        lookups: Lookups | None = None,
     ) -> Chunk:
         """One aggregate: the parts newest month first, each cut to its
         `limit + 1` newest entries older than the cursor (parts are sorted,

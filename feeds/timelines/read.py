@@ -11,9 +11,17 @@ from collections.abc import Collection
 
 from bson import ObjectId
 
-from feeds.documents import ALL_CIRCLES, CARD_FIELDS, LIVE, PUBLIC, Post, PostRepost
+from feeds.documents import (
+    ALL_CIRCLES,
+    CARD_FIELDS,
+    LIVE,
+    PUBLIC,
+    Post,
+    PostRepost,
+    card_exclusion,
+)
 from feeds.selectors.entries import entry_for, repost_entry
-from feeds.timelines.base import Chunk, TimelineStore
+from feeds.timelines.base import FOUND, Chunk, Lookups, TimelineStore
 from profiles import selectors as people
 from socialsite.cursors import Cursor, sort_key
 
@@ -65,7 +73,51 @@ def wall_query(owner: str) -> dict:
     return {"$or": [{"by.id": owner}, {"to": owner}]}
 
 
-def posts_page(query: dict, before: Cursor | None, limit: int) -> list[dict]:
+def posts_page(
+    query: dict, before: Cursor | None, limit: int, *, lookups: Lookups | None = None
+) -> list[dict]:
+    """Posts matching `query`, newest first, older than `before`. With
+    `lookups`, one aggregate instead of a `find` that also brings what the
+    page shows beside each post (`FOUND` on each: the reader's like and vote,
+    feeds/selectors/lookups.py)."""
+    if lookups is not None:
+        return _posts_page_looked_up(_page_filter(query, before), limit, lookups)
+    return list(
+        Post._get_collection()
+        .find(_page_filter(query, before), CARD_FIELDS)
+        .sort(NEWEST_FIRST)
+        .limit(limit)
+    )
+
+
+# The helper fields the lookups add to a row (all start with "_"; `_id` is the post's).
+def _post_of(row: dict) -> dict:
+    return {k: v for k, v in row.items() if k == "_id" or not k.startswith("_")}
+
+
+def _posts_page_looked_up(query: dict, limit: int, lookups: Lookups) -> list[dict]:
+    pipeline = [
+        {"$match": query},
+        {"$sort": dict(NEWEST_FIRST)},
+        {"$limit": limit},
+        {"$project": card_exclusion()},
+        # The post as an entry whose copy is the post itself (nothing to link).
+        {
+            "$addFields": {
+                "_e": {"id": "$_id", "by": "$by.id", "circles": "$circles", "post": True}
+            }
+        },
+        *lookups.stages("_e"),
+    ]
+    posts = []
+    for row in Post._get_collection().aggregate(pipeline):
+        found = lookups.take(row, "_e")[FOUND]
+        found.pop("linked", None)
+        posts.append({**_post_of(row), FOUND: found})
+    return posts
+
+
+def _page_filter(query: dict, before: Cursor | None) -> dict:
     conditions = [query, LIVE]
     if before is not None:
         # The plain `$lte` bounds every `by_ts`/`to_ts` scan (the planner pushes
@@ -73,8 +125,7 @@ def posts_page(query: dict, before: Cursor | None, limit: int) -> list[dict]:
         # between posts of the same millisecond and bounds nothing by itself.
         conditions.append({"ts": {"$lte": before.ts}})
         conditions.append({"$or": [{"ts": {"$lt": before.ts}}, {"_id": {"$lt": before.id}}]})
-    query = {"$and": conditions}
-    return list(Post._get_collection().find(query, CARD_FIELDS).sort(NEWEST_FIRST).limit(limit))
+    return {"$and": conditions}
 
 
 def _reposters(
@@ -150,7 +201,14 @@ class ReadStore(TimelineStore):
         return None
 
     def entries(
-        self, kind: str, owner: str, before: Cursor | None, limit: int, *, copies: bool = True
+        self,
+        kind: str,
+        owner: str,
+        before: Cursor | None,
+        limit: int,
+        *,
+        copies: bool = True,
+        lookups: Lookups | None = None,
     ) -> Chunk:
         return read_entries(kind, owner, before, limit)
 

@@ -24,7 +24,7 @@ from pymongo import InsertOne, UpdateOne
 from pymongo.collection import Collection
 
 from feeds.documents import SizeTimeline
-from feeds.timelines.base import Chunk, EntryArrayStore
+from feeds.timelines.base import Chunk, EntryArrayStore, Lookups
 from socialsite.bulk import bulk_upsert
 from socialsite.clock import aware
 from socialsite.cursors import Cursor, older_than, sort_key
@@ -118,7 +118,14 @@ class SizeStore(EntryArrayStore):
             _collection().bulk_write(ops, ordered=True)
 
     def entries(
-        self, kind: str, owner: str, before: Cursor | None, limit: int, *, copies: bool = True
+        self,
+        kind: str,
+        owner: str,
+        before: Cursor | None,
+        limit: int,
+        *,
+        copies: bool = True,
+        lookups: Lookups | None = None,
     ) -> Chunk:
         query: dict = {"owner": owner, "kind": kind}
         if before is not None:

@@ -129,12 +129,19 @@ def test_an_edited_comment_shows_at_once_in_the_thread(cast, login):
     assert "final" in thread and "draft" not in thread
 
 
-def test_a_mention_links_once_its_user_exists(cast, login, make_user):
+def test_a_mention_is_resolved_when_the_post_is_written_and_again_when_edited(
+    cast, login, make_user
+):
+    """Pages link the people a text named when it was written, with no lookup
+    of their own (docs/performance.md): a later sign-up does not link an old
+    mention; an edit resolves the text again."""
     ada, bob, _ = cast
     post = status(ada, "waiting for @dan")
     reader = login(bob)
     assert 'class="mention"' not in card_html(page(reader, "/feed/"), post)
     make_user("dan")
+    assert 'class="mention"' not in card_html(page(reader, "/feed/"), post)
+    services.post_edit(post_id=post.id, actor=ada, changes={"text": "here is @dan"})
     assert 'href="/u/dan/" class="mention"' in card_html(page(reader, "/feed/"), post)
 
 
