@@ -19,6 +19,8 @@ as before, by one query per kind of fact for the whole page.
 
 from dataclasses import dataclass
 
+from mongoengine import Document
+
 from feeds.documents import LIVE, PUBLIC, PollVote, Post, PostLike, card_exclusion
 from feeds.timelines.base import FOUND
 from profiles import selectors as people
@@ -125,7 +127,9 @@ class PageLookups:
         return {**row[entry], FOUND: found}
 
 
-def _lookup(document, local: str, foreign: str, pipeline: list[dict], into: str) -> dict:
+def _lookup(
+    document: type[Document], local: str, foreign: str, pipeline: list[dict], into: str
+) -> dict:
     """A `$lookup` of at most one document: a point read of an index on
     `foreign` (MongoDB 5.0's `localField` with a `pipeline`)."""
     return {
