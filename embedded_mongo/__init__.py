@@ -21,7 +21,9 @@ Its patches live one concern a module: `uniques` (fast unique-index and
 collection table under the server lock), and `reads` with `indexes`,
 `planner` and `orders` (lookups, ranges, sorts, `$match`-first aggregates and
 TTL expiry served by secondary indexes, so a page does not scan or copy whole
-collections) and `copies` (copies that share immutable values).
+collections), `copies` (copies that share immutable values), `lookup`
+(`$lookup` with a pipeline, batched and index-served) and `unwind` (`$unwind`
+without a copy of the document per element).
 """
 
 import functools
@@ -32,7 +34,17 @@ import mongoengine
 import mongomock
 import mongomock.gridfs
 
-from embedded_mongo import batches, bulk, concurrency, copies, lookup, push_sort, reads, uniques
+from embedded_mongo import (
+    batches,
+    bulk,
+    concurrency,
+    copies,
+    lookup,
+    push_sort,
+    reads,
+    uniques,
+    unwind,
+)
 from embedded_mongo import observer as _observer
 from embedded_mongo.state import flags as _flags
 from embedded_mongo.state import server_lock as _server_lock
@@ -122,6 +134,7 @@ def install() -> None:
     batches.count_batches()
     push_sort.compound_push_sort()
     lookup.lookup_with_pipeline()
+    unwind.unwind_without_copies()
     reads.route_reads()  # after push_sort: it re-indexes what an update leaves
     copies.share_immutable_values()
     copies.cheap_update_snapshots()

@@ -1,11 +1,12 @@
 """`$lookup` with `localField`/`foreignField` and a `pipeline` (MongoDB 5.0).
 
-The session read (the site's sessions module) joins the edges between the viewer
-and a wall's owner this way: the foreign documents whose `foreignField`
-equals the local value, narrowed by the sub-pipeline's constant `$match`, an
-index point read of `(_f, _t)` on a server. mongomock refuses any `pipeline`
-in a `$lookup`; this runs that form (no `let`) and leaves every other form
-to mongomock.
+The session read (the site's sessions module) joins the edges between the
+viewer and a wall's owner this way, and a timeline page its likes, votes and
+edges: the foreign documents whose `foreignField` equals the local value,
+narrowed by the sub-pipeline's constant `$match`, an index point read of
+`(_f, _t)` or `(post, by)` on a server, and here one indexed find (`_plan`).
+mongomock refuses any `pipeline` in a `$lookup`; this runs that form (no
+`let`) and leaves every other form to mongomock.
 """
 
 from mongomock import aggregate, helpers
@@ -16,16 +17,22 @@ def _lookup_with_pipeline(original):
         if "pipeline" not in options or "let" in options or "localField" not in options:
             return original(in_collection, database, options)
         foreign = database.get_collection(options["from"])
-        for doc in in_collection:
-            try:
-                value = helpers.get_value_by_dot(doc, options["localField"])
-            except KeyError:
-                value = None
-            query = {"$in": value} if isinstance(value, list) else value
-            matches = list(foreign.find({options["foreignField"]: query}))
-            cursor = aggregate.process_pipeline(matches, database, options["pipeline"], None)
+        field = options["foreignField"]
+        narrow, projection, rest, limit = _plan(options["pipeline"], field)
+        docs = list(in_collection)
+        values = [_local_value(doc, options["localField"]) for doc in docs]
+        groups = _batched(foreign, narrow, projection, field, values)
+        for doc, value in zip(docs, values, strict=True):
+            if groups is None:  # a value that cannot key a batch: one find for this row
+                query = {"$in": value} if isinstance(value, list) else value
+                found = foreign.find({**narrow, field: query}, projection)
+                matches = list(found.limit(limit) if limit else found)
+            else:
+                matches = _gathered(groups, value)
+                matches = matches[:limit] if limit else matches
+            cursor = aggregate.process_pipeline(matches, database, rest, None)
             doc[options["as"]] = list(cursor)
-        return in_collection
+        return docs
 
     return handle
 
@@ -33,3 +40,78 @@ def _lookup_with_pipeline(original):
 def lookup_with_pipeline() -> None:
     handlers = aggregate._PIPELINE_HANDLERS
     handlers["$lookup"] = _lookup_with_pipeline(handlers["$lookup"])
+
+
+def _plan(pipeline: list[dict], foreign_field: str) -> tuple[dict, dict | None, list[dict], int]:
+    """As a server plans it: a leading constant `$match` joins the equality on
+    `foreignField` in one indexed find (a point read of `(post, by)`, not
+    every like of a post filtered afterwards); a plain `$project` after it
+    also narrows what the find copies (a post's embedded comments are never
+    copied to be dropped), and still runs after it for its exact result; and
+    a `$limit` reached through projections only bounds that find. Returns the
+    extra filter, the find's projection (None: whole documents), the stages
+    left to run on what it finds, and the limit (0: none)."""
+    stages = list(pipeline)
+    narrow: dict = {}
+    first = stages[0].get("$match") if stages else None
+    if isinstance(first, dict) and foreign_field not in first and "$expr" not in first:
+        narrow = first
+        stages = stages[1:]
+    projection = None
+    spec = stages[0].get("$project") if stages else None
+    if isinstance(spec, dict) and spec and all(v in (0, False) for v in spec.values()):
+        # An exclusion: the find drops the same fields, but keeps the one
+        # it groups by (and `_id`, which the stage itself decides on).
+        projection = {k: 0 for k in spec if k not in (foreign_field, "_id")} or None
+    limit = 0
+    for stage in stages:
+        if "$limit" in stage:
+            limit = int(stage["$limit"])
+            break
+        if "$project" not in stage:
+            break
+    return narrow, projection, stages, limit
+
+
+def _local_value(doc, local_field: str):
+    try:
+        return helpers.get_value_by_dot(doc, local_field)
+    except KeyError:
+        return None
+
+
+def _batched(
+    foreign, narrow: dict, projection: dict | None, field: str, values: list
+) -> dict | None:
+    """The foreign documents of every row at once, grouped by their `field`
+    value: one indexed `$in` find for the whole stage instead of one per row
+    (a server does one index probe per row, without Python's per-call cost).
+    None when a value cannot be a dictionary key (a document)."""
+    keys: set = set()
+    try:
+        for value in values:
+            keys.update(value if isinstance(value, list) else [value])
+    except TypeError:
+        return None
+    groups: dict = {}
+    for found in foreign.find({**narrow, field: {"$in": list(keys)}}, projection):
+        value = _local_value(found, field)
+        for key in value if isinstance(value, list) else [value]:
+            try:
+                groups.setdefault(key, []).append(found)
+            except TypeError:
+                return None
+    return groups
+
+
+def _gathered(groups: dict, value) -> list:
+    """A row's matches: for a list of values, each value's in turn, each document once."""
+    if not isinstance(value, list):
+        return list(groups.get(value, ()))
+    seen, matches = set(), []
+    for key in value:
+        for found in groups.get(key, ()):
+            if id(found) not in seen:
+                seen.add(id(found))
+                matches.append(found)
+    return matches

@@ -43,7 +43,7 @@ def dashboard() -> dict:
         "failed": failed_deliveries(),
         "oldest_pending": oldest_ts,
         "oldest_pending_seconds": int((t - oldest_ts).total_seconds()) if oldest_ts else None,
-        "latest": list(AuditEntry.objects.order_by("-ts").limit(10)),
+        "latest": list(AuditEntry.objects.order_by("-ts", "-id").limit(10)),
         "feed_model": active.timeline_model(),
     }
 
@@ -129,7 +129,9 @@ def user_overview(handle: str) -> dict | None:
         "comments": recent_by_author(handle, 10),
         "reports": list(ReportedItem.objects(author=handle).order_by("-last_reported").limit(20)),
         "actions": list(
-            AuditEntry.objects(target_type="user", target_id=handle).order_by("-ts").limit(20)
+            AuditEntry.objects(target_type="user", target_id=handle)
+            .order_by("-ts", "-id")
+            .limit(20)
         ),
     }
 

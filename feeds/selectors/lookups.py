@@ -1,20 +1,23 @@
 """What a page reads along with its timeline, in the timeline's own read.
 
-A card shows more than the post: the reader's like and poll vote, and for a
-circle post by someone else, whether its author still has the reader in
-that circle (docs/privacy.md). Asked one by one after the timeline, each is
-a round trip; here they are `$lookup` stages appended to the timeline's
-aggregate, so a news feed or a wall under the `cache` model is two round
-trips in all, the session's and this one
-(docs/performance.md#round-trip-budgets). Every lookup is a point read of a
-unique or leading index: `post` by `_id` (a link entry's post, live posts
-only), `post_like` on `(post, by)`, `poll_vote` on `(post, voter)` and
-`following` on `(_f, _t)` (profiles' own stage, `circles_placed_in_lookup`).
+A card shows more than the post: the reader's like and poll vote, for a
+circle post by someone else whether its author still has the reader in that
+circle (docs/privacy.md), and on a wall whether its owner follows a guest
+who posted there. Asked one by one after the timeline, each is a round trip;
+here they are `$lookup` stages appended to the timeline's aggregate, so a
+news feed or a wall under the `cache` model is two round trips in all, the
+session's and this one (docs/performance.md#one-read-for-a-page).
 
-The store unwinds its page (one row per entry), adds these stages, and
-hands each entry back with what was found under `FOUND` (`PageLookups.take`). Entries
-without it (a store that does not take lookups, the read model) are served
-as before, by one query per kind of fact for the whole page.
+The stages work on the page's array of entries as it is (no `$unwind`):
+each `$lookup` takes an array of ids as its `localField` (the linked posts,
+the posts shown, the circle posts' authors), which a server answers with a
+point read of an index per id: `post` by `_id` (live posts only),
+`post_like` on `(post, by)`, `poll_vote` on `(post, voter)`, and the graph's
+`following` on `(_f, _t)` and `(_t, _f)` (profiles' own stages). Each result
+array holds at most one document per entry of the page. `take` hands each
+entry back with what was found under `FOUND`. Entries without it (a store
+that does not take lookups, the read model) are served as before, by one
+query per kind of fact for the whole page.
 """
 
 from dataclasses import dataclass
@@ -24,6 +27,27 @@ from mongoengine import Document
 from feeds.documents import LIVE, PUBLIC, PollVote, Post, PostLike, card_exclusion
 from feeds.timelines.base import FOUND
 from profiles import selectors as people
+
+
+def _missing(path: str) -> dict:
+    # `$ifNull` then `$eq`: a missing field and a null one alike (the form
+    # the embedded database evaluates as a server does).
+    return {"$eq": [{"$ifNull": [path, None]}, None]}
+
+
+# Conditions on one entry `$$e` of the page.
+_NO_COPY = _missing("$$e.post")  # a link entry: its post is read from `post`
+_NOT_A_REPOST = _missing("$$e.of")
+_NOT_PUBLIC = {"$eq": [{"$in": [PUBLIC, {"$ifNull": ["$$e.circles", []]}]}, False]}
+_SHOWN = {"$ifNull": ["$$e.of", "$$e.id"]}  # the post an entry shows (a repost's original)
+
+
+def _each(entries: str, value: object, where: dict | None = None) -> dict:
+    """`value` of each entry of the array at `entries` (that meets `where`)."""
+    source = (
+        entries if where is None else {"$filter": {"input": entries, "as": "e", "cond": where}}
+    )
+    return {"$map": {"input": source, "as": "e", "in": value}}
 
 
 @dataclass(frozen=True)
@@ -36,108 +60,92 @@ class PageLookups:
     # else on their wall (a wall shows those only then).
     wall_owner: str | None = None
 
-    def stages(self, entry: str) -> list[dict]:
-        """`$lookup` stages for rows that each hold one timeline entry at the
-        field `entry` (after an `$unwind`)."""
-        at = f"${entry}"
-        stages: list[dict] = [
-            {
-                "$addFields": {
-                    # The post the entry shows (the original, for a repost)...
-                    "_pid": {"$ifNull": [f"{at}.of", f"{at}.id"]},
-                    # ...read from `post` only when no copy is embedded.
-                    "_link": {
-                        "$cond": [
-                            {"$gt": [f"{at}.post", None]},
-                            None,
-                            {"$ifNull": [f"{at}.of", f"{at}.id"]},
-                        ]
-                    },
-                    # Whose edge decides sight: the author of a circle post
-                    # (a repost shows a public post: no edge needed).
-                    "_circled": {
-                        "$cond": [
-                            {
-                                "$or": [
-                                    {"$gt": [f"{at}.of", None]},
-                                    {"$in": [PUBLIC, {"$ifNull": [f"{at}.circles", []]}]},
-                                ]
-                            },
-                            None,
-                            f"{at}.by",
-                        ]
-                    },
-                }
-            },
-            # Without its `_id` (the row's `_link` is it): an exclusion
-            # projection, since the card reads all of a post but its bookkeeping.
-            _lookup(
-                Post,
-                "_link",
-                "_id",
-                [{"$match": LIVE}, {"$project": {**card_exclusion(), "_id": 0}}],
-                "_linked",
-            ),
-        ]
+    def stages(self, entries: str) -> list[dict]:
+        """Stages for rows that hold an array of timeline entries at the
+        field `entries`."""
+        at = f"${entries}"
+        ids: dict = {"_links": _each(at, _SHOWN, _NO_COPY)}
+        if self.reader is not None:
+            ids["_shown"] = _each(at, _SHOWN)
+            # A circle post's author decides whether the reader sees it (a
+            # repost shows a public post: no edge needed).
+            ids["_circled"] = _each(at, "$$e.by", {"$and": [_NOT_A_REPOST, _NOT_PUBLIC]})
         if self.wall_owner is not None:
-            stages += [
-                {
-                    "$addFields": {
-                        "_guest": {
-                            "$cond": [
-                                {
-                                    "$or": [
-                                        {"$gt": [f"{at}.of", None]},
-                                        {"$eq": [f"{at}.by", self.wall_owner]},
-                                    ]
-                                },
-                                None,
-                                f"{at}.by",
-                            ]
-                        }
-                    }
-                },
-                people.followed_lookup("_guest", self.wall_owner, "_followed"),
-            ]
+            guest = {"$and": [_NOT_A_REPOST, {"$ne": ["$$e.by", self.wall_owner]}]}
+            ids["_guests"] = _each(at, "$$e.by", guest)
+        stages: list[dict] = [
+            {"$addFields": ids},
+            _lookup(Post, "_links", "_id", [{"$match": LIVE}, {"$project": card_exclusion()}]),
+        ]
         if self.reader is not None:
             stages += [
-                _lookup(PostLike, "_pid", "post", [{"$match": {"by": self.reader}}], "_liked"),
-                _lookup(PollVote, "_pid", "post", [{"$match": {"voter": self.reader}}], "_vote"),
-                people.circles_placed_in_lookup("_circled", self.reader, "_edge"),
+                _lookup(
+                    PostLike,
+                    "_shown",
+                    "post",
+                    [{"$match": {"by": self.reader}}, {"$project": {"_id": 0, "post": 1}}],
+                    into="_liked",
+                ),
+                _lookup(
+                    PollVote,
+                    "_shown",
+                    "post",
+                    [
+                        {"$match": {"voter": self.reader}},
+                        {"$project": {"_id": 0, "post": 1, "option": 1}},
+                    ],
+                    into="_votes",
+                ),
+                people.circles_placed_in_lookup("_circled", self.reader, "_edges"),
             ]
+        if self.wall_owner is not None:
+            stages.append(people.followed_lookup("_guests", self.wall_owner, "_followed"))
         return stages
 
-    def take(self, row: dict, entry: str) -> dict:
-        """The entry of an unwound row, with what the lookups found under FOUND:
+    def take(self, row: dict, entries: str) -> list[dict]:
+        """The entries of a row, each with what the lookups found under FOUND:
         `linked` (the live post of a link entry, or None: deleted, removed),
         and for a signed-in reader `liked`, `vote` (the option, or None) and
-        `placed` (the circles the author put the reader in, for a circle post);
-        on a wall, `owner_follows` for a post by someone else."""
-        linked = (row.get("_linked") or [None])[0]
-        found: dict = {"linked": None if linked is None else {**linked, "_id": row["_link"]}}
-        if self.reader is not None:
-            vote = (row.get("_vote") or [None])[0]
-            found["liked"] = bool(row.get("_liked"))
-            found["vote"] = None if vote is None else vote.get("option")
-            if row.get("_circled") is not None:
-                edge = (row.get("_edge") or [None])[0]
-                found["placed"] = list((edge or {}).get("_g") or [])
-        if self.wall_owner is not None and row.get("_guest") is not None:
-            found["owner_follows"] = bool(row.get("_followed"))
-        return {**row[entry], FOUND: found}
+        `placed` (the circles the author put the reader in, for a circle
+        post); on a wall, `owner_follows` for a post by someone else."""
+        linked = {post["_id"]: post for post in row.get("_links_found") or ()}
+        liked = {like["post"] for like in row.get("_liked") or ()}
+        votes = {vote["post"]: vote.get("option") for vote in row.get("_votes") or ()}
+        placed = {edge["_f"]: list(edge.get("_g") or []) for edge in row.get("_edges") or ()}
+        circled = set(row.get("_circled") or ())
+        followed = {edge["_t"] for edge in row.get("_followed") or ()}
+        guests = set(row.get("_guests") or ())
+        out = []
+        for entry in row.get(entries) or ():
+            shown = entry.get("of") or entry["id"]
+            found: dict = {"linked": None if "post" in entry else linked.get(shown)}
+            if self.reader is not None:
+                found["liked"] = shown in liked
+                found["vote"] = votes.get(shown)
+                if entry.get("of") is None and entry["by"] in circled:
+                    found["placed"] = placed.get(entry["by"], [])
+            if self.wall_owner is not None and entry.get("of") is None and entry["by"] in guests:
+                found["owner_follows"] = entry["by"] in followed
+            out.append({**entry, FOUND: found})
+        return out
 
 
 def _lookup(
-    document: type[Document], local: str, foreign: str, pipeline: list[dict], into: str
+    document: type[Document],
+    local: str,
+    foreign: str,
+    pipeline: list[dict],
+    *,
+    into: str | None = None,
 ) -> dict:
-    """A `$lookup` of at most one document: a point read of an index on
-    `foreign` (MongoDB 5.0's `localField` with a `pipeline`)."""
+    """A `$lookup` of the documents whose `foreign` is one of the ids in the
+    array at `local` (MongoDB 5.0's `localField` with a `pipeline`)."""
     return {
         "$lookup": {
             "from": document._get_collection_name(),
             "localField": local,
             "foreignField": foreign,
-            "pipeline": [*pipeline, {"$limit": 1}],
-            "as": into,
+            "pipeline": pipeline,
+            "as": into or f"{local}_found",
         }
     }

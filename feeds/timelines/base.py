@@ -29,14 +29,14 @@ FOUND = "_found"
 
 class Lookups(Protocol):
     """What a page reads along with its entries (feeds/selectors/lookups.py):
-    `$lookup` stages for rows holding one entry each at `entry`, and `take`,
-    which gives back a row's entry with what was found. A store whose read is
-    one aggregate over one document appends them; the others ignore them and
-    the page asks for the same facts in queries of its own."""
+    `$lookup` stages for rows holding an array of entries at `entries`, and
+    `take`, which gives back a row's entries with what was found. A store
+    whose read is one aggregate over one document appends them; the others
+    ignore them and the page asks for the same facts in queries of its own."""
 
-    def stages(self, entry: str) -> list[dict]: ...
+    def stages(self, entries: str) -> list[dict]: ...
 
-    def take(self, row: dict, entry: str) -> dict: ...
+    def take(self, row: dict, entries: str) -> list[dict]: ...
 
 
 @dataclass

@@ -97,20 +97,12 @@ class CacheStore(EntryArrayStore):
         if not copies:
             pipeline.append(WITHOUT_COPIES)
         if lookups is not None:
-            # One row per entry (an empty page still gives its one row, for
-            # `stored`), each with what the page shows beside it.
-            pipeline += [
-                {"$unwind": {"path": "$page", "preserveNullAndEmptyArrays": True}},
-                *lookups.stages("page"),
-            ]
+            pipeline += lookups.stages("page")
         rows = list(_collection().aggregate(pipeline))
         if not rows:
             return Chunk([], exhausted=False, complete=False)
         stored = rows[0]["stored"]
-        if lookups is not None:
-            found = [lookups.take(row, "page") for row in rows if row.get("page")]
-        else:
-            found = rows[0]["page"]
+        found = rows[0]["page"] if lookups is None else lookups.take(rows[0], "page")
         # The array is kept in (ts, id) order by `$push`'s `$sort`; sorting the
         # page again costs nothing and keeps it exact whatever the server did
         # with entries of the same millisecond.

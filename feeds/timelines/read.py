@@ -90,31 +90,35 @@ def posts_page(
     )
 
 
-# The helper fields the lookups add to a row (all start with "_"; `_id` is the post's).
-def _post_of(row: dict) -> dict:
-    return {k: v for k, v in row.items() if k == "_id" or not k.startswith("_")}
-
-
 def _posts_page_looked_up(query: dict, limit: int, lookups: Lookups) -> list[dict]:
     pipeline = [
         {"$match": query},
         {"$sort": dict(NEWEST_FIRST)},
         {"$limit": limit},
         {"$project": card_exclusion()},
-        # The post as an entry whose copy is the post itself (nothing to link).
+        # The page as one row: the posts, and each as an entry whose copy is
+        # the post itself (nothing to link), for the lookups to work on.
         {
-            "$addFields": {
-                "_e": {"id": "$_id", "by": "$by.id", "circles": "$circles", "post": True}
+            "$group": {
+                "_id": None,
+                "posts": {"$push": "$$ROOT"},
+                "page": {
+                    "$push": {"id": "$_id", "by": "$by.id", "circles": "$circles", "post": True}
+                },
             }
         },
-        *lookups.stages("_e"),
+        *lookups.stages("page"),
     ]
-    posts = []
-    for row in Post._get_collection().aggregate(pipeline):
-        found = lookups.take(row, "_e")[FOUND]
-        found.pop("linked", None)
-        posts.append({**_post_of(row), FOUND: found})
-    return posts
+    row = next(iter(Post._get_collection().aggregate(pipeline)), None)
+    if row is None:
+        return []
+    found = {entry["id"]: entry[FOUND] for entry in lookups.take(row, "page")}
+    posts = [
+        {**post, FOUND: {k: v for k, v in found[post["_id"]].items() if k != "linked"}}
+        for post in row["posts"]
+    ]
+    # `$push` keeps the sorted order on a server as here; sorted again, exactly.
+    return sorted(posts, key=lambda post: (post["ts"], post["_id"]), reverse=True)
 
 
 def _page_filter(query: dict, before: Cursor | None) -> dict:

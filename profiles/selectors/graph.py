@@ -162,37 +162,36 @@ def circles_placed_in(viewer: str, authors: list[str]) -> dict[str, list[str]]:
     return {row["_f"]: row.get("_g", []) for row in rows}
 
 
-def circles_placed_in_lookup(author_field: str, viewer: str, into: str) -> dict:
+def circles_placed_in_lookup(authors_field: str, viewer: str, into: str) -> dict:
     """`circles_placed_in` as a `$lookup` stage, for another app's aggregate
-    whose rows name an author at `author_field` (None: nothing to look up):
-    `into` holds the edge author -> viewer (its `_g`), if there is one that
-    is not being taken down. A point read of the `(_f, _t)` index per row."""
+    whose rows hold an array of authors at `authors_field`: `into` holds
+    the edges author -> viewer (`_f`, `_g`) that are not being taken down.
+    A point read of the `(_f, _t)` index per author."""
     return {
         "$lookup": {
             "from": FollowingEdge._get_collection_name(),
-            "localField": author_field,
+            "localField": authors_field,
             "foreignField": "_f",
             "pipeline": [
                 {"$match": {"_t": viewer, "state": {"$ne": "removing"}}},
-                {"$project": {"_id": 0, "_g": 1}},
-                {"$limit": 1},
+                {"$project": {"_id": 0, "_f": 1, "_g": 1}},
             ],
             "as": into,
         }
     }
 
 
-def followed_lookup(followee_field: str, follower: str, into: str) -> dict:
+def followed_lookup(people_field: str, follower: str, into: str) -> dict:
     """`followed_among` as a `$lookup` stage, for another app's aggregate
-    whose rows name a person at `followee_field` (None: nothing to look up):
-    `into` is non-empty when `follower` follows them. A point read of the
-    `(_t, _f)` index per row."""
+    whose rows hold an array of handles at `people_field`: `into` holds an
+    edge (`_t`) for each of them `follower` follows. A point read of the
+    `(_t, _f)` index per handle."""
     return {
         "$lookup": {
             "from": FollowingEdge._get_collection_name(),
-            "localField": followee_field,
+            "localField": people_field,
             "foreignField": "_t",
-            "pipeline": [{"$match": {"_f": follower}}, {"$project": {"_id": 1}}, {"$limit": 1}],
+            "pipeline": [{"$match": {"_f": follower}}, {"$project": {"_id": 0, "_t": 1}}],
             "as": into,
         }
     }

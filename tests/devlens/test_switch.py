@@ -85,7 +85,9 @@ def test_dev_shows_what_the_last_page_cost(world):
     assert last.group(1) == "/feed/?x=1"
     # Measured around the view: at most what the whole request counted.
     assert 0 < int(last.group(2)) <= round_trips_on_the_meter(feed)
-    assert int(last.group(3)) >= 12  # the page's twelve posts came back from the database
+    # The session with its user, and the timeline's document, which brings
+    # the page's posts inside it (docs/performance.md#one-read-for-a-page).
+    assert int(last.group(3)) >= 2
 
 
 def test_a_refused_page_is_not_recorded(world):
