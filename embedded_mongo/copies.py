@@ -18,6 +18,7 @@ from collections import OrderedDict
 
 import mongomock.aggregate
 import mongomock.collection
+import mongomock.helpers
 from bson import Decimal128, Int64, ObjectId
 
 from embedded_mongo import indexes
@@ -42,6 +43,22 @@ def _deep(value):
         return OrderedDict((key, _deep(item)) for key, item in value.items())
     if kind is list:
         return [_deep(item) for item in value]
+    if kind in _ATOMIC:
+        return value
+    return copy.deepcopy(value)
+
+
+def aware_copy(value):
+    """A stored document as a reader with `tz_aware` gets it, in one pass:
+    `_copy_field` and then `make_datetime_timezone_aware_in_document` walk it
+    twice, rebuilding every ObjectId on the way."""
+    kind = type(value)
+    if kind is dict or kind is OrderedDict:
+        return {key: aware_copy(item) for key, item in value.items()}
+    if kind is list:
+        return [aware_copy(item) for item in value]
+    if kind is datetime.datetime:
+        return value.replace(tzinfo=mongomock.helpers.utc)
     if kind in _ATOMIC:
         return value
     return copy.deepcopy(value)

@@ -5,8 +5,8 @@
 it (then the caller scans, as mongomock does). It reads the clauses a server
 would serve from an index: equality (`{f: v}`, `$eq`), `$in`, and
 `$gt`/`$gte`/`$lt`/`$lte` ranges on `_id` or the first key of a declared
-index, also inside `$and`, and `$or` when every branch narrows. The smallest
-candidate set wins. Bounds are taken inclusively; the filter run on each
+index, also inside `$and`, and `$or` when every branch narrows. The clauses'
+candidate sets are intersected. Bounds are taken inclusively; the filter run on each
 candidate afterwards applies them exactly.
 """
 
@@ -47,10 +47,17 @@ def candidates(store, spec):
     return sorted((key for key in found if key in seq), key=seq.__getitem__)
 
 
-def _smaller(best, found):
+def _both(best, found):
+    """The clauses of a filter all hold: the candidates of each, intersected
+    (as a server intersects index bounds, or reads a compound index on both
+    fields: `{post: {$in: page}, by: reader}` is the reader's likes on the
+    page, not every like of the page's posts nor every like of the reader)."""
     if found is None:
         return best
-    return found if best is None or len(found) < len(best) else best
+    if best is None:
+        return found
+    small, large = (best, found) if len(best) <= len(found) else (found, best)
+    return {key for key in small if key in large}
 
 
 def _narrow(state, fields: dict, spec: dict):
@@ -59,11 +66,11 @@ def _narrow(state, fields: dict, spec: dict):
         if key == "$and" and isinstance(search, list):
             for clause in search:
                 if isinstance(clause, dict):
-                    best = _smaller(best, _narrow(state, fields, clause))
+                    best = _both(best, _narrow(state, fields, clause))
         elif key == "$or" and isinstance(search, list) and search:
-            best = _smaller(best, _union(state, fields, search))
+            best = _both(best, _union(state, fields, search))
         elif not key.startswith("$") and key in fields:
-            best = _smaller(best, _clause(state, key, search, ranged=fields[key]))
+            best = _both(best, _clause(state, key, search, ranged=fields[key]))
     return best
 
 
@@ -84,11 +91,11 @@ def _clause(state, field: str, search, ranged: bool):
         return None  # a sub-document compared whole
     best = None
     if "$eq" in search:
-        best = _smaller(best, equal(state, field, search["$eq"]))
+        best = _both(best, equal(state, field, search["$eq"]))
     if "$in" in search:
-        best = _smaller(best, _in(state, field, search["$in"]))
+        best = _both(best, _in(state, field, search["$in"]))
     if ranged and any(op in search for op in indexes._RANGE_OPS):
-        best = _smaller(best, _range(state, field, search))
+        best = _both(best, _range(state, field, search))
     return best
 
 

@@ -24,7 +24,7 @@ import mongomock
 from mongomock import aggregate, filtering, helpers
 from mongomock.store import CollectionStore
 
-from embedded_mongo import indexes, orders, planner
+from embedded_mongo import copies, indexes, orders, planner
 
 
 def route_reads() -> None:
@@ -157,18 +157,45 @@ def _aggregate_from_candidates(collection_class) -> None:
         keys = planner.candidates(store, first["$match"]) if not store.is_empty else None
         if keys is None:
             return run(self, pipeline, session, **kwargs)
+        documents, tz_aware = store._documents, self.codec_options.tz_aware
+        match = first["$match"]
+        if tz_aware and _top_level_only(match):
+            # The `$match` decided on the stored fields it names (not on a
+            # whole timeline of entries), and only what it keeps is copied,
+            # in one pass that also makes the dates aware.
+            # Stored dates are naive UTC: so are the filter's, as `$match` has them.
+            spec = helpers.patch_datetime_awareness_in_document(match)
+            kept = [
+                documents[key]
+                for key in keys
+                if filtering.filter_applies(spec, _fields_of(documents[key], spec))
+            ]
+            return aggregate.process_pipeline(
+                [copies.aware_copy(doc) for doc in kept], self.database, stages[1:], session
+            )
         # The copies `self.find()` would have made, of the candidates only; the
         # `$match` stage then keeps exactly the documents it kept before.
-        documents, tz_aware = store._documents, self.codec_options.tz_aware
-        copies = []
+        found = []
         for key in keys:
             copy = self._copy_only_fields(documents[key], None, dict)
-            copies.append(
+            found.append(
                 helpers.make_datetime_timezone_aware_in_document(copy) if tz_aware else copy
             )
-        return aggregate.process_pipeline(copies, self.database, stages, session)
+        return aggregate.process_pipeline(found, self.database, stages, session)
 
     collection_class.aggregate = aggregate_pipeline
+
+
+def _top_level_only(spec) -> bool:
+    """A filter on named top-level fields only (no `$and`/`$or`/`$expr`, no
+    dotted path): what it decides depends on those fields alone."""
+    return isinstance(spec, dict) and all(
+        isinstance(key, str) and not key.startswith("$") and "." not in key for key in spec
+    )
+
+
+def _fields_of(document, spec: dict) -> dict:
+    return {key: document[key] for key in spec if key in document}
 
 
 def _expire_from_sorted_times() -> None:

@@ -1,0 +1,94 @@
+"""Aggregates the pages rely on answer as a server answers them: `$lookup`
+with an array `localField` and a pipeline, `$unwind`, and a leading `$match`
+on top-level fields with dates (the embedded database runs them its own,
+faster way: batched, without per-row copies; the second test pass checks the
+same expectations through the driver)."""
+
+from datetime import UTC, datetime, timedelta
+
+from mongoengine.connection import get_db
+
+T0 = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
+
+
+def _collections():
+    db = get_db()
+    # Not the site's collections, which the suite empties between tests.
+    db.drop_collection("scratch_pages")
+    db.drop_collection("scratch_likes")
+    pages, likes = db["scratch_pages"], db["scratch_likes"]
+    pages.insert_many(
+        [
+            {"owner": "ann", "kind": "news", "page": [{"id": 1}, {"id": 2}, {"id": 3}]},
+            {"owner": "ann", "kind": "wall", "page": [{"id": 9}]},
+            {"owner": "bob", "kind": "news", "page": []},
+        ]
+    )
+    likes.insert_many(
+        [
+            {"post": 1, "by": "ann", "ts": T0},
+            {"post": 1, "by": "bob", "ts": T0},
+            {"post": 2, "by": "bob", "ts": T0},
+            {"post": 3, "by": "ann", "ts": T0 + timedelta(seconds=1)},
+        ]
+    )
+    likes.create_index([("post", 1), ("by", 1)], unique=True)
+    pages.create_index([("owner", 1), ("kind", 1)], unique=True)
+    return pages, likes
+
+
+def test_a_lookup_over_an_array_of_ids_with_a_pipeline():
+    pages, _ = _collections()
+    [row] = pages.aggregate(
+        [
+            {"$match": {"owner": "ann", "kind": "news"}},
+            {"$addFields": {"_ids": {"$map": {"input": "$page", "as": "e", "in": "$$e.id"}}}},
+            {
+                "$lookup": {
+                    "from": "scratch_likes",
+                    "localField": "_ids",
+                    "foreignField": "post",
+                    "pipeline": [
+                        {"$match": {"by": "ann"}},
+                        {"$project": {"_id": 0, "post": 1, "ts": 1}},
+                    ],
+                    "as": "liked",
+                }
+            },
+        ]
+    )
+    assert sorted(like["post"] for like in row["liked"]) == [1, 3]
+    assert all(set(like) == {"post", "ts"} for like in row["liked"])
+    assert {like["ts"] for like in row["liked"]} == {T0, T0 + timedelta(seconds=1)}
+
+
+def test_an_unwind_gives_each_element_its_own_row():
+    pages, _ = _collections()
+    rows = list(
+        pages.aggregate(
+            [
+                {"$match": {"owner": {"$in": ["ann", "bob"]}, "kind": "news"}},
+                {"$unwind": {"path": "$page", "preserveNullAndEmptyArrays": True}},
+                {"$project": {"_id": 0, "owner": 1, "page": 1}},
+            ]
+        )
+    )
+    assert sorted(rows, key=str) == sorted(
+        [
+            {"owner": "ann", "page": {"id": 1}},
+            {"owner": "ann", "page": {"id": 2}},
+            {"owner": "ann", "page": {"id": 3}},
+            {"owner": "bob"},
+        ],
+        key=str,
+    )
+    rows[0]["page"]["id"] = 99  # rows are the reader's own: the store is unchanged
+    assert pages.find_one({"owner": "ann", "kind": "news"})["page"][0]["id"] == 1
+
+
+def test_a_leading_match_on_dates_keeps_exactly_its_documents():
+    _, likes = _collections()
+    later = list(likes.aggregate([{"$match": {"ts": {"$gt": T0}, "by": "ann"}}]))
+    assert [like["post"] for like in later] == [3]
+    assert later[0]["ts"] == T0 + timedelta(seconds=1)
+    assert later[0]["ts"].tzinfo is not None
