@@ -207,7 +207,13 @@ FEED_CACHE_SIZE = env.int("FEED_CACHE_SIZE", default=800)
 FEED_BUCKET_SIZE = env.int("FEED_BUCKET_SIZE", default=50)
 # `month`: entries per month document; a fuller month rolls over into a new part.
 FEED_MONTH_CAP = env.int("FEED_MONTH_CAP", default=1000)
-FEED_FANOUT_BATCH = env.int("FEED_FANOUT_BATCH", default=500)
+# Followers per fan-out write (one `update_many` with `$in`). A server yields
+# between the documents of one write; the embedded database holds its one
+# lock for the whole call, so the demo writes smaller batches and page reads
+# never wait long behind a fan-out (docs/benchmarks.md#the-site-over-http).
+FEED_FANOUT_BATCH = env.int(
+    "FEED_FANOUT_BATCH", default=50 if not MONGODB_URI and not TESTING else 500
+)
 FEED_ACTIVE_LOOKUP = env.int("FEED_ACTIVE_LOOKUP", default=10000)
 FEED_ACTIVE_DAYS = env.int("FEED_ACTIVE_DAYS", default=7)
 FEED_BACKFILL = env.int("FEED_BACKFILL", default=100)
