@@ -4,6 +4,7 @@ start and wait until `/healthz` answers, stop the whole process group, and
 time `/healthz` on one keep-alive connection."""
 
 import http.client
+import json
 import os
 import signal
 import socket
@@ -79,3 +80,41 @@ def health_checks(url: str, n: int = 200) -> list[float]:
         timings.append((time.perf_counter() - started) * 1000)
     connection.close()
     return sorted(timings)
+
+
+def cpu_seconds(root_pid: int) -> float:
+    """User and system CPU seconds of a process and all its descendants (the
+    demo's gunicorn arbiter and its forked worker, whose threads serve the
+    pages and run the tasks), read from /proc; 0.0 where /proc is missing."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    stats: dict[int, tuple[int, float]] = {}  # pid -> (parent, seconds)
+    for entry in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = entry.read_text()
+        except OSError:  # the process ended meanwhile
+            continue
+        # The command name sits in parentheses and may hold spaces.
+        fields = text[text.rindex(")") + 2 :].split()
+        parent, utime, stime = int(fields[1]), int(fields[11]), int(fields[12])
+        stats[int(entry.parent.name)] = (parent, (utime + stime) / ticks)
+    tree, total = {root_pid}, 0.0
+    changed = True
+    while changed:  # parents before children, whatever order /proc listed
+        changed = False
+        for pid, (parent, _) in stats.items():
+            if parent in tree and pid not in tree:
+                tree.add(pid)
+                changed = True
+    for pid in tree:
+        total += stats.get(pid, (0, 0.0))[1]
+    return total
+
+
+def tasks_pending(url: str) -> int:
+    """The server's task backlog from `/healthz` (0 where it shows none)."""
+    host, port = url.split("://", 1)[1].split(":")
+    connection = http.client.HTTPConnection(host, int(port), timeout=10)
+    connection.request("GET", "/healthz")
+    body = json.loads(connection.getresponse().read())
+    connection.close()
+    return int(body.get("tasks_pending") or 0)

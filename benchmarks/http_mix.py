@@ -18,6 +18,10 @@ thread holds its share of them on its own keep-alive connection and picks the
 acting user Zipf-wise too, the more popular users acting more. Follow targets
 are Zipf-chosen from the whole world. Round trips and documents per operation
 come from the response's Server-Timing header ("-" when it carries none).
+
+`--cpu-seconds N` then runs each operation alone for N seconds and prints
+the server's CPU per operation (the page threads and the task worker
+together, read from /proc), and the ceiling that makes for one process.
 """
 
 import argparse
@@ -109,8 +113,9 @@ class Connection:
 class Driver(threading.Thread):
     """One client thread: its own connection, its own signed-in users."""
 
-    def __init__(self, *, url, handles, world, seed):
+    def __init__(self, *, url, handles, world, seed, only: str | None = None):
         super().__init__(daemon=True)
+        self.only = only  # one operation alone (the CPU phase), else the mix
         from socialsite.zipf import Zipf
 
         parts = urlsplit(url)
@@ -140,11 +145,12 @@ class Driver(threading.Thread):
         names = [name for name, _ in MIX]
         weights = [weight for _, weight in MIX]
         # Each operation once first, so a short run still shows every row.
-        opening = self.rng.sample(names, len(names))
+        opening = [] if self.only else self.rng.sample(names, len(names))
         try:
             while time.perf_counter() < self.deadline:
                 session = self.sessions[self.actors.rank() - 1]
                 name = opening.pop() if opening else self.rng.choices(names, weights)[0]
+                name = self.only or name
                 getattr(self, name)(session)
         except BaseException as exc:  # reported by the main thread
             self.failure = exc
@@ -240,6 +246,13 @@ def parse_args(argv):
     parser.add_argument(
         "--start-timeout", type=float, default=900, help="seconds the server may take to seed"
     )
+    parser.add_argument(
+        "--cpu-seconds",
+        type=float,
+        default=0,
+        help="after the mix, run each operation alone this long and print the server's "
+        "CPU per operation (needs the server this command starts: no --url)",
+    )
     args = parser.parse_args(argv)
     if args.users < 2 or args.threads < 1 or args.seconds <= 0:
         parser.error("--users must be >= 2, --threads >= 1 and --seconds > 0")
@@ -288,6 +301,55 @@ def run_mix(args, url: str) -> tuple[list[Driver], float]:
     return drivers, time.perf_counter() - started
 
 
+def cpu_per_operation(args, url: str, server_pid: int, drivers: list[Driver]) -> list[tuple]:
+    """Each operation alone on one client thread for `--cpu-seconds`: the
+    server's CPU (every thread of the process, the task worker's included,
+    its backlog drained before and after) divided by the operations done.
+    One Python process serves on one core at a time (its GIL), so 1000 / ms
+    is that operation's ceiling in operations per second for one process."""
+    rows = [("operation", "count", "CPU ms/op", "ceiling ops/s (one process)")]
+    for name, _ in MIX:
+        first = drivers[0]
+        driver = Driver(
+            url=url,
+            handles=[session.handle for session in first.sessions],
+            world=first.world,
+            seed=args.seed,
+            only=name,
+        )
+        driver.sessions = first.sessions  # signed in already: their cookies
+        _drain(url, server_pid)
+        before = demo_server.cpu_seconds(server_pid)
+        driver.deadline = time.perf_counter() + args.cpu_seconds
+        driver.start()
+        driver.join()
+        while demo_server.tasks_pending(url):  # its own tasks count
+            time.sleep(0.05)
+        spent = demo_server.cpu_seconds(server_pid) - before
+        # Every request the thread made (a scroll with no page to go on reads one first).
+        count = sum(len(samples) for samples in driver.samples.values())
+        if driver.failure or not count:
+            rows.append((name, str(count), "-", "-"))
+            continue
+        ms = spent * 1000 / count
+        rows.append((name, f"{count:,}", f"{ms:.1f}", f"{1000 / ms:,.0f}" if ms else "-"))
+    return rows
+
+
+def _drain(url: str, server_pid: int, timeout: float = 120) -> None:
+    """Wait until the server's task worker has run everything queued and the
+    server is idle (under 4 % of a core over half a second), so that one
+    operation's figure carries nothing of what ran before it."""
+    deadline = time.monotonic() + timeout
+    while demo_server.tasks_pending(url) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    while time.monotonic() < deadline:
+        before = demo_server.cpu_seconds(server_pid)
+        time.sleep(0.5)
+        if demo_server.cpu_seconds(server_pid) - before < 0.02:
+            return
+
+
 def report(args, drivers: list[Driver], seconds: float, seeding: str, health=None) -> str:
     merged = {name: [s for d in drivers for s in d.samples[name]] for name in OPERATIONS}
     mixed = sum(len(merged[name]) for name, _ in MIX)
@@ -320,6 +382,9 @@ def main(argv=None) -> int:
             server, url, seeding = start_server(args, logs)
         health = demo_server.health_checks(url)
         drivers, seconds = run_mix(args, url)
+        cpu = None
+        if args.cpu_seconds and server is not None:
+            cpu = cpu_per_operation(args, url, server.pid, drivers)
     except RuntimeError as exc:
         if args.url:
             shutil.rmtree(logs, ignore_errors=True)
@@ -331,6 +396,9 @@ def main(argv=None) -> int:
         if server is not None:
             demo_server.stop(server)
     print(report(args, drivers, seconds, seeding, health))
+    if cpu:
+        print(f"server CPU per operation, each alone for {args.cpu_seconds:g} s:")
+        print(table(cpu))
     failures = [d.failure for d in drivers if d.failure]
     for failure in failures:
         print(f"a client thread stopped: {failure!r}", file=sys.stderr)

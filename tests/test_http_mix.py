@@ -25,8 +25,8 @@ def test_a_short_run_drives_every_operation_without_errors(capsys, monkeypatch):
     # A small world's feeds are short: small pages give the scrolls a next page.
     monkeypatch.setenv("FEED_PAGE_SIZE", "5")
     argv = ["--users", "20", "--seconds", "3", "--threads", "2", "--sessions", "2"]
-    assert http_mix.main(argv) == 0
-    output = capsys.readouterr().out
+    assert http_mix.main([*argv, "--cpu-seconds", "0.5"]) == 0
+    output, cpu = capsys.readouterr().out.split("server CPU per operation")
     rows = parse_table(output)
     assert list(rows) == [*(name for name, _ in http_mix.MIX), "login (untimed)"]
     for name, row in rows.items():
@@ -42,3 +42,10 @@ def test_a_short_run_drives_every_operation_without_errors(capsys, monkeypatch):
     assert "seeding: -" not in seeding  # the server's start line was found
     assert "all operations:" in output
     assert "/healthz, 200 on one keep-alive connection: p50" in output
+    # Then each operation alone: the server's CPU per operation, and the
+    # ceiling of one process that makes.
+    costs = parse_table(cpu)
+    assert list(costs) == [name for name, _ in http_mix.MIX]
+    for name, row in costs.items():
+        assert int(row["count"].replace(",", "")) > 0, f"{name} never ran alone"
+        assert float(row["CPU ms/op"]) > 0, name
