@@ -20,10 +20,14 @@ memory, so a notification still queued then is lost; the demo's database
 goes with the process anyway, and a deployment that must keep every one
 uses `rq`.
 The thread starts on the first `enqueue` in a process, so a server that
-forks after start-up (gunicorn, `manage.py demo`) runs it in the worker.
+forks after start-up (gunicorn, `manage.py demo`) runs it in the worker. A
+process that ends normally first runs what is queued (up to
+DRAIN_AT_EXIT_SECONDS): a management command from cron (`redeliver_pending`,
+`rebuild_feeds`) queues its tasks here and exits, and they must not be lost.
 Results are kept for the latest RESULTS_KEPT tasks, for `get_result`.
 """
 
+import atexit
 import logging
 import os
 import queue
@@ -42,6 +46,8 @@ from django.utils.json import normalize_json
 log = logging.getLogger(__name__)
 
 RESULTS_KEPT = 1000
+# How long a process that is ending waits for the tasks still queued.
+DRAIN_AT_EXIT_SECONDS = 60
 
 
 class ThreadBackend(BaseTaskBackend):
@@ -118,11 +124,18 @@ class ThreadBackend(BaseTaskBackend):
                 # A forked child inherits the parent's queue object but no thread:
                 # what the parent queued is the parent's.
                 self._queue = queue.Queue()
+            if self._pid is None:
+                atexit.register(self._drain_at_exit)
             self._pid = pid
             self._thread = threading.Thread(
                 target=self._work, name=f"tasks-{self.alias}", daemon=True
             )
             self._thread.start()
+
+    def _drain_at_exit(self) -> None:
+        ours = self._pid == os.getpid()
+        if ours and self.pending and not self.wait_idle(DRAIN_AT_EXIT_SECONDS):
+            log.error("exiting with %d task(s) not run", self.pending)
 
     def _work(self) -> None:
         while True:

@@ -3,7 +3,11 @@ returns at once and a worker thread of this process runs the tasks in order,
 with the immediate backend's lifecycle, signals and log lines."""
 
 import os
+import subprocess
+import sys
 import threading
+import time
+from pathlib import Path
 
 import pytest
 from django.tasks import task, task_backends
@@ -12,6 +16,7 @@ from django.tasks.exceptions import TaskResultDoesNotExist
 
 from socialsite import thread_backend
 
+ROOT = Path(__file__).resolve().parents[2]
 THREAD = {"default": {"BACKEND": "socialsite.thread_backend.ThreadBackend"}}
 ran: list[tuple[str, str]] = []
 gate = threading.Event()
@@ -111,3 +116,29 @@ def test_healthz_shows_the_backlog(backend, client):
     gate.set()
     assert backend.wait_idle(10)
     assert client.get("/healthz").json()["tasks_pending"] == 0
+
+
+@task
+def write_after_a_while(path: str) -> None:
+    time.sleep(0.3)
+    Path(path).write_text("ran")
+
+
+@pytest.mark.no_test_db(reason="the process that enqueues runs as a subprocess")
+def test_a_process_that_ends_first_runs_what_it_queued(tmp_path):
+    """A management command from cron queues its tasks and exits: they run
+    before the process ends, not never."""
+    out = tmp_path / "ran.txt"
+    script = (
+        "import django, sys; django.setup();"
+        "from tests.socialsite.test_thread_backend import write_after_a_while;"
+        f"write_after_a_while.enqueue({str(out)!r})"
+    )
+    env = {**os.environ, "TASKS_BACKEND": "thread", "MONGODB_URI": "", "MONGODB_TEST_URI": ""}
+    env["DEBUG"] = "true"  # a development key, no production checks
+    env["DJANGO_SETTINGS_MODULE"] = "socialsite.settings"
+    finished = subprocess.run(
+        [sys.executable, "-c", script], env=env, cwd=ROOT, capture_output=True, timeout=60
+    )
+    assert finished.returncode == 0, finished.stderr.decode()[-2000:]
+    assert out.read_text() == "ran"
