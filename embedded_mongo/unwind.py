@@ -1,8 +1,9 @@
 """`$unwind` of a top-level array without copying every row's document again.
 
-mongomock deep-copies the whole document once per array element: unwinding a
-timeline's page of n entries copied all n entries n times (a feed page's
-read, feeds/selectors/lookups.py). A server hands each element its own row;
+mongomock deep-copies the whole document once per array element: unwinding
+n timeline entries copied all n entries n times (the "N new posts" count,
+feeds/selectors/newposts.py, unwinds the entries above a cursor every few
+seconds for every open feed). A server hands each element its own row;
 here each row is a new top-level dict that shares the document's other
 values with its siblings (the rows of one aggregate, copied from the store
 already) and holds its own element. No stage changes a nested value in place:
