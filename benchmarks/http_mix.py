@@ -25,7 +25,6 @@ together, read from /proc), and the ceiling that makes for one process.
 """
 
 import argparse
-import http.client
 import os
 import random
 import re
@@ -35,79 +34,19 @@ import sys
 import tempfile
 import threading
 import time
-from dataclasses import dataclass, field
-from http.cookies import SimpleCookie
 from pathlib import Path
-from urllib.parse import urlencode, urlsplit
+from urllib.parse import urlsplit
 
-from benchmarks import demo_server
+from benchmarks import demo_server, http_cpu
 from benchmarks.common import setup_django, table
+from benchmarks.http_client import Connection, Sample, Session
 
 # Operation and weight. Reads dominate, as on every social site.
 MIX = (("read", 50), ("scroll", 20), ("send", 15), ("follow", 8), ("unfollow", 7))
 OPERATIONS = ("login", *(name for name, _ in MIX))
 HEADER = ("operation", "count", "ops/s", "p50 ms", "p99 ms", "trips/op", "docs/op", "4xx", "5xx")
-SERVER_TIMING = re.compile(r'db;desc="(\d+) round trips?, (\d+) docs?"')
 NEXT_LINK = re.compile(r'<a\b[^>]*\brel="next"[^>]*\bhref="([^"]+)"')
 SEEDING = re.compile(r"Demo data ready in ([\d.]+) s")
-
-
-@dataclass
-class Sample:
-    ms: float
-    status: int
-    trips: int | None
-    docs: int | None
-
-
-@dataclass
-class Session:
-    """One signed-in user: its cookies, where its feed scrolls to next, whom it followed."""
-
-    handle: str
-    cookies: dict[str, str] = field(default_factory=dict)
-    next_page: str | None = None
-    followed: list[str] = field(default_factory=list)
-
-
-class Connection:
-    """One keep-alive HTTP connection; each request carries a session's cookies."""
-
-    def __init__(self, host: str, port: int):
-        self.host, self.port = host, port
-        self.http = http.client.HTTPConnection(host, port, timeout=60)
-
-    def request(self, session: Session, method: str, path: str, form=None):
-        headers = {"Cookie": "; ".join(f"{k}={v}" for k, v in session.cookies.items())}
-        body = None
-        if form is not None:
-            body = urlencode({**form, "csrfmiddlewaretoken": session.cookies.get("csrftoken", "")})
-            headers["Content-Type"] = "application/x-www-form-urlencoded"
-        started = time.perf_counter()
-        try:
-            response = self._send(method, path, body, headers)
-        except (ConnectionError, http.client.HTTPException):
-            # The server closed an idle keep-alive connection: one fresh try.
-            self.http.close()
-            response = self._send(method, path, body, headers)
-        content = response.read()
-        ms = (time.perf_counter() - started) * 1000
-        for header in response.msg.get_all("Set-Cookie") or []:
-            for name, morsel in SimpleCookie(header).items():
-                if morsel["max-age"] == "0" or not morsel.value:
-                    session.cookies.pop(name, None)
-                else:
-                    session.cookies[name] = morsel.value
-        timing = SERVER_TIMING.search(response.getheader("Server-Timing") or "")
-        trips, docs = (int(timing[1]), int(timing[2])) if timing else (None, None)
-        return Sample(ms, response.status, trips, docs), content.decode("utf-8", "replace")
-
-    def _send(self, method, path, body, headers):
-        self.http.request(method, path, body=body, headers=headers)
-        return self.http.getresponse()
-
-    def close(self):
-        self.http.close()
 
 
 class Driver(threading.Thread):
@@ -128,6 +67,19 @@ class Driver(threading.Thread):
         self.samples: dict[str, list[Sample]] = {name: [] for name in OPERATIONS}
         self.deadline = 0.0
         self.failure: BaseException | None = None
+
+    def alone(self, name: str) -> "Driver":
+        """A new client thread that does only `name`, as this one's users
+        (signed in already): the CPU phase (benchmarks/http_cpu.py)."""
+        driver = Driver(
+            url=f"http://{self.connection.host}:{self.connection.port}",
+            handles=[session.handle for session in self.sessions],
+            world=self.world,
+            seed=self.rng.randrange(2**32),
+            only=name,
+        )
+        driver.sessions = self.sessions  # their cookies
+        return driver
 
     def login_all(self, password: str) -> None:
         try:
@@ -301,55 +253,6 @@ def run_mix(args, url: str) -> tuple[list[Driver], float]:
     return drivers, time.perf_counter() - started
 
 
-def cpu_per_operation(args, url: str, server_pid: int, drivers: list[Driver]) -> list[tuple]:
-    """Each operation alone on one client thread for `--cpu-seconds`: the
-    server's CPU (every thread of the process, the task worker's included,
-    its backlog drained before and after) divided by the operations done.
-    One Python process serves on one core at a time (its GIL), so 1000 / ms
-    is that operation's ceiling in operations per second for one process."""
-    rows = [("operation", "count", "CPU ms/op", "ceiling ops/s (one process)")]
-    for name, _ in MIX:
-        first = drivers[0]
-        driver = Driver(
-            url=url,
-            handles=[session.handle for session in first.sessions],
-            world=first.world,
-            seed=args.seed,
-            only=name,
-        )
-        driver.sessions = first.sessions  # signed in already: their cookies
-        _drain(url, server_pid)
-        before = demo_server.cpu_seconds(server_pid)
-        driver.deadline = time.perf_counter() + args.cpu_seconds
-        driver.start()
-        driver.join()
-        while demo_server.tasks_pending(url):  # its own tasks count
-            time.sleep(0.05)
-        spent = demo_server.cpu_seconds(server_pid) - before
-        # Every request the thread made (a scroll with no page to go on reads one first).
-        count = sum(len(samples) for samples in driver.samples.values())
-        if driver.failure or not count:
-            rows.append((name, str(count), "-", "-"))
-            continue
-        ms = spent * 1000 / count
-        rows.append((name, f"{count:,}", f"{ms:.1f}", f"{1000 / ms:,.0f}" if ms else "-"))
-    return rows
-
-
-def _drain(url: str, server_pid: int, timeout: float = 120) -> None:
-    """Wait until the server's task worker has run everything queued and the
-    server is idle (under 4 % of a core over half a second), so that one
-    operation's figure carries nothing of what ran before it."""
-    deadline = time.monotonic() + timeout
-    while demo_server.tasks_pending(url) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    while time.monotonic() < deadline:
-        before = demo_server.cpu_seconds(server_pid)
-        time.sleep(0.5)
-        if demo_server.cpu_seconds(server_pid) - before < 0.02:
-            return
-
-
 def report(args, drivers: list[Driver], seconds: float, seeding: str, health=None) -> str:
     merged = {name: [s for d in drivers for s in d.samples[name]] for name in OPERATIONS}
     mixed = sum(len(merged[name]) for name, _ in MIX)
@@ -384,7 +287,13 @@ def main(argv=None) -> int:
         drivers, seconds = run_mix(args, url)
         cpu = None
         if args.cpu_seconds and server is not None:
-            cpu = cpu_per_operation(args, url, server.pid, drivers)
+            cpu = http_cpu.cpu_per_operation(
+                drivers[0].alone,
+                [name for name, _ in MIX],
+                url=url,
+                server_pid=server.pid,
+                seconds=args.cpu_seconds,
+            )
     except RuntimeError as exc:
         if args.url:
             shutil.rmtree(logs, ignore_errors=True)
