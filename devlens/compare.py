@@ -112,6 +112,9 @@ class _Ids(HTMLParser):
         super().__init__(convert_charrefs=True)
         self.posts: list[str] = []
         self.comments: list[str] = []
+        # Posts a news page merged from pulled authors (`data-pulled`,
+        # docs/performance.md#celebrities-are-pulled), not read from the stored timeline.
+        self.pulled = 0
 
     def handle_starttag(self, tag, attrs):
         if tag != "article":
@@ -120,6 +123,7 @@ class _Ids(HTMLParser):
         classes = (values.get("class") or "").split()
         if "post" in classes and values.get("data-post-id"):
             self.posts.append(values["data-post-id"])
+            self.pulled += "data-pulled" in values
         if "comment" in classes and values.get("data-slug") is not None:
             self.comments.append(values["data-slug"])
 
@@ -139,6 +143,7 @@ class Measure:
     posts: list[str]
     comments: list[str]
     maintained: bool
+    pulled: int = 0  # of `posts`, those merged from pulled authors' posts
     parity: str = "ok"
     difference: str = ""
 
@@ -199,6 +204,7 @@ def measure(request, target: Target, choice: Choice, maintained: bool) -> Measur
         posts=ids.posts,
         comments=ids.comments,
         maintained=maintained,
+        pulled=ids.pulled,
     )
 
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from django.conf import settings
 
 from comments.stores.shadows import shadow_names
+from feeds.selectors import pulled
 from feeds.timelines import shadow_models, stores_copies
 from socialsite import active
 from socialsite.active import COMMENT_STORES, TIMELINE_MODELS, Choice
@@ -42,6 +43,12 @@ def embed_maintained(embed: bool | None) -> bool:
 def maintained_comment_stores() -> set[str]:
     """The comment stores that every comment write keeps current."""
     return {settings.COMMENTS_STORE, *shadow_names()}
+
+
+def pulled_authors() -> int:
+    """How many authors are pulled rather than pushed
+    (docs/performance.md#celebrities-are-pulled)."""
+    return len(pulled.authors())
 
 
 def shadows_on() -> bool:

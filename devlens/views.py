@@ -4,6 +4,7 @@ the site's 404, so the pages' existence is not advertised."""
 
 from functools import wraps
 
+from django.conf import settings
 from django.contrib import messages
 from django.http import Http404
 from django.shortcuts import redirect, render
@@ -89,5 +90,11 @@ def compare(request):
     return render(
         request,
         "devlens/compare.html",
-        {"c": comparison, "path": target.full_path, "shadows_on": selectors.shadows_on()},
+        {
+            "c": comparison,
+            "path": target.full_path,
+            "shadows_on": selectors.shadows_on(),
+            "pull_threshold": settings.FEED_PULL_THRESHOLD,
+            "pulled_authors": selectors.pulled_authors(),
+        },
     )

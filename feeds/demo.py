@@ -24,7 +24,7 @@ from PIL import Image, ImageDraw
 from pymongo import UpdateOne
 
 from feeds import tasks
-from feeds.delivery import fanout
+from feeds.delivery import fanout, pulled
 from feeds.documents import ALL_CIRCLES, CARD_FIELDS, PUBLIC, Author, Delivery, Post
 from feeds.selectors.entries import entry_for
 from feeds.services import mentions, photos, polls
@@ -35,6 +35,7 @@ from profiles.documents import User
 from profiles.services import standing
 from socialsite import events
 from socialsite.clock import aware, now, to_millis
+from socialsite.cursors import EPOCH
 
 STATUSES = [
     "Shipped the new release today. Thanks everyone who tested it!",
@@ -202,12 +203,13 @@ def in_bulk(planned: list[dict], users: dict) -> list:
     return made
 
 
-def _fan_out(post_ids: list) -> None:
+def _fan_out(post_ids: list, pulled_authors: set[str]) -> None:
     """What `fanout.deliver_post` does for each post, for all of them at once:
     walls (author and `to`), and news for the audience (followers of a
     public post, the author's circle members otherwise, and the author) who
-    are active, not suspended and have not blocked the author. Each
-    timeline is then written once per store, in time order."""
+    are active, not suspended and have not blocked the author; a pulled
+    author's public post, the author only. Each timeline is then written
+    once per store, in time order."""
     stores = write_stores()
     posts = list(
         Post._get_collection().find({"_id": {"$in": post_ids}}, CARD_FIELDS).sort("ts", 1)
@@ -221,7 +223,7 @@ def _fan_out(post_ids: list) -> None:
     for post in posts:
         author, circles = post["by"]["id"], post["circles"]
         if PUBLIC in circles:
-            audience = followers.get(author, [])
+            audience = [] if author in pulled_authors else followers.get(author, [])
         elif ALL_CIRCLES in circles:
             audience = [member for member, named in placed.get(author, []) if named]
         else:
@@ -263,6 +265,10 @@ def deliver_pending() -> int:
     fan-out, since the bulk path's `replace` would drop what they hold."""
     rows = Post._get_collection().find({"delivery.state": "pending"}, {"_id": 1})
     post_ids = [row["_id"] for row in rows]
+    # The most followed are pulled, as `fanout.deliver_post` would find them,
+    # from before the first post: their public posts go to no follower's
+    # timeline (docs/performance.md#celebrities-are-pulled).
+    pulled_authors = pulled.mark_over_threshold(since=EPOCH)
     owners = people.handles_all()
     stores = write_stores()
     for store in stores:
@@ -271,7 +277,7 @@ def deliver_pending() -> int:
         for post_id in post_ids:
             fanout.deliver_post(post_id)
     elif post_ids:
-        _fan_out(post_ids)
+        _fan_out(post_ids, pulled_authors)
     return len(post_ids)
 
 

@@ -190,6 +190,29 @@ class PostRepost(me.Document):
     }
 
 
+class PulledAuthor(me.Document):
+    """An author whose public posts are pulled into their followers' news
+    pages when read instead of pushed into every follower's timeline: the
+    fan-out article's celebrity problem (docs/performance.md#celebrities-are-pulled).
+
+    One small document per author past FEED_PULL_THRESHOLD followers, written
+    by the delivery that first sees the count past it, and never taken back:
+    an author who drops below the threshold again stays pulled, so that no
+    post falls between the two ways. `since`: pushing stops FEED_PULL_GRACE_SECONDS
+    after it, once every process's list of pulled authors holds the author."""
+
+    handle = me.StringField(primary_key=True)
+    since = me.DateTimeField(default=now)
+
+    meta = {
+        "collection": "pulled_author",
+        # Read whole by each process every FEED_PULL_GRACE_SECONDS: a few
+        # documents, unsharded on the primary shard (no shard key).
+        "indexes": [],
+        "auto_create_index": False,
+    }
+
+
 # --- timeline storage, one collection per model --------------------------------
 # Every model stores entries {id, ts, by, circles[, post]} where `post` is the
 # embedded copy when FEED_EMBED is on. Seed 000 names the collections `wall`

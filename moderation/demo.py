@@ -10,7 +10,7 @@ from comments.stores import get_store
 from feeds.selectors.posts import recent_public_posts
 from moderation import services
 from moderation.targets import resolve_target
-from profiles.demo import demo_account
+from profiles.demo import demo_account, demo_follows
 from profiles.documents import User
 from profiles.services import HandleTaken
 
@@ -28,12 +28,19 @@ NOTES = [
 COMMENT = "Click here for cheap followers!!! best deals"
 
 
-def _accounts() -> User:
+# The admin follows the most followed few (the demo's first users), so that
+# the developer's lens (/dev/compare/?path=/feed/) has a feed to compare, with
+# pulled authors' posts and pushed ones (docs/performance.md#celebrities-are-pulled).
+ADMIN_FOLLOWS = 6
+
+
+def _accounts(handles: list[str]) -> User:
     for handle, name, role in ACCOUNTS:
         try:
             demo_account(handle=handle, name=name, role=role)
         except HandleTaken:
             services.role_set(actor=None, handle=handle, role=role)
+    demo_follows("admin", handles[:ADMIN_FOLLOWS])
     return User.objects.get(handle="moderator")
 
 
@@ -65,7 +72,7 @@ def _a_comment(rng, posts, users):
 
 def seed_more(*, handles: list[str], seed: int, stdout=None) -> None:
     rng = random.Random(seed + 7)
-    moderator = _accounts()
+    moderator = _accounts(handles)
     users = list(User.objects(handle__in=handles, role="user"))
     posts = recent_public_posts(40, fields={"by": 1, "detail": 1}, on_walls=False)
     if len(users) < 6 or len(posts) < 4:

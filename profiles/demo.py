@@ -89,6 +89,28 @@ def demo_account(*, handle: str, name: str, role: str) -> User:
     return user
 
 
+def demo_follows(follower: str, followees: list[str]) -> None:
+    """Edges from `follower`, written as the seeded graph's are (both edge
+    collections and the counters, in bulk): the demo's delivery stage then
+    builds the timelines from the whole graph. `follow_create` would backfill
+    each follow, and the delivery would find timelines already written and
+    go post by post."""
+    t = now()
+    others = [handle for handle in dict.fromkeys(followees) if handle != follower]
+    if not others:
+        return
+    edge = {"_g": [], "state": "active", "since": t, "changed": t}
+    FollowingEdge._get_collection().insert_many(
+        [{"_f": follower, "_t": handle, **edge} for handle in others]
+    )
+    FollowerEdge._get_collection().insert_many(
+        [{"_f": handle, "_t": follower, "since": t} for handle in others]
+    )
+    users = User._get_collection()
+    users.update_one({"_id": follower}, {"$inc": {"following_count": len(others)}})
+    users.update_many({"_id": {"$in": others}}, {"$inc": {"followers_count": 1}})
+
+
 def join_dates(n: int, t: datetime, rng: random.Random) -> list[datetime]:
     """n sign-up times, ascending, spread over the joining weeks."""
     start = t - timedelta(days=JOINED_FROM_DAYS_AGO)
@@ -181,8 +203,14 @@ def seed(*, users: int, maxfollows: int, seed: int = 42, stdout=None) -> list[st
             following_count[i] += 1
             followers_count[j] += 1
     # Early users follow some of the newer ones back, so everyone has a feed.
+    # alice, who is signed in, also follows the next most followed two, so that
+    # her feed shows the posts of authors pulled rather than pushed
+    # (docs/performance.md#celebrities-are-pulled) beside pushed ones.
     for i in range(min(users, 12)):
-        for j in rng.sample(range(i + 1, users), min(users - i - 1, 6)):
+        picked = rng.sample(range(i + 1, users), min(users - i - 1, 6))
+        if i == 0:
+            picked += [j for j in (1, 2) if j < users and j not in picked]
+        for j in picked:
             follower, followee = people[i][0], people[j][0]
             since = _after(joined[j], calendar, t)  # j joined after i
             following_docs.append(

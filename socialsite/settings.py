@@ -226,6 +226,13 @@ FRAGMENT_CACHE_ENTRIES = env.int("FRAGMENT_CACHE_ENTRIES", default=5000)
 # How often an open feed asks /feed/new/ for "n new posts" (milliseconds).
 FEED_NEW_POLL_MS = env.int("FEED_NEW_POLL_MS", default=30000)
 FEED_PENDING_SECONDS = env.int("FEED_PENDING_SECONDS", default=300)
+# Authors with more followers are pulled into news pages when read, not pushed
+# (docs/performance.md#celebrities-are-pulled). The demo's graph is small:
+# there its most followed few are pulled, so that both ways are in use.
+FEED_PULL_THRESHOLD = env.int("FEED_PULL_THRESHOLD", default=100 if _DEMO_DEFAULTS else 10000)
+# How often each process reads the list of pulled authors again, and how long
+# after an author is pulled their posts are still pushed (no post in neither).
+FEED_PULL_GRACE_SECONDS = env.int("FEED_PULL_GRACE_SECONDS", default=30)
 # Deliveries tried this many times are given up ("failed", on the moderation dashboard).
 FEED_DELIVERY_MAX_ATTEMPTS = env.int("FEED_DELIVERY_MAX_ATTEMPTS", default=5)
 RATELIMIT_POST = env.str("RATELIMIT_POST", default="30/300")

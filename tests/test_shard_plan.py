@@ -81,10 +81,12 @@ def test_hashed_keys_get_their_index_before_sharding():
             assert create not in lines, out
 
 
-def test_moderation_collections_stay_unsharded():
+def test_small_collections_stay_unsharded():
     out, _ = run()
     unsharded = [line for line in out.splitlines() if line.startswith("// unsharded")]
-    assert unsharded == ["// unsharded (primary shard): audit_log, campaign, report, report_item"]
+    assert unsharded == [
+        "// unsharded (primary shard): audit_log, campaign, pulled_author, report, report_item"
+    ]
 
 
 def test_every_shard_key_is_an_index_prefix():

@@ -20,6 +20,7 @@ its audience, the entry) is a `Kind`; the machine is the same.
 
 import logging
 from abc import ABC, abstractmethod
+from collections.abc import Iterable
 from datetime import timedelta
 
 from bson.errors import InvalidDocument
@@ -28,6 +29,7 @@ from mongoengine import Document
 from pymongo import ReturnDocument
 from pymongo.errors import PyMongoError
 
+from feeds.delivery import pulled
 from feeds.delivery.audience import active_readers, audience, deliver_to
 from feeds.documents import CARD_FIELDS, LIVE, PUBLIC, Post, PostRepost
 from feeds.selectors.entries import entry_for, repost_entry
@@ -85,12 +87,22 @@ class PostDelivery(Kind):
         entry = entry_for(post)
         walls = sorted({post["by"]["id"], post.get("to")} - {None})
         deliver_to(stores, "wall", walls, entry, again=again)
-        readers = 0
-        for followers in audience(post):
-            batch = active_readers(followers, post["by"]["id"])
+        readers = heard = 0
+        author, public = post["by"]["id"], PUBLIC in post["circles"]
+        batches: Iterable[list[str]] = audience(post)
+        if public and pulled.pulls(author):
+            # A pulled author's public post: their followers' news pages read
+            # it when shown (feeds/selectors/pulled.py); only the author's own
+            # news holds it.
+            batches = [[author]]
+        for followers in batches:
+            heard += len(followers)
+            batch = active_readers(followers, author)
             if batch:
                 deliver_to(stores, "news", batch, entry, again=again)
             readers += len(batch)
+        if public:
+            pulled.counted(author, heard - 1)  # the author joined the first batch
         # A delete or a moderator's removal that ran while we were writing
         # removed the entries before ours landed: look once more, after them.
         if not Post._get_collection().count_documents({"_id": post["_id"], **LIVE}, limit=1):

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 from feeds.documents import ALL_CIRCLES, PUBLIC
 from feeds.selectors.pages import viewer_votes
 from feeds.services import likes, mentions, polls, reposts
-from feeds.timelines.base import FOUND
+from feeds.timelines.base import FOUND, PULLED_IN
 from profiles.documents import User
 from socialsite import fragments
 from socialsite.clock import aware
@@ -59,6 +59,8 @@ class PostCard:
         self.reposts = max(post.get("reposts_count") or 0, 0)
         # Shown here because this handle reposted it (feeds/selectors/entries.py `resolve`).
         self.reposted_by = post.get("reposted_by")
+        # Read from a pulled author's posts, not the stored timeline (feeds/selectors/pulled.py).
+        self.pulled = bool(post.get(PULLED_IN))
         self.liked = liked
         self.reposted = reposted  # the viewer reposted it, wherever this card shows it
         seer = seer or Seer.of(viewer)

@@ -25,8 +25,12 @@ from dataclasses import dataclass
 from mongoengine import Document
 
 from feeds.documents import LIVE, PUBLIC, PollVote, Post, PostLike, card_exclusion
+from feeds.selectors import pulled as pulls
 from feeds.timelines.base import FOUND
 from profiles import selectors as people
+
+# Where the pulled authors' posts are read into the row.
+PULLED = "_pulled"
 
 
 def _missing(path: str) -> dict:
@@ -59,21 +63,29 @@ class PageLookups:
     # A wall's owner: whether they follow the author of each post by someone
     # else on their wall (a wall shows those only then).
     wall_owner: str | None = None
+    # A news page: the pulled authors' posts it merges, read with it
+    # (feeds/selectors/pulled.py), their likes and votes too.
+    pull: pulls.Window | None = None
 
     def stages(self, entries: str) -> list[dict]:
         """Stages for rows that hold an array of timeline entries at the
         field `entries`."""
         at = f"${entries}"
         ids: dict = {"_links": _each(at, _SHOWN, _NO_COPY)}
+        stages: list[dict] = []
+        if self.reader is not None and self.pull is not None:
+            stages += pulls.stages(self.reader, self.pull, PULLED)
         if self.reader is not None:
             ids["_shown"] = _each(at, _SHOWN)
+            if stages:
+                ids["_shown"] = {"$concatArrays": [ids["_shown"], f"${PULLED}._id"]}
             # A circle post's author decides whether the reader sees it (a
             # repost shows a public post: no edge needed).
             ids["_circled"] = _each(at, "$$e.by", {"$and": [_NOT_A_REPOST, _NOT_PUBLIC]})
         if self.wall_owner is not None:
             guest = {"$and": [_NOT_A_REPOST, {"$ne": ["$$e.by", self.wall_owner]}]}
             ids["_guests"] = _each(at, "$$e.by", guest)
-        stages: list[dict] = [
+        stages += [
             {"$addFields": ids},
             _lookup(Post, "_links", "_id", [{"$match": LIVE}, {"$project": card_exclusion()}]),
         ]
@@ -101,6 +113,15 @@ class PageLookups:
         if self.wall_owner is not None:
             stages.append(people.followed_lookup("_guests", self.wall_owner, "_followed"))
         return stages
+
+    def pulled(self, row: dict) -> list[dict] | None:
+        """The pulled authors' entries the row was read with, newest first,
+        each with the reader's like and vote under FOUND; None when the
+        stages did not ask for them."""
+        posts = pulls.posts_of(row, PULLED)
+        if posts is None:
+            return None
+        return self.take({**row, "_pulled_entries": pulls.entries(posts)}, "_pulled_entries")
 
     def take(self, row: dict, entries: str) -> list[dict]:
         """The entries of a row, each with what the lookups found under FOUND:

@@ -25,6 +25,10 @@ signed-in user every page costs:
   the people followed. The stored models fall back to it where the feed
   does: no cache document yet, a cache that no longer reaches back to the
   cursor, a feed being rebuilt.
+- The posts of pulled authors the viewer follows above the cursor, which
+  no timeline holds (docs/performance.md#celebrities-are-pulled): under
+  `cache` in the same aggregate, under `month` and `size` one more, only when
+  there are pulled authors at all. The read model's query has them already.
 - One more, only when the new entries hold reposts of posts that are not
   among them: their originals, live and by whom (one `$in` read, as the page
   reads them). And with a stored model one more, only when they hold circle
@@ -46,6 +50,7 @@ from feeds.documents import (
     PostRepost,
     SizeTimeline,
 )
+from feeds.selectors import pulled as pulls
 from feeds.selectors.visibility import Sight, news_hidden
 from feeds.timelines import get_store
 from feeds.timelines.base import month_of
@@ -76,6 +81,39 @@ class _Candidates:
     reposts: list[dict] = field(default_factory=list)
     decided: bool = False
     full: bool = False
+    # The pulled authors' posts above the cursor (feeds/selectors/pulled.py),
+    # when read with the entries; None: not read yet.
+    pulled: list[dict] | None = None
+
+
+# What the count reads of a pulled author's post.
+PULL_FIELDS = {"_id": 1, "ts": 1, "by.id": 1, "circles": 1, "to": 1}
+
+
+def _pull_window(since: Cursor, hidden: list[str]) -> pulls.Window:
+    return pulls.Window(COUNT_CAP + 1, after=since, hidden=frozenset(hidden))
+
+
+def _with_pulled(found: _Candidates) -> _Candidates:
+    """The stored candidates with the pulled posts among them, each post once
+    (one pushed before its author was pulled is in both), newest first."""
+    held = {row["id"] for row in found.posts}
+    rows = [
+        {
+            "id": p["_id"],
+            "ts": p["ts"],
+            "by": p["by"]["id"],
+            "circles": p["circles"],
+            "to": p.get("to"),
+        }
+        for p in found.pulled or ()
+        if p["_id"] not in held
+    ]
+    if not rows:
+        return found
+    posts = sorted(found.posts + rows, key=sort_key, reverse=True)
+    full = found.full or len(posts) > COUNT_CAP or len(found.pulled or ()) > COUNT_CAP
+    return _Candidates(posts[: COUNT_CAP + 1], found.reposts, full=full)
 
 
 def new_posts(viewer: User, since: Cursor) -> NewPosts:
@@ -85,6 +123,10 @@ def new_posts(viewer: User, since: Cursor) -> NewPosts:
     found = None
     if store.stores_entries and viewer.feed_rebuild is None:
         found = _stored(store.name, viewer.handle, since, hidden)
+        if found is not None and not found.full and found.pulled is None:
+            found.pulled = pulls.read(viewer.handle, _pull_window(since, hidden), PULL_FIELDS)
+        if found is not None:
+            found = _with_pulled(found)
     if found is None:
         found = _read(viewer.handle, since, hidden)
     shown = _shown(viewer, found, set(hidden))
@@ -186,6 +228,8 @@ def _stored(model: str, owner: str, since: Cursor, hidden: list[str]) -> _Candid
 
 
 def _cached(owner: str, since: Cursor, hidden: list[str]) -> _Candidates | None:
+    # The pulled authors' posts above the cursor come in the same aggregate.
+    pulled_stages = pulls.stages(owner, _pull_window(since, hidden), "pulled", PULL_FIELDS)
     rows = list(
         CacheTimeline._get_collection().aggregate(
             [
@@ -200,6 +244,7 @@ def _cached(owner: str, since: Cursor, hidden: list[str]) -> _Candidates | None:
                         "oldest": {"$arrayElemAt": ["$entries", -1]},
                     }
                 },
+                *pulled_stages,
             ]
         )
     )
@@ -212,7 +257,9 @@ def _cached(owner: str, since: Cursor, hidden: list[str]) -> _Candidates | None:
         # Capped and all newer than the cursor: what came between the
         # cursor and the cache's oldest entry lives only in `post`.
         return None
-    return _split(new, full=len(new) > COUNT_CAP)
+    found = _split(new, full=len(new) > COUNT_CAP)
+    found.pulled = pulls.posts_of(row, "pulled") if pulled_stages else []
+    return found
 
 
 def _newer(since: Cursor) -> list[dict]:

@@ -1,26 +1,28 @@
 """Every read the feed, wall, incoming and post pages need.
 
 One pager serves news and walls under every timeline model: it asks the
-configured store for entries, resolves linked entries with one `$in` query,
+configured store for entries, merges a news page's pulled authors' posts
+(feeds/selectors/pulled.py), resolves linked entries with one `$in` query,
 filters, and falls back to the read model where the store cannot answer
 (docs/performance.md: a `cache` news page with link entries is 2 round trips).
 """
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from bson import ObjectId
 from django.conf import settings
 
 from feeds.documents import CARD_FIELDS, LIVE, Post
+from feeds.selectors import pulled as pulls
 from feeds.selectors.entries import reads_copies, resolve
 from feeds.selectors.lookups import PageLookups
 from feeds.selectors.repeats import Once
 from feeds.selectors.visibility import Sight, news_hidden, visible_posts
 from feeds.services import polls
 from feeds.timelines import get_store
-from feeds.timelines.base import FOUND
+from feeds.timelines.base import FOUND, PULLED_IN, Chunk
 from feeds.timelines.read import posts_page, read_entries
 from profiles import selectors as people
 from profiles.documents import User
@@ -90,6 +92,10 @@ def _page(
     store = get_store()
     use_read = force_read or not store.stores_entries
     lookups = PageLookups(reader, wall_owner)
+    # News under a stored model merges the pulled authors' posts (feeds/selectors/pulled.py);
+    # the read model's query holds them already.
+    pulling = kind == "news" and reader == owner.handle and bool(pulls.authors())
+    pulled_ids: set = set()
     collected: list[dict] = []
     # Each post once, however many of its reposts the timeline holds
     # (feeds/selectors/repeats.py: at its newest place, not again on an older page).
@@ -105,11 +111,24 @@ def _page(
             # of them needs no second chunk. Stored entries are small.
             # A link read leaves the embedded copies on the server
             # (docs/storage-models.md#shadow-models: one set of stored entries serves both).
+            ask = 2 * want
+            window = pulls.Window(ask + 1, before=cursor, hidden=frozenset(hidden))
             chunk = store.entries(
-                kind, owner.handle, cursor, 2 * want, copies=reads_copies(), lookups=lookups
+                kind,
+                owner.handle,
+                cursor,
+                ask,
+                copies=reads_copies(),
+                lookups=replace(lookups, pull=window) if pulling else lookups,
             )
+            if pulling:
+                chunk = _with_pulled(chunk, owner.handle, window, ask)
+                pulled_ids |= {entry["id"] for entry in chunk.pulled or ()}
         entries, used = once.pick(chunk.entries, want)
         posts = _resolve(entries)
+        for post in posts:
+            if post["_id"] in pulled_ids and not post.get("reposted_by"):
+                post[PULLED_IN] = True
         posts = (keep_read or keep)(posts) if use_read else keep(posts)
         collected += once.first_sightings(posts, store=None if use_read else store)
         if used:
@@ -127,6 +146,19 @@ def _page(
     more = len(collected) > limit
     next_cursor = position(page[-1]).encode() if more and page else None
     return FeedPage(page, next_cursor)
+
+
+def _with_pulled(chunk: Chunk, reader: str, window: pulls.Window, limit: int) -> Chunk:
+    """The chunk with the pulled authors' posts merged in: read with it (a
+    store that takes lookups), else by one aggregate of their own. The
+    result's `pulled` are the entries it took from them."""
+    found = chunk.pulled
+    if found is None:
+        found = pulls.entries(pulls.read(reader, window))
+    merged = pulls.merge(chunk, found, limit)
+    taken = {id(entry) for entry in found}  # not a stored entry of the same post
+    merged.pulled = [entry for entry in merged.entries if id(entry) in taken]
+    return merged
 
 
 def news_page(viewer: User, before: Cursor | None = None) -> FeedPage:

@@ -107,9 +107,10 @@ class CacheStore(EntryArrayStore):
         # page again costs nothing and keeps it exact whatever the server did
         # with entries of the same millisecond.
         page = sorted(found, key=sort_key, reverse=True)
+        pulled = None if lookups is None else lookups.pulled(rows[0])
         if len(page) > limit:
-            return Chunk(page[:limit], exhausted=False)
+            return Chunk(page[:limit], exhausted=False, pulled=pulled)
         if stored >= self.cap:
             # Past the cap: what is older than the cache lives only in `post`.
-            return Chunk(page, exhausted=False, complete=False)
-        return Chunk(page, exhausted=True)
+            return Chunk(page, exhausted=False, complete=False, pulled=pulled)
+        return Chunk(page, exhausted=True, pulled=pulled)

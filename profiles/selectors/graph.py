@@ -123,6 +123,29 @@ def followed_among(follower: str, handles: Iterable[str]) -> set[str]:
     return {row["_t"] for row in rows}
 
 
+def followed_among_joined(follower: str, handles: Iterable[str], then: list[dict]) -> dict | None:
+    """`followed_among` as one aggregate whose row, `{"followed": [...]}`,
+    goes on through another app's `then` stages (a `$lookup` of what the
+    followed wrote): one round trip for both. None when `follower` follows
+    none of `handles`."""
+    handles = sorted(set(handles))
+    if not handles:
+        return None
+    pipeline = [
+        {"$match": {"_f": follower, "_t": {"$in": handles}}},
+        {"$group": {"_id": None, "followed": {"$push": "$_t"}}},
+        *then,
+    ]
+    return next(iter(FollowingEdge._get_collection().aggregate(pipeline)), None)
+
+
+def handles_with_followers_over(count: int) -> list[str]:
+    """Everyone followed by more than `count`: a scan of `user` (no index on
+    the count), for the rare job that asks (the demo's seeding)."""
+    rows = User._get_collection().find({"followers_count": {"$gt": count}}, {"_id": 1})
+    return sorted(row["_id"] for row in rows)
+
+
 def followed_by(handle: str) -> set[str]:
     """Whom `handle` follows (demo data; pages ask narrower questions)."""
     rows = FollowingEdge._get_collection().find({"_f": handle}, {"_t": 1})

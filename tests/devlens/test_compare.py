@@ -48,6 +48,12 @@ def test_the_demo_feed_agrees_under_every_model(demo_admin):
     shown = len(re.findall(r"data-post-id", demo_admin.get("/feed/").content.decode()))
     assert shown > 5  # alice's demo feed has posts: parity compared something
     assert all(int(row["round-trips"]) > 0 and int(row["docs"]) > 0 for row in models)
+    # Alice follows pulled authors: each stored model merged their posts when
+    # read, and says how many (the read model reads every post that way).
+    pulled = {row["model"]: int(row["pulled"]) for row in models}
+    assert pulled["read"] == 0 and pulled["cache"] > 0, pulled
+    assert pulled["cache"] == pulled["month"] == pulled["size"], pulled
+    assert f"· {pulled['cache']} pulled" in page
 
 
 @pytest.mark.parametrize("whose", ["own", "followed"])

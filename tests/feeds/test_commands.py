@@ -212,3 +212,26 @@ def test_rebuild_all_restores_every_stored_model(settings, make_user, model):
     mongo.database()[store_collection].delete_many({})
     run("rebuild_feeds", "--all")
     assert store.stats()["entries"] == before["entries"]
+
+
+def test_the_celebrity_benchmark_shows_a_pulled_send_costs_the_same_whatever_the_followers(
+    capsys,
+):
+    from benchmarks import celebrity as bench
+
+    assert bench.main(["--followers", "30", "--sends", "2", "--reads", "2", "--wipe"]) == 0
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    header = next(line for line in lines if line.startswith("model "))
+    assert [cell.strip() for cell in header.split("|")] == list(bench.HEADER)
+    rows = {
+        tuple(cell.strip() for cell in line.split("|")[:2]): [c.strip() for c in line.split("|")]
+        for line in lines
+        if line.split("|")[0].strip() in bench.STORED_MODELS
+    }
+    for model in bench.STORED_MODELS:
+        pushed, pulled = rows[(model, "pushed")], rows[(model, "pulled")]
+        # Entries per send: every follower's news and the author's news and
+        # wall, or the author's two only.
+        assert float(pushed[4]) == 32.0 and float(pulled[4]) == 2.0, (pushed, pulled)
+        assert float(pulled[2]) == 8.0 and float(pushed[2]) > float(pulled[2])

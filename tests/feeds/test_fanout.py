@@ -7,13 +7,14 @@ from datetime import timedelta
 import pytest
 
 from feeds.delivery import fanout, upkeep
-from feeds.documents import PUBLIC, CacheTimeline, Post
+from feeds.documents import PUBLIC, CacheTimeline, Post, PulledAuthor
 from feeds.selectors import pages as selectors
 from feeds.services import posts as services
 from feeds.timelines import get_store
 from profiles import services as graph
-from profiles.documents import FollowerEdge, User
+from profiles.documents import FollowerEdge, FollowingEdge, User
 from socialsite.clock import now
+from socialsite.cursors import EPOCH
 
 WRITE_MODELS = ["cache", "month", "size"]
 
@@ -97,6 +98,43 @@ def test_fanout_round_trips_grow_with_batches_not_followers(
         "fan00249": 1,
         "star": 1,
     }
+
+
+def test_a_pulled_authors_post_costs_the_same_whatever_their_followers(
+    model, settings, make_user, round_trips
+):
+    """Hybrid fan-out (docs/performance.md#celebrities-are-pulled): 2,000
+    followers past a threshold of 1,000. The post that counts them is pushed
+    and marks the author; the next one is written to the author's own
+    timelines only, in a constant number of round trips."""
+    settings.FEED_PULL_THRESHOLD = 1000
+    star = make_user("star")
+    fans = bulk_followers("star", 2000)
+    # A page pulls along the reader's own edges (`following`), which the
+    # delivery does not read.
+    FollowingEdge._get_collection().insert_many(
+        [{"_f": fan, "_t": "star", "_g": [], "state": "active"} for fan in fans]
+    )
+    with round_trips() as pushed:
+        services.post_create(author=star, type="status", detail={"text": "a"}, circles=[PUBLIC])
+    # Pushed in 4 batches, then the mark (1).
+    assert pushed.total == 6 + 3 * 4 + 1, pushed.commands
+    # Past the grace, every process has read the mark.
+    PulledAuthor.objects(handle="star").update_one(set__since=EPOCH)
+    with round_trips() as pulled:
+        post = services.post_create(
+            author=star, type="status", detail={"text": "b"}, circles=[PUBLIC]
+        )
+    # The constant (6), this process reading the list again after its mark
+    # (1), and the author's own news: filter, write (2).
+    assert pulled.total == 6 + 1 + 2, pulled.commands
+    assert Post.objects.get(id=post.id).delivery.readers == 1
+    assert entries_of(post.id, ["fan00000", "fan01999", "star"]) == {
+        "fan00000": 0,
+        "fan01999": 0,
+        "star": 1,
+    }
+    assert news_ids("fan01999")[0] == post.id
 
 
 def test_crash_halfway_then_retry_leaves_exactly_one_entry(

@@ -3,8 +3,9 @@
 A signed-in feed, wall or incoming page under the `cache` model costs at most
 2 round trips in all, whatever its posts: the session with its user (one
 aggregate), and one aggregate for the page that looks up the linked posts,
-the reader's likes and votes, the circle edges and a wall's guests beside
-the entries; mentions were resolved when the posts were written. Flat from
+the reader's likes and votes, the circle edges, a wall's guests and a news
+page's pulled authors' posts beside the entries; mentions were resolved when
+the posts were written. Flat from
 5 to 1,000 followings. Counted on the demo database and, with
 MONGODB_TEST_URI, on a wire server through the command listener (where a
 `find_one` is a `find`)."""
@@ -12,19 +13,23 @@ MONGODB_TEST_URI, on a wire server through the command listener (where a
 import pytest
 from django.test import Client
 
+from feeds.delivery import pulled as pulling
 from feeds.documents import PUBLIC
+from feeds.selectors import pulled
 from feeds.services import likes, posts, reposts
 from profiles import services as accounts
 from profiles.documents import FollowerEdge, FollowingEdge, User
 from profiles.services import circles, graph
 from socialsite import sessions
 from socialsite.clock import now
+from socialsite.cursors import EPOCH
 from socialsite.documents import SessionRecord
 from tests.conftest import PASSWORD
 
 # Bulk inserts go in slices: the wire server answers one command at a time.
 SLICE = 250
 AUTHORS_WHO_POST = 4
+PULLED = "author0002"  # whose liked post mentioning the reader tops the feed
 
 
 def user(handle: str) -> User:
@@ -75,6 +80,9 @@ def reader_of(settings, make_user):
         # exist); the rest in bulk.
         for handle in handles[:AUTHORS_WHO_POST]:
             make_user(handle)
+        # One of them is pulled (docs/performance.md#celebrities-are-pulled): the
+        # feed reads their public posts with its entries, in the same aggregate.
+        pulling.mark(PULLED, since=EPOCH)
         _insert(User._get_collection(), [_author(h, t) for h in handles[AUTHORS_WHO_POST:]])
         edge = {"_g": [], "state": "active", "since": t, "changed": t}
         _insert(
@@ -99,6 +107,7 @@ def reader_of(settings, make_user):
                 author=user("reader"), type="status", detail={"text": "mine"}, circles=[PUBLIC]
             )
         every_kind_of_post(handles[:AUTHORS_WHO_POST], theirs)
+        pulled.authors()  # each process reads the list every FEED_PULL_GRACE_SECONDS
         return user("reader")
 
     return build
@@ -162,7 +171,10 @@ def _page(client, round_trips, path: str):
 # session with its user, and one aggregate for the page with everything its
 # cards show (feeds/selectors/lookups.py).
 SIGNED_IN_PAGES = {
-    "feed": ("/feed/", ["friends only", "tea or", "hi ", 'data-reposted-by="author0003"']),
+    "feed": (
+        "/feed/",
+        ["friends only", "tea or", "hi ", 'data-reposted-by="author0003"', 'data-pulled="1"'],
+    ),
     "own wall": ("/u/reader/", ["on your wall?", "mine"]),
     "incoming": ("/incoming/", ["on your wall?", "for "]),
 }

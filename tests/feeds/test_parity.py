@@ -47,14 +47,20 @@ def small_pages(settings):
     settings.FEED_BUCKET_SIZE = 5  # several buckets per timeline under `size`
 
 
-def test_all_models_give_identical_pages(settings, small_pages):
+# Two of the world's authors pulled: their public posts are in no follower's
+# timeline, and every stored model merges them when read.
+PULLED = ("user03", "user11")
+
+
+@pytest.mark.parametrize("pulled", [(), PULLED], ids=["pushed", "pulled"])
+def test_all_models_give_identical_pages(settings, small_pages, pulled):
     snapshots = {}
     for model in MODELS:
         for embed in (False, True):
             for document in indexes.all_documents():
                 document._get_collection().delete_many({})
             settings.FEED_MODEL, settings.FEED_EMBED = model, embed
-            handles = world.build()
+            handles = world.build(pulled=pulled)
             snapshots[(model, embed)] = snapshot(handles)
     reference = snapshots[("read", False)]
     # The world is rich enough that the comparison means something.

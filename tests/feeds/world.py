@@ -5,19 +5,27 @@ deletions, all through the services (so through the fan-out path)."""
 import random
 from datetime import UTC, datetime, timedelta
 
+from feeds.delivery import pulled as pulling
 from feeds.documents import ALL_CIRCLES, PUBLIC
 from feeds.services import posts as feeds
 from profiles import services as graph
 from profiles.documents import User
+from socialsite.cursors import EPOCH
 
 PASSWORD = "correct horse battery"
 
 
-def build(n_users: int = 30, n_posts: int = 120, seed: int = 7) -> list[str]:
+def build(
+    n_users: int = 30, n_posts: int = 120, seed: int = 7, pulled: tuple[str, ...] = ()
+) -> list[str]:
+    """`pulled`: authors pulled from the start (docs/performance.md#celebrities-are-pulled),
+    whose public posts the stored models merge when read."""
     rng = random.Random(seed)
     handles = [f"user{i:02d}" for i in range(n_users)]
     for h in handles:
         graph.user_create(handle=h, name=h.title(), password=PASSWORD)
+    for h in pulled:
+        pulling.mark(h, since=EPOCH)
     users = {u.handle: u for u in User.objects}
     for h in handles:
         for circle in rng.sample(["friends", "work", "family"], rng.randint(0, 2)):
