@@ -10,6 +10,7 @@ from django.test import Client
 from PIL import Image
 
 from feeds import tasks as feeds_tasks
+from feeds.delivery import pulled as pulling
 from feeds.documents import ALL_CIRCLES, PUBLIC
 from feeds.services import photos
 from feeds.services import posts as services
@@ -17,6 +18,7 @@ from moderation import services as moderation
 from moderation.targets import Target
 from profiles import services as graph
 from profiles.documents import User
+from socialsite.cursors import EPOCH
 from tests.conftest import login_client
 from tests.feeds.conftest import MODEL_IDS, MODEL_VARIANTS
 
@@ -39,7 +41,21 @@ def world(request, settings, make_user):
     "secret plans" (the "friends" posts go there; pal follows ada);
     colleague is only in WORK; stranger has no relation; hater blocked ada."""
     settings.FEED_MODEL, settings.FEED_EMBED = request.param
+    return _world(make_user)
+
+
+@pytest.fixture(params=MODEL_VARIANTS, ids=MODEL_IDS)
+def pulled_world(request, settings, make_user):
+    """The same world with ada pulled (docs/performance.md#celebrities-are-pulled):
+    her public posts are in no follower's timeline, merged when read."""
+    settings.FEED_MODEL, settings.FEED_EMBED = request.param
+    return _world(make_user, pulled=True)
+
+
+def _world(make_user, *, pulled: bool = False):
     ada = make_user("ada")
+    if pulled:
+        pulling.mark("ada", since=EPOCH)
     users = {h: make_user(h) for h in ["fan", "pal", "colleague", "stranger", "hater"]}
     graph.circle_create(owner=ada, name=SECRET)
     graph.circle_create(owner=ada, name=WORK)
@@ -122,6 +138,28 @@ def test_news_feed(world, viewer):
     posts, clients = world
     feed = clients[viewer].get("/feed/").content.decode()
     assert shown(feed, posts, posts) == NEWS[viewer], viewer
+
+
+def test_news_feeds_when_the_author_is_pulled(pulled_world, make_user):
+    """The merge applies the same rules: followers get public posts, circle
+    members circle posts (still pushed), blocks win; a removed post leaves
+    every feed, a member taken out of a circle loses its posts at once, and
+    a signed-out visitor has no feed."""
+    posts, clients = pulled_world
+    for viewer, expected in NEWS.items():
+        feed = clients[viewer].get("/feed/").content.decode()
+        assert shown(feed, posts, posts) == expected, viewer
+    moderator = make_user("mod", role="moderator")
+    moderation.post_remove(moderator=moderator, target=Target("post", str(posts["public"].id)))
+    graph.circle_remove_member(owner=User.objects.get(handle="ada"), name=SECRET, member="pal")
+    for viewer, expected in NEWS.items():
+        feed = clients[viewer].get("/feed/").content.decode()
+        now_expected = expected - {"public"}
+        if viewer == "pal":  # in no circle of ada's now
+            now_expected -= {"friends", "friends-photo", "circles"}
+        assert shown(feed, posts, posts) == now_expected, viewer
+    response = clients["anonymous"].get("/feed/")
+    assert response.status_code == 302 and "/accounts/login/" in response["Location"]
 
 
 def test_photo_etag_gives_not_modified(world):
