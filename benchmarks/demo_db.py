@@ -27,6 +27,7 @@ import datetime
 import itertools
 import os
 import random
+import re
 import statistics
 import time
 
@@ -284,10 +285,21 @@ def measure_pages(engine: str, n_users: int, seed: int) -> tuple[dict, float]:
     def post_status():
         client.post("/posts/", {"type": "status", "text": f"benchmark {next(counter)}"})
 
+    from feeds.documents import LIVE, PUBLIC, Post
+
+    # The demo's public post with the longest discussion, and a followed wall.
+    discussed = Post._get_collection().find_one(
+        {"circles": PUBLIC, **LIVE}, sort=[("comments_count", -1)]
+    )
     pages = {
         "GET /feed/": get("/feed/"),
+        "GET /feed/ (older page)": get(_older_page(client)),
         "GET /u/alice/": get("/u/alice/"),
+        "GET /u/<followed>/": get(f"/u/{_followed(client)}/"),
         "GET /incoming/": get("/incoming/"),
+        "GET /u/alice/followers/": get("/u/alice/followers/"),
+        "GET /search/?q=al": get("/search/?q=al"),
+        "GET /posts/<id>/": get(f"/posts/{discussed['_id']}/"),
         "POST /posts/": post_status,
     }
     figures = {}
@@ -300,6 +312,22 @@ def measure_pages(engine: str, n_users: int, seed: int) -> tuple[dict, float]:
             times.append((time.perf_counter() - t0) * 1000)
         figures[name] = statistics.median(times)
     return figures, seeded
+
+
+def _older_page(client) -> str:
+    """The feed's second page, by its `rel="next"` link."""
+    html = client.get("/feed/").content.decode()
+    found = re.search(r'href="([^"]+)"[^>]*rel="next"', html) or re.search(
+        r'rel="next"[^>]*href="([^"]+)"', html
+    )
+    return found.group(1).replace("&amp;", "&") if found else "/feed/"
+
+
+def _followed(client) -> str:
+    """Someone alice follows (the first on her following page)."""
+    html = client.get("/u/alice/following/").content.decode()
+    handles = [h for h in re.findall(r'href="/u/([a-z0-9_]+)/"', html) if h != "alice"]
+    return handles[0] if handles else "alice"
 
 
 def main() -> None:

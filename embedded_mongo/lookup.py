@@ -21,6 +21,16 @@ def _lookup_with_pipeline(original):
         narrow, projection, rest, limit = _plan(options["pipeline"], field)
         docs = list(in_collection)
         values = [_local_value(doc, options["localField"]) for doc in docs]
+        newest = _sorted_limit(rest)
+        if newest is not None and len(docs) == 1:
+            # One row wanting the first n in an order (a news page's pulled
+            # posts): one sorted, limited find, as a server walks its index,
+            # rather than every match copied to be sorted and cut.
+            sort, n, chosen = newest
+            found = _first_in_order(foreign, narrow, chosen, field, values[0], sort, n)
+            cursor = aggregate.process_pipeline(found, database, rest, None)
+            docs[0][options["as"]] = list(cursor)
+            return docs
         groups = _batched(foreign, narrow, projection, field, values)
         for doc, value in zip(docs, values, strict=True):
             if groups is None:  # a value that cannot key a batch: one find for this row
@@ -71,6 +81,39 @@ def _plan(pipeline: list[dict], foreign_field: str) -> tuple[dict, dict | None, 
         if "$project" not in stage:
             break
     return narrow, projection, stages, limit
+
+
+def _sorted_limit(stages: list[dict]) -> tuple[list, int, dict | None] | None:
+    """(sort, n, projection) when the stages left after the planned `$match`
+    begin with a `$sort` and a `$limit`; None otherwise. `projection`: an
+    exclusion `$project` right after them that leaves the sort keys, which
+    the read of the chosen documents can apply (a post's embedded discussion
+    is never copied to be dropped)."""
+    if len(stages) < 2 or "$sort" not in stages[0] or "$limit" not in stages[1]:
+        return None
+    sort = list(stages[0]["$sort"].items())
+    projection = None
+    spec = stages[2].get("$project") if len(stages) > 2 else None
+    keys = {name for name, _ in sort}
+    exclusion = isinstance(spec, dict) and spec and all(v in (0, False) for v in spec.values())
+    if exclusion and not keys & set(spec):
+        projection = {k: 0 for k in spec if k != "_id"} or None
+    return sort, int(stages[1]["$limit"]), projection
+
+
+def _first_in_order(foreign, narrow: dict, projection, field: str, value, sort, n: int) -> list:
+    """The first `n` documents in `sort` order whose `field` is `value` (or
+    one of a list of values), as a server reads them: an index walk per value,
+    merged, stopping at `n`. Here one indexed find copies only the sort keys
+    of the candidates, then the `n` chosen documents are read with
+    `projection`, rather than every candidate copied whole to be cut."""
+    keys = {name: 1 for name, _ in sort}
+    query = {"$in": value} if isinstance(value, list) else value
+    ids = [row["_id"] for row in foreign.find({**narrow, field: query}, keys).sort(sort).limit(n)]
+    if not ids:
+        return []
+    by_id = {row["_id"]: row for row in foreign.find({"_id": {"$in": ids}}, projection)}
+    return [by_id[i] for i in ids if i in by_id]
 
 
 def _local_value(doc, local_field: str):

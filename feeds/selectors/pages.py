@@ -112,7 +112,9 @@ def _page(
             # A link read leaves the embedded copies on the server
             # (docs/storage-models.md#shadow-models: one set of stored entries serves both).
             ask = 2 * want
-            window = pulls.Window(ask + 1, before=cursor, hidden=frozenset(hidden))
+            # Pulled posts are each a post of its own: a page takes at most
+            # `want` of them, and one more says whether more are left.
+            window = pulls.Window(want + 1, before=cursor, hidden=frozenset(hidden))
             chunk = store.entries(
                 kind,
                 owner.handle,
@@ -155,7 +157,7 @@ def _with_pulled(chunk: Chunk, reader: str, window: pulls.Window, limit: int) ->
     found = chunk.pulled
     if found is None:
         found = pulls.entries(pulls.read(reader, window))
-    merged = pulls.merge(chunk, found, limit)
+    merged = pulls.merge(chunk, found, limit, asked=window.limit)
     taken = {id(entry) for entry in found}  # not a stored entry of the same post
     merged.pulled = [entry for entry in merged.entries if id(entry) in taken]
     return merged

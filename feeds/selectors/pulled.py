@@ -151,26 +151,28 @@ def entries(posts: list[dict]) -> list[dict]:
     return [entry_for(post, embed=True, stored=False) for post in posts]
 
 
-def merge(chunk: Chunk, pulled: list[dict], limit: int) -> Chunk:
+def merge(chunk: Chunk, pulled: list[dict], limit: int, *, asked: int) -> Chunk:
     """The stored chunk with the pulled entries among its own, newest first,
     at most `limit`: `pulled` are the newest pulled entries older than the
-    chunk's cursor, at most `limit + 1` (one more says more are left).
+    chunk's cursor, at most `asked` (all there are when fewer).
 
-    Where the stored chunk is not the end of its timeline, pulled entries
-    older than its oldest entry wait for the next chunk: the stored entries
-    between them are not read yet."""
-    more_pulled = len(pulled) > limit
+    Each side answers only as far as it read: where the stored chunk is not
+    the end of its timeline, pulled entries older than its oldest entry wait
+    for the next chunk (the stored entries between are not read yet); where
+    the pulled read stopped at `asked`, stored entries older than its oldest
+    wait likewise. A page never takes more than a chunk's worth of pulled
+    posts, each a post of its own, so `asked` need not be the chunk's size."""
+    more_pulled = len(pulled) >= asked
     held = {entry["id"] for entry in chunk.entries}
-    pulled = [entry for entry in pulled if entry["id"] not in held]
-    if not pulled:
-        if more_pulled and chunk.exhausted:
-            return Chunk(chunk.entries, exhausted=False, complete=chunk.complete)
-        return chunk
+    fresh = [entry for entry in pulled if entry["id"] not in held]
+    merged = sorted(chunk.entries + fresh, key=sort_key, reverse=True)
     if not chunk.exhausted:
         if not chunk.entries:
             return chunk  # nothing stored here to merge with: the read model answers
         oldest = sort_key(chunk.entries[-1])
-        pulled = [entry for entry in pulled if sort_key(entry) > oldest]
-    merged = sorted(chunk.entries + pulled, key=sort_key, reverse=True)
+        merged = [entry for entry in merged if sort_key(entry) >= oldest]
+    if more_pulled:
+        last = sort_key(pulled[-1])
+        merged = [entry for entry in merged if sort_key(entry) >= last]
     exhausted = chunk.exhausted and not more_pulled and len(merged) <= limit
     return Chunk(merged[:limit], exhausted=exhausted, complete=chunk.complete)

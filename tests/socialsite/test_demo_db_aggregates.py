@@ -92,3 +92,42 @@ def test_a_leading_match_on_dates_keeps_exactly_its_documents():
     assert [like["post"] for like in later] == [3]
     assert later[0]["ts"] == T0 + timedelta(seconds=1)
     assert later[0]["ts"].tzinfo is not None
+
+
+def test_a_lookup_of_the_newest_few_by_several_keys_sorts_before_it_limits():
+    """A news page's pulled posts (feeds/selectors/pulled.py): the newest n
+    of several authors, sorted across them, then cut; an exclusion `$project`
+    after the limit drops its fields and keeps the rest."""
+    pages, _ = _collections()
+    db = get_db()
+    db.drop_collection("scratch_posts")
+    posts = db["scratch_posts"]
+    posts.insert_many(
+        [
+            {"_id": i, "by": by, "ts": T0 + timedelta(minutes=i), "big": "x" * 10, "keep": i}
+            for i, by in enumerate(["ann", "bob", "cyd", "ann", "bob", "ann", "cyd", "bob"])
+        ]
+    )
+    posts.create_index([("by", 1), ("ts", -1), ("_id", -1)])
+    [row] = pages.aggregate(
+        [
+            {"$match": {"owner": "ann", "kind": "news"}},
+            {"$addFields": {"_authors": {"$literal": ["ann", "bob", "nobody"]}}},
+            {
+                "$lookup": {
+                    "from": "scratch_posts",
+                    "localField": "_authors",
+                    "foreignField": "by",
+                    "pipeline": [
+                        {"$match": {"ts": {"$lt": T0 + timedelta(minutes=7)}}},
+                        {"$sort": {"ts": -1, "_id": -1}},
+                        {"$limit": 3},
+                        {"$project": {"big": 0}},
+                    ],
+                    "as": "newest",
+                }
+            },
+        ]
+    )
+    assert [post["_id"] for post in row["newest"]] == [5, 4, 3]
+    assert all("big" not in post and post["keep"] == post["_id"] for post in row["newest"])
