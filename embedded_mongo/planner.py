@@ -60,9 +60,35 @@ def _both(best, found):
     return {key for key in small if key in large}
 
 
+# Candidates few enough that filtering them costs less than building the
+# candidate set of a range or an `$or` to intersect them with.
+_FEW = 256
+
+
 def _narrow(state, fields: dict, spec: dict):
+    # Equalities and `$in` first: they are cheap and usually narrow most. When
+    # they leave few candidates, the ranges and `$or`s are left to the filter
+    # run on each (a server walks the first index bounds and filters too),
+    # rather than built over a whole collection (a keyset cursor's `ts <=`
+    # holds for most posts) to be intersected.
     best = None
+    plain = [
+        (key, search)
+        for key, search in spec.items()
+        if not key.startswith("$") and key in fields and not _ranged(search)
+    ]
+    # An equality before an `$in`: `{_f: me, _t: {$in: many}}` is my few
+    # edges, not the union of many people's followers to intersect them with.
+    plain.sort(key=lambda item: isinstance(item[1], dict) and "$in" in item[1])
+    for key, search in plain:
+        if best is not None and len(best) <= _FEW:
+            return best
+        best = _both(best, _clause(state, key, search, ranged=fields[key]))
+    if best is not None and len(best) <= _FEW:
+        return best
     for key, search in spec.items():
+        if not key.startswith("$") and key in fields and not _ranged(search):
+            continue  # counted above
         if key == "$and" and isinstance(search, list):
             for clause in search:
                 if isinstance(clause, dict):
@@ -72,6 +98,10 @@ def _narrow(state, fields: dict, spec: dict):
         elif not key.startswith("$") and key in fields:
             best = _both(best, _clause(state, key, search, ranged=fields[key]))
     return best
+
+
+def _ranged(search) -> bool:
+    return isinstance(search, dict) and any(op in search for op in indexes._RANGE_OPS)
 
 
 def _union(state, fields: dict, branches: list):

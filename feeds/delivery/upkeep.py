@@ -9,6 +9,7 @@ FEED_SHADOW_MODELS, the other stored models (docs/storage-models.md#shadow-model
 
 from django.conf import settings
 
+from feeds.delivery import pulled as pulling
 from feeds.documents import CARD_FIELDS, LIVE, PUBLIC, Post
 from feeds.selectors.entries import SNAPSHOT_FIELDS, bounded_snapshot, entry_for
 from feeds.selectors.visibility import can_see, circles_placed_in
@@ -36,11 +37,14 @@ def resync(reader: str, author: str) -> None:
     follows = FollowingEdge.objects(follower=reader, followee=author).count() > 0
     placed = circles_placed_in(reader, [author])
 
+    pulled = pulling.pulls(author)
+
     def delivered_to_reader(post: dict) -> bool:
-        # The rule `fanout.deliver_post` applies: public posts reach followers,
+        # The rule `fanout.deliver_post` applies: public posts reach followers
+        # (unless their author is pulled: pages read those when shown),
         # circle posts reach the circles' members.
         if PUBLIC in post["circles"]:
-            return follows
+            return follows and not pulled
         return can_see(viewer, {**post, "to": None}, placed)
 
     cursor = Post._get_collection().find({"by.id": author, **LIVE}, CARD_FIELDS)

@@ -105,6 +105,15 @@ def test_past_the_threshold_posts_are_read_not_pushed_under_every_model(
     moderation.post_remove(moderator=boss, target=Target("post", str(later[3].id)))
     assert_parity("star", "fan0", "fan2", "other")
 
+    # A new follower's backfill leaves the pulled posts out: read when shown.
+    graph.follow_create(follower=make_user("late"), followee="star")
+    if configured != "read":
+        for model in STORED:
+            news = stored_ids(model, "late", "news")
+            assert first.id not in news and later[0].id not in news, model
+    assert_parity("late")
+    assert first.id in [post_id for post_id, _ in shown("late", "read", False)[0]]
+
     # The reader's own hiding, decided when read: a mute, a block, an unfollow.
     mutes.mute_create(user=user("fan1"), handle="star")
     graph.block_create(blocker=user("fan2"), blocked="star")
