@@ -101,15 +101,19 @@ def test_fanout_round_trips_grow_with_batches_not_followers(
 
 
 def test_a_pulled_authors_post_costs_the_same_whatever_their_followers(
-    model, settings, make_user, round_trips
+    settings, make_user, round_trips
 ):
-    """Hybrid fan-out (docs/performance.md#celebrities-are-pulled): 2,000
-    followers past a threshold of 1,000. The post that counts them is pushed
+    """Hybrid fan-out (docs/performance.md#celebrities-are-pulled): 1,000
+    followers past a threshold of 500. The post that counts them is pushed
     and marks the author; the next one is written to the author's own
     timelines only, in a constant number of round trips."""
-    settings.FEED_PULL_THRESHOLD = 1000
+    settings.FEED_MODEL, settings.FEED_PULL_THRESHOLD, settings.FEED_FANOUT_BATCH = (
+        "cache",
+        500,
+        250,
+    )
     star = make_user("star")
-    fans = bulk_followers("star", 2000)
+    fans = bulk_followers("star", 1000)
     # A page pulls along the reader's own edges (`following`), which the
     # delivery does not read.
     FollowingEdge._get_collection().insert_many(
@@ -117,8 +121,9 @@ def test_a_pulled_authors_post_costs_the_same_whatever_their_followers(
     )
     with round_trips() as pushed:
         services.post_create(author=star, type="status", detail={"text": "a"}, circles=[PUBLIC])
-    # Pushed in 4 batches, then the mark (1).
-    assert pushed.total == 6 + 3 * 4 + 1, pushed.commands
+    # Pushed in 4 batches, then the mark (1). Through a driver a batch's bulk
+    # write under `size` may be two commands (closing buckets, opening one).
+    assert 6 + 3 * 4 + 1 <= pushed.total <= 6 + 4 * 4 + 1, pushed.commands
     # Past the grace, every process has read the mark.
     PulledAuthor.objects(handle="star").update_one(set__since=EPOCH)
     with round_trips() as pulled:
@@ -129,12 +134,12 @@ def test_a_pulled_authors_post_costs_the_same_whatever_their_followers(
     # (1), and the author's own news: filter, write (2).
     assert pulled.total == 6 + 1 + 2, pulled.commands
     assert Post.objects.get(id=post.id).delivery.readers == 1
-    assert entries_of(post.id, ["fan00000", "fan01999", "star"]) == {
+    assert entries_of(post.id, ["fan00000", "fan00999", "star"]) == {
         "fan00000": 0,
-        "fan01999": 0,
+        "fan00999": 0,
         "star": 1,
     }
-    assert news_ids("fan01999")[0] == post.id
+    assert news_ids("fan00999")[0] == post.id
 
 
 def test_crash_halfway_then_retry_leaves_exactly_one_entry(
