@@ -1,6 +1,7 @@
 """`/dev/` (switch this session's models) and `/dev/compare/` (one page under
-every model). Admins only: everyone else, anonymous visitors included, gets
-the site's 404, so the pages' existence is not advertised."""
+every model), admins only; `/dev/mail/` (the mail the site sent, where the
+demo's mailbox keeps it), staff. Everyone else, anonymous visitors included,
+gets the site's 404, so the pages' existence is not advertised."""
 
 from functools import wraps
 
@@ -13,6 +14,7 @@ from django.views.decorators.http import require_http_methods, require_safe
 from devlens import compare as comparing
 from devlens import selectors
 from devlens.forms import ModelsForm
+from socialsite import mail
 from socialsite.active import COMMENT_STORES, TIMELINE_MODELS
 
 
@@ -24,6 +26,32 @@ def admin_only(view):
         return view(request, *args, **kwargs)
 
     return wrapper
+
+
+def staff_only(view):
+    @wraps(view)
+    def wrapper(request, *args, **kwargs):
+        if not getattr(request.user, "is_moderator", False):
+            raise Http404("No such page.")
+        return view(request, *args, **kwargs)
+
+    return wrapper
+
+
+@staff_only
+@require_safe
+def mail_sent(request):
+    """What the mailbox kept (socialsite/mail.py), newest first, so that a
+    reset or a verification can be finished on the demo alone."""
+    return render(
+        request,
+        "devlens/mail.html",
+        {
+            "messages_kept": mail.mailbox(),
+            "keeps_mail": mail.keeps_mail(),
+            "backend": mail.backend(),
+        },
+    )
 
 
 def _page(request, form, status=200):

@@ -12,9 +12,10 @@ from django.contrib.auth.hashers import check_password, make_password
 from django.middleware.csrf import rotate_token
 from django.utils.crypto import constant_time_compare, salted_hmac
 
+from profiles import clients
 from profiles.documents import User
 from socialsite.ids import parse_handle
-from socialsite.sessions import USER_KEY
+from socialsite.sessions import CLIENT_KEY, USER_KEY
 
 HASH_KEY = "_auth_user_hash"
 
@@ -59,6 +60,7 @@ def login(request, user: User) -> None:
     request.session.cycle_key()
     request.session[USER_KEY] = user.handle
     request.session[HASH_KEY] = session_auth_hash(user)
+    request.session[CLIENT_KEY] = clients.client_of(request)
     rotate_token(request)
     request.user = user
 

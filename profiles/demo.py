@@ -68,6 +68,10 @@ def _hashed(password: str, hashers: tuple) -> str:
     return make_password(password)
 
 
+def demo_email(handle: str) -> str:
+    return f"{handle.replace('_', '.')}@example.org"
+
+
 def demo_account(*, handle: str, name: str, role: str) -> User:
     """A demo staff or advertiser account with the demo password, written as
     `user_create` writes a user (the document, then `user_created`, which
@@ -80,6 +84,8 @@ def demo_account(*, handle: str, name: str, role: str) -> User:
         password=demo_password_hash(),
         role=role,
         profile=Profile(),
+        email=demo_email(handle),
+        email_verified=True,
     )
     try:
         user.save(force_insert=True)
@@ -175,6 +181,10 @@ def seed(*, users: int, maxfollows: int, seed: int = 42, stdout=None) -> list[st
             if k == 0
             else t - timedelta(seconds=calendar.uniform(0, LAST_SEEN_WITHIN_HOURS * 3600)),
         )
+        # Every demo person has a verified address at example.org (a domain
+        # that receives no mail), so "Forgot your password?" works on the
+        # demo at once: the mail is printed and listed on /dev/mail/.
+        user.email, user.email_verified = demo_email(handle), True
         user_docs.append(user.to_mongo().to_dict())
 
     follows_zipf = Zipf(max(1, maxfollows), rng=rng)

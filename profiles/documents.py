@@ -66,6 +66,15 @@ class User(me.Document):
     feed_rebuild = me.DateTimeField()
     suspended_until = me.DateTimeField()
     suspension_reason = me.StringField(default="")
+    # The address the person gave, lower-cased, and whether they proved it is
+    # theirs by following the link sent to it: reset links go to verified
+    # addresses only (docs/accounts.md). The nonces are what the one-use
+    # links sign; each is removed when its link is used, or replaced by the
+    # next link (the earlier one then fails).
+    email = me.StringField(max_length=254)
+    email_verified = me.BooleanField(default=False)
+    email_nonce = me.StringField()
+    reset_nonce = me.StringField()
 
     meta = {
         "collection": "user",
@@ -74,6 +83,8 @@ class User(me.Document):
             {"fields": ["role"], "name": "role"},
             # Status alone (moderation) and the landing page's newest active users.
             {"fields": ["status", "-created"], "name": "status_created"},
+            # A password reset finds the accounts of an address.
+            {"fields": ["email"], "name": "email", "sparse": True},
         ],
         "shard_key": ("handle",),
         "auto_create_index": False,

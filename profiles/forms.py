@@ -96,12 +96,9 @@ class LoginForm(forms.Form):
     )
 
 
-class PasswordChangeForm(forms.Form):
-    old_password = forms.CharField(
-        label="Current password",
-        strip=False,
-        widget=forms.PasswordInput(attrs={"autocomplete": "current-password"}),
-    )
+class SetPasswordForm(forms.Form):
+    """A new password, twice, checked by the password validators."""
+
     new_password1 = forms.CharField(
         label="New password",
         strip=False,
@@ -117,15 +114,6 @@ class PasswordChangeForm(forms.Form):
         super().__init__(*args, **kwargs)
         self.user = user
 
-    def clean_old_password(self):
-        from django.contrib.auth.hashers import check_password
-
-        if not check_password(self.cleaned_data["old_password"], self.user.password):
-            raise forms.ValidationError(
-                "That is not your current password.", code="wrong_password"
-            )
-        return self.cleaned_data["old_password"]
-
     def clean(self):
         data = super().clean()
         p1, p2 = data.get("new_password1"), data.get("new_password2")
@@ -139,6 +127,32 @@ class PasswordChangeForm(forms.Form):
             except forms.ValidationError as exc:
                 self.add_error("new_password1", exc)
         return data
+
+
+class PasswordChangeForm(SetPasswordForm):
+    old_password = forms.CharField(
+        label="Current password",
+        strip=False,
+        widget=forms.PasswordInput(attrs={"autocomplete": "current-password"}),
+    )
+    field_order = ["old_password", "new_password1", "new_password2"]
+
+    def clean_old_password(self):
+        from django.contrib.auth.hashers import check_password
+
+        if not check_password(self.cleaned_data["old_password"], self.user.password):
+            raise forms.ValidationError(
+                "That is not your current password.", code="wrong_password"
+            )
+        return self.cleaned_data["old_password"]
+
+
+class EmailForm(forms.Form):
+    email = forms.EmailField(
+        label="Email address",
+        max_length=254,
+        widget=forms.EmailInput(attrs={"autocomplete": "email"}),
+    )
 
 
 http_only = URLValidator(schemes=["http", "https"], message="Enter an http:// or https:// link.")

@@ -28,4 +28,8 @@ class AuthenticationMiddleware:
                 settings.LAST_SEEN_RESOLUTION
             ):
                 services.user_touch(user=user)
+            # The sessions page's "last used", as rarely as `last_seen`.
+            touch = getattr(request.session, "touch", None)
+            if touch is not None:
+                touch(settings.LAST_SEEN_RESOLUTION)
         return user

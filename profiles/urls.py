@@ -1,6 +1,6 @@
 from django.urls import path
 
-from profiles.views import accounts, people
+from profiles.views import accounts, people, recovery, sessions
 
 app_name = "profiles"
 
@@ -10,6 +10,22 @@ urlpatterns = [
     path("accounts/logout/", accounts.logout, name="logout"),
     path("settings/profile/", people.profile_edit, name="profile_edit"),
     path("settings/password/", accounts.password_change, name="password_change"),
+    path("settings/email/", recovery.email, name="email"),
+    path("settings/sessions/", sessions.session_list, name="sessions"),
+    path("settings/sessions/<str:session_id>/end/", sessions.session_end, name="session_end"),
+    path("accounts/verify/<str:token>/", recovery.email_verify, name="email_verify"),
+    path("accounts/password/reset/", recovery.password_reset, name="password_reset"),
+    # Before the token route: "sent" is never a token (they hold a ":").
+    path(
+        "accounts/password/reset/sent/",
+        recovery.password_reset_sent,
+        name="password_reset_sent",
+    ),
+    path(
+        "accounts/password/reset/<str:token>/",
+        recovery.password_reset_confirm,
+        name="password_reset_confirm",
+    ),
     path("circles/", people.circles, name="circles"),
     path("search/", people.search, name="search"),
     path("u/<str:handle>/", people.profile, name="profile"),

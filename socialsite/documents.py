@@ -14,6 +14,9 @@ class SessionRecord(me.Document):
     data = me.StringField(required=True)
     expire = me.DateTimeField(required=True)
     user = me.StringField()
+    # When it was last written or used (at most every LAST_SEEN_RESOLUTION):
+    # the account's sessions page shows it.
+    seen = me.DateTimeField()
 
     meta = {
         "collection": "session",

@@ -12,6 +12,9 @@ document read here, so suspension and password changes are still checked
 against the user as stored at this request, with no second read.
 """
 
+import hashlib
+from datetime import UTC, datetime
+
 from django.contrib.sessions.backends.base import CreateError, SessionBase, UpdateError
 from pymongo.errors import DuplicateKeyError
 
@@ -19,6 +22,7 @@ from socialsite.clock import aware, now
 from socialsite.documents import SessionRecord
 
 USER_KEY = "_auth_user_id"
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 # The collection whose `_id` the session's `user` field names (profiles' User),
 # and the follow edges `{_f: follower, _t: followee, _g: circles}`. Named here,
@@ -110,11 +114,20 @@ class SessionStore(SessionBase):
         if doc is None or aware(doc["expire"]) <= now():
             self._session_key = None
             return {}
+        self._seen = aware(doc.get("seen"))
         found = doc.get("_account", []) + doc.get("_users", [])
         self._users = {user["_id"]: user for user in found}
         self._looked_up = set(self._also) | ({doc["user"]} if doc.get("user") else set())
         self._edges = doc.get("_edges_out", []) + doc.get("_edges_in", [])
         return self.decode(doc["data"])
+
+    def touch(self, resolution: int) -> None:
+        """Record that the session is in use now, if its `seen` is older than
+        `resolution` seconds (one write at most that often)."""
+        seen = getattr(self, "_seen", None)
+        if self.session_key and (seen is None or (now() - seen).total_seconds() > resolution):
+            self._seen = now()
+            _collection().update_one({"_id": self.session_key}, {"$set": {"seen": self._seen}})
 
     def exists(self, session_key):
         return _collection().count_documents({"_id": session_key}, limit=1) > 0
@@ -133,11 +146,13 @@ class SessionStore(SessionBase):
         if self.session_key is None:
             return self.create()
         data = self._get_session(no_load=must_create)
+        self._seen = now()
         doc = {
             "_id": self._get_or_create_session_key(),
             "data": self.encode(data),
             "expire": self.get_expiry_date(),
             "user": data.get(USER_KEY),
+            "seen": self._seen,
         }
         if must_create:
             try:
@@ -157,6 +172,48 @@ class SessionStore(SessionBase):
     @classmethod
     def clear_expired(cls):
         _collection().delete_many({"expire": {"$lt": now()}})
+
+
+# Where a session's data keeps what it was started from (set at login).
+CLIENT_KEY = "_client"
+
+
+def public_id(session_key: str) -> str:
+    """A session's name on the sessions page and in its "end" URL: a hash of
+    its key, which never leaves the cookie."""
+    return hashlib.sha256(session_key.encode()).hexdigest()[:20]
+
+
+def sessions_of(handle: str) -> list[dict]:
+    """The live sessions of `handle`, most recently used first: `id` (public),
+    `key`, the `client` they started from (`agent`, `ip`, `since`) and `seen`.
+    One indexed read of the `user` field."""
+    rows = _collection().find({"user": handle, "expire": {"$gt": now()}})
+    found = []
+    decoder = SessionStore()
+    for row in rows:
+        data = decoder.decode(row["data"]) or {}
+        client = data.get(CLIENT_KEY) if isinstance(data.get(CLIENT_KEY), dict) else {}
+        found.append(
+            {
+                "id": public_id(row["_id"]),
+                "key": row["_id"],
+                "client": client,
+                "seen": aware(row.get("seen")),
+            }
+        )
+    found.sort(key=lambda s: s["seen"] or EPOCH, reverse=True)
+    return found
+
+
+def end_session_of(handle: str, session_id: str) -> bool:
+    """End the session of `handle` named `session_id` (its public id)."""
+    for session in sessions_of(handle):
+        if session["id"] == session_id:
+            return (
+                _collection().delete_one({"_id": session["key"], "user": handle}).deleted_count > 0
+            )
+    return False
 
 
 def end_sessions_of(handle: str, *, keep: str | None = None) -> int:

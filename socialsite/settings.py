@@ -8,6 +8,7 @@ in-process mongomock database seeded with demo data ("demo mode").
 import importlib.util
 import sys
 from pathlib import Path
+from typing import Any
 
 import environ
 from django.utils.csp import CSP
@@ -183,6 +184,9 @@ RATELIMIT_PROFILE_EDIT = env.str("RATELIMIT_PROFILE_EDIT", default="20/300")
 RATELIMIT_CIRCLES = env.str("RATELIMIT_CIRCLES", default="60/300")
 RATELIMIT_MUTE = env.str("RATELIMIT_MUTE", default="30/300")  # mutes and unmutes
 RATELIMIT_PASSWORD = env.str("RATELIMIT_PASSWORD", default="5/900")  # wrong old passwords
+# Reset requests, per IP and per address; address changes (each sends a mail), per user.
+RATELIMIT_PASSWORD_RESET = env.str("RATELIMIT_PASSWORD_RESET", default="5/3600")
+RATELIMIT_EMAIL = env.str("RATELIMIT_EMAIL", default="5/3600")
 
 # Profiles and the follower graph.
 GRAPH_PAGE_SIZE = env.int("GRAPH_PAGE_SIZE", default=50)
@@ -191,6 +195,31 @@ SEARCH_PAGE_SIZE = env.int("SEARCH_PAGE_SIZE", default=20)
 LAST_SEEN_RESOLUTION = env.int("LAST_SEEN_RESOLUTION", default=300)
 
 # --- Feeds (see feeds/timelines/__init__.py) --------------------------------
+# Email (docs/operations.md#email): EMAIL_URL as django-environ parses it
+# (smtp://user:pass@host:587, smtp+tls://..., consolemail://). Without it the
+# mailbox keeps every message for /dev/mail/ and prints it (the demo's way).
+SITE_NAME = env.str("SITE_NAME", default="Socialsite")
+DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="Socialsite <noreply@socialsite.test>")
+MAILERS: dict[str, dict[str, Any]] = {"default": {"BACKEND": "socialsite.mail.MailboxBackend"}}
+if env.str("EMAIL_URL", default=""):
+    # Django 6.1's MAILERS from what django-environ parses (EMAIL_BACKEND, EMAIL_HOST, ...).
+    _email = env.email_url("EMAIL_URL")
+    _options = {
+        "host": _email.get("EMAIL_HOST"),
+        "port": _email.get("EMAIL_PORT"),
+        "username": _email.get("EMAIL_HOST_USER"),
+        "password": _email.get("EMAIL_HOST_PASSWORD"),
+        "use_tls": _email.get("EMAIL_USE_TLS"),
+        "use_ssl": _email.get("EMAIL_USE_SSL"),
+    }
+    _smtp = _email["EMAIL_BACKEND"] == "django.core.mail.backends.smtp.EmailBackend"
+    MAILERS = {
+        "default": {
+            "BACKEND": _email["EMAIL_BACKEND"],
+            "OPTIONS": {k: v for k, v in _options.items() if v not in (None, "")} if _smtp else {},
+        }
+    }
+
 FEED_MODEL = env.str("FEED_MODEL", default="cache")  # cache | month | size | read
 FEED_EMBED = env.bool("FEED_EMBED", default=False)  # entries embed a copy of the post
 # Timeline models kept current besides FEED_MODEL (docs/storage-models.md#shadow-models,

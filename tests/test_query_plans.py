@@ -628,6 +628,12 @@ def _actions(values: dict, model: str = "cache") -> dict[str, list[tuple[str, di
                 {"old_password": PASSWORD, "new_password1": fresh, "new_password2": fresh},
             )
         ],
+        "settings/email/": [("alice", {"email": "alice@example.org"})],
+        "accounts/password/reset/": [("anon", {"email": "bob@example.org"})],
+        "accounts/password/reset/<str:token>/": [
+            ("anon", {"new_password1": fresh, "new_password2": fresh})
+        ],
+        "settings/sessions/<str:session_id>/end/": [("alice", {})],
         "circles/": [
             ("alice", {"action": "create", "name": "pals"}),
             ("alice", {"action": "add", "circle": "pals", "member": "bob"}),

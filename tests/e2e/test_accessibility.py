@@ -136,6 +136,10 @@ PAGES = {
     "post": ("bob", lambda w: f"/posts/{w.thread_id}/"),
     "settings": ("ada", lambda w: "/settings/profile/"),
     "circles": ("ada", lambda w: "/circles/"),
+    "email": ("ada", lambda w: "/settings/email/"),
+    "sessions": ("ada", lambda w: "/settings/sessions/"),
+    "password-reset": (None, lambda w: "/accounts/password/reset/"),
+    "dev-mail": ("mod", lambda w: "/dev/mail/"),
     "notifications": ("ada", lambda w: "/notifications/"),
     "search": ("ada", lambda w: "/search/?q=a"),
     "moderation": ("mod", lambda w: "/mod/reports/"),
@@ -150,7 +154,19 @@ PAGES = {
 # Pages whose ad slot static/ads/embed.js fills after load: checked once the ad is in.
 WITH_AD = {"feed", "wall"}
 # Issue 11: no ads on settings, moderation or ad-management pages.
-NO_ADS = {"settings", "moderation", "ads-manage", "ads-new", "ads-campaign", "dev", "dev-compare"}
+NO_ADS = {
+    "settings",
+    "email",
+    "sessions",
+    "password-reset",
+    "moderation",
+    "ads-manage",
+    "ads-new",
+    "ads-campaign",
+    "dev",
+    "dev-compare",
+    "dev-mail",
+}
 
 
 # The visible elements sticking out past the right edge of the viewport, in

@@ -63,6 +63,8 @@ STATIC_VALUES: dict[str, list[str]] = {
     "comment_store": ["documents", "embedded", "buckets"],
     "checkbox": ["on", ""],
     "site_path": ["/feed/", "/u/alice/", "/incoming/", "//evil.example/", "/dev/"],
+    # Accounts: addresses (the world has the tokens and sessions).
+    "email": ["alice@example.org", "ALICE@Example.org ", "not an address"],
 }
 
 
@@ -135,6 +137,22 @@ ROUTES: dict[str, Route] = {
             "new_password2": "password",
         },
         mirrors={"new_password1": "new_password2"},
+    ),
+    # Accounts (docs/accounts.md): the address, its check, the reset; tokens
+    # of the right shape that were never signed, and the sessions' ids.
+    "settings/email/": Route(form={"email": "email"}),
+    "accounts/verify/<str:token>/": Route(path={"token": "verify_token"}, sweep_role="anon"),
+    "accounts/password/reset/": Route(form={"email": "email"}, sweep_role="anon"),
+    "accounts/password/reset/sent/": Route(),
+    "accounts/password/reset/<str:token>/": Route(
+        path={"token": "reset_token"},
+        form={"new_password1": "password", "new_password2": "password"},
+        mirrors={"new_password1": "new_password2"},
+        sweep_role="anon",
+    ),
+    "settings/sessions/": Route(),
+    "settings/sessions/<str:session_id>/end/": Route(
+        path={"session_id": "session_id"}, method="POST"
     ),
     "circles/": Route(
         form={
@@ -304,6 +322,7 @@ ROUTES: dict[str, Route] = {
         },
     ),
     "dev/compare/": Route(staff=True, query={"path": "site_path"}),
+    "dev/mail/": Route(staff=True),
 }
 
 

@@ -24,6 +24,8 @@ from moderation import services as moderation
 from moderation.targets import resolve_target
 from profiles import services as graph
 from profiles.documents import User
+from profiles.services import recovery
+from socialsite import sessions
 from socialsite.cursors import Cursor
 from tests.conftest import PASSWORD, written
 
@@ -92,6 +94,10 @@ def _post(author: User, kind: str, detail: dict, circles=(PUBLIC,), **kwargs) ->
     return feeds.post_create(
         author=author, type=kind, detail=detail, circles=list(circles), **kwargs
     )
+
+
+# Link tokens that were never signed, or are cut short.
+FAKE_TOKENS = ["eyJoIjoiYWxpY2UifQ:1tXyZa:abc", "x", "a" * 200]
 
 
 def _client(handle: str) -> Client:
@@ -181,6 +187,16 @@ def build() -> World:
     _user("dora", "Dora Suspended")
     moderation.user_suspend(moderator=mod, target=resolve_target("user:dora"), reason="spam")
     _campaign()
+    # Accounts (docs/accounts.md): bob can reset his password (a verified
+    # address and a live link), alice has a link to verify hers, and a second
+    # session that her sessions page can end.
+    verify_token = recovery.email_set(user=alice.reload(), email="alice@example.org")
+    recovery.email_set(user=bob.reload(), email="bob@example.org")
+    User._get_collection().update_one({"_id": "bob"}, {"$set": {"email_verified": True}})
+    [(_, reset_token)] = recovery.password_reset_links("bob@example.org")
+    before = {s["key"] for s in sessions.sessions_of("alice")}
+    _client("alice")  # her other session
+    other_session = next(s["id"] for s in sessions.sessions_of("alice") if s["key"] not in before)
 
     values = {
         "handle": ["bob", "alice", "cyd", "dora", "mod", "admin", "nobody_here"],
@@ -205,6 +221,9 @@ def build() -> World:
             f"comment:{status.id}/{spam.slug}",
         ],
         "circle": ["friends", PUBLIC, ALL_CIRCLES],
+        "verify_token": [verify_token, *FAKE_TOKENS],
+        "reset_token": [reset_token, *FAKE_TOKENS],
+        "session_id": [other_session, "0123456789abcdef0123", "nosuchsession"],
     }
     world = World(values=values)
     world.clients = {"anon": Client(raise_request_exception=False)}

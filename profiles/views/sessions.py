@@ -1,0 +1,32 @@
+"""The account's sessions: where it is logged in, and ending one (docs/accounts.md)."""
+
+from django.contrib import messages
+from django.http import Http404
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET, require_POST
+
+from socialsite import sessions
+from socialsite.http import login_required
+
+
+@login_required
+@require_GET
+def session_list(request):
+    current = sessions.public_id(request.session.session_key or "")
+    listed = [
+        {**session, "current": session["id"] == current}
+        for session in sessions.sessions_of(request.user.handle)
+    ]
+    return render(request, "accounts/sessions.html", {"sessions": listed})
+
+
+@login_required
+@require_POST
+def session_end(request, session_id):
+    if session_id == sessions.public_id(request.session.session_key or ""):
+        messages.info(request, "This is the session you are using: log out to end it.")
+        return redirect("profiles:sessions")
+    if not sessions.end_session_of(request.user.handle, session_id):
+        raise Http404("No such session")
+    messages.success(request, "That session is logged out.")
+    return redirect("profiles:sessions")

@@ -1,0 +1,117 @@
+"""Email through Django's email API (docs/operations.md#email).
+
+`send(to, template, context)` queues a task that renders
+`templates/mail/<template>_subject.txt`, `<template>.txt` and
+`<template>.html` with the site's name and sends one message, plain text
+with an HTML alternative; a request never waits for a mail server. The
+backend comes from `EMAIL_URL` (django-environ's parser: `smtp://user:pass@host:587`,
+`consolemail://`, ...). Without it, `MailboxBackend` keeps every message
+sent in the process, lists it on `/dev/mail/` for staff and prints it to
+the server's output, so a reset or a verification can be finished on the
+demo alone.
+"""
+
+import itertools
+import sys
+import threading
+from collections import deque
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.conf import settings
+from django.core.mail import EmailMultiAlternatives
+from django.core.mail.backends.base import BaseEmailBackend
+from django.tasks import task
+from django.template.loader import render_to_string
+
+from socialsite.clock import now
+
+# The newest messages the mailbox keeps: enough for a demo, bounded.
+MAILBOX_SIZE = 200
+
+
+@dataclass(frozen=True)
+class Kept:
+    """One message as the mailbox kept it."""
+
+    number: int
+    to: tuple[str, ...]
+    subject: str
+    text: str
+    html: str | None
+    sent: datetime
+
+
+_kept: deque[Kept] = deque(maxlen=MAILBOX_SIZE)
+_numbers = itertools.count(1)
+_lock = threading.Lock()
+
+
+class MailboxBackend(BaseEmailBackend):
+    """Keeps what it is given (newest first, at most MAILBOX_SIZE) and prints
+    it; sends nothing anywhere."""
+
+    def send_messages(self, email_messages) -> int:
+        sent = 0
+        for message in email_messages:
+            html = next(
+                (
+                    body
+                    for body, kind in getattr(message, "alternatives", [])
+                    if kind == "text/html"
+                ),
+                None,
+            )
+            with _lock:
+                kept = Kept(
+                    next(_numbers),
+                    tuple(message.to),
+                    message.subject,
+                    message.body,
+                    html,
+                    now(),
+                )
+                _kept.appendleft(kept)
+            print(
+                f"\n--- mail #{kept.number} to {', '.join(kept.to)}: {kept.subject}\n"
+                f"{kept.text.rstrip()}\n--- end of mail #{kept.number}\n",
+                file=sys.stdout,
+                flush=True,
+            )
+            sent += 1
+        return sent
+
+
+def mailbox() -> list[Kept]:
+    """The messages the mailbox kept, newest first."""
+    with _lock:
+        return list(_kept)
+
+
+def backend() -> str:
+    """The dotted path of the default mailer's backend."""
+    return settings.MAILERS["default"]["BACKEND"]
+
+
+def keeps_mail() -> bool:
+    """Whether the configured backend is the mailbox (the demo's)."""
+    return backend() == f"{MailboxBackend.__module__}.MailboxBackend"
+
+
+def send(to: str, template: str, context: dict) -> None:
+    """Queue one message to `to`. `context` crosses a queue: plain values."""
+    deliver.enqueue(to, template, context)
+
+
+@task
+def deliver(to: str, template: str, context: dict) -> int:
+    values = {"site_name": settings.SITE_NAME, **context}
+    subject = " ".join(render_to_string(f"mail/{template}_subject.txt", values).split())
+    message = EmailMultiAlternatives(
+        subject=f"[{settings.SITE_NAME}] {subject}",
+        body=render_to_string(f"mail/{template}.txt", values),
+        from_email=settings.DEFAULT_FROM_EMAIL,
+        to=[to],
+    )
+    message.attach_alternative(render_to_string(f"mail/{template}.html", values), "text/html")
+    return message.send()

@@ -1,0 +1,83 @@
+"""Issue 22 in a real browser: a person verifies their address, forgets their
+password, finishes the reset from the mail the demo's mailbox kept on
+/dev/mail/, and every session they had before is over."""
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.conftest import PASSWORD
+
+NEW_PASSWORD = "a fresh secret for ada 7"
+
+
+@pytest.fixture
+def mailbox(settings):
+    """The demo's mail backend: what is sent is listed on /dev/mail/."""
+    settings.MAILERS = {"default": {"BACKEND": "socialsite.mail.MailboxBackend"}}
+
+
+def newest_link(staff_page, subject: str) -> str:
+    """The link in the newest mail with this subject, read as staff on /dev/mail/."""
+    staff_page.goto("/dev/mail/")
+    mail = staff_page.locator("article.mail").filter(has_text=subject).first
+    expect(mail).to_be_visible()
+    return mail.locator(".mail__body a").first.get_attribute("href")
+
+
+def test_forgot_password_reset_from_dev_mail_ends_the_old_sessions(
+    mailbox, make_user, new_page, sign_in, artifacts_dir
+):
+    make_user("ada", "Ada Lovelace")
+    make_user("mod", "Mo Derator", role="moderator")
+    laptop, phone, staff = new_page(), new_page(), new_page()
+    sign_in(laptop, "ada")
+    sign_in(phone, "ada")
+    sign_in(staff, "mod")
+
+    # Ada gives her address and opens the link the mail carries.
+    laptop.goto("/settings/profile/")
+    laptop.get_by_role("link", name="Email address").click()
+    laptop.get_by_label("Email address").fill("ada@example.org")
+    laptop.get_by_role("button", name="Save and verify").click()
+    expect(laptop.locator(".messages")).to_contain_text("We sent a link to ada@example.org")
+    expect(laptop.locator(".email-state")).to_have_attribute("data-verified", "false")
+    laptop.goto(newest_link(staff, "Verify your email address"))
+    expect(laptop.locator(".email-state")).to_have_attribute("data-verified", "true")
+
+    # Later, signed out somewhere else, she has forgotten her password.
+    anonymous = new_page()
+    anonymous.goto("/accounts/login/")
+    anonymous.get_by_role("link", name="Forgot your password?").click()
+    anonymous.get_by_label("Email address").fill("ada@example.org")
+    anonymous.get_by_role("button", name="Send the link").click()
+    expect(anonymous.get_by_role("heading", name="Check your email")).to_be_visible()
+
+    staff.goto("/dev/mail/")
+    staff.screenshot(path=str(artifacts_dir / "accounts-dev-mail.png"), full_page=True)
+    anonymous.goto(newest_link(staff, "Reset your password"))
+    expect(anonymous.get_by_role("heading", name="Choose a new password")).to_be_visible()
+    anonymous.get_by_label("New password", exact=True).fill(NEW_PASSWORD)
+    anonymous.get_by_label("New password again").fill(NEW_PASSWORD)
+    anonymous.get_by_role("button", name="Set the new password").click()
+    expect(anonymous).to_have_url(re.compile(r"/accounts/login/$"))
+    expect(anonymous.locator(".messages")).to_contain_text("every session was logged out")
+
+    # Her two old sessions are over; the old password no longer opens a new one.
+    for old in (laptop, phone):
+        old.goto("/feed/")
+        expect(old).to_have_url(re.compile(r"/accounts/login/"))
+    anonymous.locator("[name=username]").fill("ada")
+    anonymous.locator("[name=password]").fill(PASSWORD)
+    anonymous.get_by_role("button", name="Log in").click()
+    expect(anonymous.locator(".errorlist")).to_contain_text("don't match")
+    anonymous.locator("[name=password]").fill(NEW_PASSWORD)
+    anonymous.get_by_role("button", name="Log in").click()
+    expect(anonymous).to_have_url(re.compile(r"/feed/$"))
+
+    # The sessions page lists where she is logged in now: here only.
+    anonymous.goto("/settings/sessions/")
+    expect(anonymous.locator("li.session")).to_have_count(1)
+    expect(anonymous.locator('li.session[data-current="true"]')).to_have_count(1)
+    anonymous.screenshot(path=str(artifacts_dir / "accounts-sessions.png"), full_page=True)
