@@ -9,6 +9,7 @@ session even before they are deleted.
 from typing import Literal
 
 from django.contrib.auth.hashers import check_password, make_password
+from django.core import signing
 from django.middleware.csrf import rotate_token
 from django.utils.crypto import constant_time_compare, salted_hmac
 
@@ -63,6 +64,41 @@ def login(request, user: User) -> None:
     request.session[CLIENT_KEY] = clients.client_of(request)
     rotate_token(request)
     request.user = user
+
+
+# Between the password and the code of a two-factor login: a signed cookie
+# naming the account, not a session (docs/accounts.md#two-factor-login).
+SECOND_STEP_COOKIE = "login_2fa"
+SECOND_STEP_SECONDS = 300
+_SECOND_STEP_SALT = "socialsite.profiles.login-2fa"
+
+
+def second_step_token(user: User, next_url: str) -> str:
+    """What the password step hands the code step: who, with a fingerprint of
+    their password (a change in between ends it), and where to go after."""
+    payload = {"h": user.handle, "a": session_auth_hash(user), "n": next_url}
+    return signing.dumps(payload, salt=_SECOND_STEP_SALT)
+
+
+def second_step(token: object) -> tuple[User, str] | None:
+    """(the account, where to go after) if the token is a password step of
+    the last SECOND_STEP_SECONDS for an active account with two-factor
+    login and the same password; else None."""
+    if not isinstance(token, str) or len(token) > 2000:
+        return None
+    try:
+        payload = signing.loads(token, salt=_SECOND_STEP_SALT, max_age=SECOND_STEP_SECONDS)
+    except (signing.BadSignature, ValueError):
+        return None
+    if not isinstance(payload, dict) or not isinstance(payload.get("h"), str):
+        return None
+    user = User.objects(handle=payload["h"]).first()
+    if user is None or not user.is_active or not user.has_2fa:
+        return None
+    if not constant_time_compare(str(payload.get("a", "")), session_auth_hash(user)):
+        return None
+    next_url = payload.get("n")
+    return user, next_url if isinstance(next_url, str) else "/feed/"
 
 
 def logout(request) -> None:

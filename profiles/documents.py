@@ -75,6 +75,14 @@ class User(me.Document):
     email_verified = me.BooleanField(default=False)
     email_nonce = me.StringField()
     reset_nonce = me.StringField()
+    # Two-factor login (docs/accounts.md#two-factor-login): the TOTP secret once
+    # confirmed, the one being enrolled, the newest time step a code was
+    # accepted for (a code never works twice), and the SHA-256 hashes of the
+    # unused recovery codes.
+    totp_secret = me.StringField()
+    totp_pending = me.StringField()
+    totp_step = me.IntField(default=0)
+    recovery_codes = me.ListField(me.StringField(), default=list)
 
     meta = {
         "collection": "user",
@@ -104,6 +112,10 @@ class User(me.Document):
     @property
     def is_active(self) -> bool:
         return self.status == "active"
+
+    @property
+    def has_2fa(self) -> bool:
+        return bool(self.totp_secret)
 
     @property
     def is_moderator(self) -> bool:

@@ -1,4 +1,5 @@
 from django import forms
+from django.conf import settings
 from django.contrib.auth import password_validation
 from django.core.exceptions import FieldDoesNotExist
 from django.core.validators import URLValidator
@@ -145,6 +146,34 @@ class PasswordChangeForm(SetPasswordForm):
                 "That is not your current password.", code="wrong_password"
             )
         return self.cleaned_data["old_password"]
+
+
+class TwoFactorCodeForm(forms.Form):
+    code = forms.CharField(
+        label="Code",
+        max_length=64,
+        help_text="The 6 digits your authenticator app shows, or one of your recovery codes.",
+        widget=forms.TextInput(
+            attrs={"autocomplete": "one-time-code", "inputmode": "text", "spellcheck": "false"}
+        ),
+    )
+
+
+class TwoFactorEnrolForm(TwoFactorCodeForm):
+    """The first code, from the app just set up (no recovery codes yet)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["code"].help_text = f"The 6 digits the app shows for {settings.SITE_NAME}."
+
+
+class TwoFactorOffForm(TwoFactorCodeForm):
+    password = forms.CharField(
+        label="Password",
+        strip=False,
+        widget=forms.PasswordInput(attrs={"autocomplete": "current-password"}),
+    )
+    field_order = ["password", "code"]
 
 
 class EmailForm(forms.Form):

@@ -1,16 +1,18 @@
 from django.urls import path
 
-from profiles.views import accounts, people, recovery, sessions
+from profiles.views import accounts, people, recovery, sessions, twofactor
 
 app_name = "profiles"
 
 urlpatterns = [
     path("accounts/signup/", accounts.signup, name="signup"),
     path("accounts/login/", accounts.login, name="login"),
+    path("accounts/login/2fa/", twofactor.login_2fa, name="login_2fa"),
     path("accounts/logout/", accounts.logout, name="logout"),
     path("settings/profile/", people.profile_edit, name="profile_edit"),
     path("settings/password/", accounts.password_change, name="password_change"),
     path("settings/email/", recovery.email, name="email"),
+    path("settings/2fa/", twofactor.settings_2fa, name="settings_2fa"),
     path("settings/sessions/", sessions.session_list, name="sessions"),
     path("settings/sessions/<str:session_id>/end/", sessions.session_end, name="session_end"),
     path("accounts/verify/<str:token>/", recovery.email_verify, name="email_verify"),

@@ -187,6 +187,9 @@ RATELIMIT_PASSWORD = env.str("RATELIMIT_PASSWORD", default="5/900")  # wrong old
 # Reset requests, per IP and per address; address changes (each sends a mail), per user.
 RATELIMIT_PASSWORD_RESET = env.str("RATELIMIT_PASSWORD_RESET", default="5/3600")
 RATELIMIT_EMAIL = env.str("RATELIMIT_EMAIL", default="5/3600")
+# Wrong two-factor codes per account from anywhere (per (account, IP) it is
+# RATELIMIT_LOGIN_FAILURES): a million codes cannot be tried.
+RATELIMIT_LOGIN_2FA = env.str("RATELIMIT_LOGIN_2FA", default="20/3600")
 
 # Profiles and the follower graph.
 GRAPH_PAGE_SIZE = env.int("GRAPH_PAGE_SIZE", default=50)

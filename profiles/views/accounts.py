@@ -85,6 +85,18 @@ def login(request):
                 for scope, keys, rule in limits:
                     ratelimit.count(scope, keys, rule)
                 form.add_error(None, BAD_LOGIN)
+            elif user.has_2fa:
+                # The code comes next: no session until it passes.
+                response = redirect("profiles:login_2fa")
+                response.set_cookie(
+                    auth.SECOND_STEP_COOKIE,
+                    auth.second_step_token(user, next_url),
+                    max_age=auth.SECOND_STEP_SECONDS,
+                    httponly=True,
+                    samesite="Lax",
+                    secure=request.is_secure(),
+                )
+                return response
             else:
                 auth.login(request, user)
                 return redirect(next_url)

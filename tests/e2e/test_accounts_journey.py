@@ -1,9 +1,12 @@
 """Issue 22 in a real browser: a person verifies their address, forgets their
 password, finishes the reset from the mail the demo's mailbox kept on
-/dev/mail/, and every session they had before is over."""
+/dev/mail/, and every session they had before is over; and a person turns on
+two-factor login and logs in with a code, then with a recovery code."""
 
 import re
+import time
 
+import pyotp
 import pytest
 from playwright.sync_api import expect
 
@@ -81,3 +84,53 @@ def test_forgot_password_reset_from_dev_mail_ends_the_old_sessions(
     expect(anonymous.locator("li.session")).to_have_count(1)
     expect(anonymous.locator('li.session[data-current="true"]')).to_have_count(1)
     anonymous.screenshot(path=str(artifacts_dir / "accounts-sessions.png"), full_page=True)
+
+
+def test_two_factor_login_from_enrolment_to_a_recovery_code(make_user, new_page, sign_in):
+    """Enrol with a code computed from the secret the page shows, log out,
+    log in again with a code, then with a recovery code, which works once."""
+    make_user("ada", "Ada Lovelace")
+    page = new_page()
+    sign_in(page, "ada")
+    page.goto("/settings/profile/")
+    page.get_by_role("link", name="Two-factor login").click()
+    expect(page.locator(".qr svg")).to_be_visible()
+    secret = page.locator(".secret").get_attribute("data-secret")
+    totp = pyotp.TOTP(secret)
+    page.get_by_label("Code").fill(totp.now())
+    page.get_by_role("button", name="Turn on").click()
+    expect(page.get_by_role("heading", name="Two-factor login is on")).to_be_visible()
+    codes = page.locator(".recovery-codes code").all_inner_texts()
+    assert len(codes) == 10
+
+    def password_step(browser_page):
+        browser_page.goto("/accounts/login/")
+        browser_page.locator("[name=username]").fill("ada")
+        browser_page.locator("[name=password]").fill(PASSWORD)
+        browser_page.get_by_role("button", name="Log in").click()
+        expect(browser_page).to_have_url(re.compile(r"/accounts/login/2fa/$"))
+
+    page.get_by_role("button", name="Log out").click()
+    password_step(page)
+    # Not logged in until the code passes.
+    page.goto("/feed/")
+    expect(page).to_have_url(re.compile(r"/accounts/login/"))
+    password_step(page)
+    # The code of the next step: the enrolment spent this one.
+    page.get_by_label("Code").fill(totp.generate_otp(int(time.time()) // totp.interval + 1))
+    page.get_by_role("button", name="Log in").click()
+    expect(page).to_have_url(re.compile(r"/feed/$"))
+
+    # Phone lost: a recovery code, once.
+    other = new_page()
+    password_step(other)
+    other.get_by_label("Code").fill(codes[0])
+    other.get_by_role("button", name="Log in").click()
+    expect(other).to_have_url(re.compile(r"/feed/$"))
+    third = new_page()
+    password_step(third)
+    third.get_by_label("Code").fill(codes[0])
+    third.get_by_role("button", name="Log in").click()
+    expect(third.locator(".errorlist")).to_contain_text("does not work")
+    page.goto("/settings/2fa/")
+    expect(page.get_by_text("9 unused recovery codes left.")).to_be_visible()

@@ -63,7 +63,9 @@ STATIC_VALUES: dict[str, list[str]] = {
     "comment_store": ["documents", "embedded", "buckets"],
     "checkbox": ["on", ""],
     "site_path": ["/feed/", "/u/alice/", "/incoming/", "//evil.example/", "/dev/"],
-    # Accounts: addresses (the world has the tokens and sessions).
+    # Accounts: two-factor codes (right and wrong shapes), addresses (the
+    # world has the tokens and sessions).
+    "totp_code": ["123456", "000000", "abcde-fghjk", "١٢٣٤٥٦", "12 34 56"],
     "email": ["alice@example.org", "ALICE@Example.org ", "not an address"],
 }
 
@@ -150,6 +152,8 @@ ROUTES: dict[str, Route] = {
         mirrors={"new_password1": "new_password2"},
         sweep_role="anon",
     ),
+    "settings/2fa/": Route(form={"code": "totp_code", "password": "password"}),
+    "accounts/login/2fa/": Route(form={"code": "totp_code"}, sweep_role="anon"),
     "settings/sessions/": Route(),
     "settings/sessions/<str:session_id>/end/": Route(
         path={"session_id": "session_id"}, method="POST"

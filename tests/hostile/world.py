@@ -10,6 +10,7 @@ import io
 from dataclasses import dataclass, field
 from http.cookies import SimpleCookie
 
+import pyotp
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from mongoengine.connection import get_db
@@ -22,9 +23,10 @@ from feeds.services import photos
 from feeds.services import posts as feeds
 from moderation import services as moderation
 from moderation.targets import resolve_target
+from profiles import auth
 from profiles import services as graph
 from profiles.documents import User
-from profiles.services import recovery
+from profiles.services import recovery, twofactor
 from socialsite import sessions
 from socialsite.cursors import Cursor
 from tests.conftest import PASSWORD, written
@@ -198,6 +200,12 @@ def build() -> World:
     _client("alice")  # her other session
     other_session = next(s["id"] for s in sessions.sessions_of("alice") if s["key"] not in before)
 
+    # cyd has two-factor login, and a password step waits for her code in
+    # the anonymous client; alice is enrolling.
+    cyd_secret = twofactor.pending_secret(user=cyd.reload())
+    twofactor.enable(user=cyd.reload(), code=pyotp.TOTP(cyd_secret).now())
+    alice_pending = twofactor.pending_secret(user=alice.reload())
+
     values = {
         "handle": ["bob", "alice", "cyd", "dora", "mod", "admin", "nobody_here"],
         "post_id": [str(p.id) for p in [*posts, removed]] + ["0123456789abcdef01234567"],
@@ -224,9 +232,15 @@ def build() -> World:
         "verify_token": [verify_token, *FAKE_TOKENS],
         "reset_token": [reset_token, *FAKE_TOKENS],
         "session_id": [other_session, "0123456789abcdef0123", "nosuchsession"],
+        # Not form fields: what the query-plan driver makes valid codes from.
+        "totp_secret": [cyd_secret],
+        "totp_pending": [alice_pending],
     }
     world = World(values=values)
     world.clients = {"anon": Client(raise_request_exception=False)}
+    world.clients["anon"].cookies[auth.SECOND_STEP_COOKIE] = auth.second_step_token(
+        User.objects.get(handle="cyd"), "/feed/"
+    )
     for handle in ROLES[1:]:
         world.clients[handle] = _client(handle)
     # A profile field the code does not know (*Storing Updates and Profiles*: the profile evolves),

@@ -1,0 +1,106 @@
+"""Two-factor login: turning it on and off (`/settings/2fa/`), and the code
+step of a login (`/accounts/login/2fa/`) (docs/accounts.md#two-factor-login)."""
+
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth.hashers import check_password
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_http_methods
+
+from profiles import auth
+from profiles.forms import TwoFactorCodeForm, TwoFactorEnrolForm, TwoFactorOffForm
+from profiles.services import twofactor
+from socialsite import ratelimit
+from socialsite.http import login_required
+
+BAD_CODE = "That code does not work: use the one your app shows now, or an unused recovery code."
+
+
+def _setup_page(request, form, status=200):
+    user = request.user
+    secret = twofactor.pending_secret(user=user)
+    context = {"form": form, "secret": secret, "qr": twofactor.qr_svg(user=user, secret=secret)}
+    return render(request, "accounts/twofactor_setup.html", context, status=status)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def settings_2fa(request):
+    user = request.user
+    if user.has_2fa:
+        return _turn_off(request)
+    form = TwoFactorEnrolForm(request.POST if request.method == "POST" else None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            codes = twofactor.enable(user=user, code=form.cleaned_data["code"])
+        except twofactor.TwoFactorError as exc:
+            form.add_error("code", str(exc))
+        else:
+            # Shown once: only their hashes are kept.
+            return render(request, "accounts/twofactor_codes.html", {"codes": codes})
+    return _setup_page(request, form)
+
+
+def _turn_off(request):
+    user = request.user
+    form = TwoFactorOffForm(request.POST if request.method == "POST" else None)
+    status = 200
+    if request.method == "POST":
+        # Wrong passwords and codes are limited as a password change's are.
+        limit = ("password", [f"user:{user.handle}"], settings.RATELIMIT_PASSWORD)
+        try:
+            ratelimit.check(*limit)
+        except ratelimit.RateLimited as exc:
+            form = TwoFactorOffForm()
+            form.add_error(None, str(exc))
+            status = 429
+        else:
+            if form.is_valid():
+                password_ok = check_password(form.cleaned_data["password"], user.password)
+                if password_ok and twofactor.verify(user=user, code=form.cleaned_data["code"]):
+                    twofactor.disable(user=user)
+                    messages.success(request, "Two-factor login is off.")
+                    return redirect("profiles:settings_2fa")
+                ratelimit.count(*limit)
+                form.add_error(None, "That password and code do not match your account.")
+    left = len(user.recovery_codes or [])
+    return render(
+        request, "accounts/twofactor_on.html", {"form": form, "left": left}, status=status
+    )
+
+
+@require_http_methods(["GET", "POST"])
+def login_2fa(request):
+    step = auth.second_step(request.COOKIES.get(auth.SECOND_STEP_COOKIE))
+    if step is None:
+        messages.info(request, "Log in again: the code step expired.")
+        response = redirect("profiles:login")
+        response.delete_cookie(auth.SECOND_STEP_COOKIE)
+        return response
+    user, next_url = step
+    form = TwoFactorCodeForm(request.POST if request.method == "POST" else None)
+    status = 200
+    if request.method == "POST":
+        ip = ratelimit.client_ip(request)
+        limits = [
+            ("login_2fa", [f"{user.handle}@{ip}"], settings.RATELIMIT_LOGIN_FAILURES),
+            ("login_2fa_handle", [f"handle:{user.handle}"], settings.RATELIMIT_LOGIN_2FA),
+        ]
+        try:
+            for scope, keys, rule in limits:
+                ratelimit.check(scope, keys, rule)
+        except ratelimit.RateLimited as exc:
+            form.add_error(None, str(exc))
+            status = 429
+        else:
+            if form.is_valid() and twofactor.verify(user=user, code=form.cleaned_data["code"]):
+                auth.login(request, user)
+                response = redirect(next_url)
+                response.delete_cookie(auth.SECOND_STEP_COOKIE)
+                return response
+            # Only failures count, as for passwords.
+            for scope, keys, rule in limits:
+                ratelimit.count(scope, keys, rule)
+            if form.is_valid():
+                form.add_error("code", BAD_CODE)
+    return render(request, "accounts/login_2fa.html", {"form": form, "who": user}, status=status)
