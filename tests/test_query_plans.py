@@ -601,7 +601,7 @@ def test_the_checker_flags_a_read_of_a_whole_timeline_history():
 
 def _code(values: dict, kind: str, *, ahead: int = 0) -> str:
     """A TOTP code of the world's secret of this kind, `ahead` steps from now
-    (the step enrolment used is spent)."""
+    (the step enrolment used is spent): called when the request is sent."""
     if kind not in values:
         return "000000"
     totp = pyotp.TOTP(values[kind][0])
@@ -652,8 +652,8 @@ def _actions(values: dict, model: str = "cache") -> dict[str, list[tuple[str, di
         "settings/sessions/<str:session_id>/end/": [("alice", {})],
         # Alice confirms her enrolment (the page shows her recovery codes
         # once: a 200, `SHOWN_ONCE`); cyd's code completes her login.
-        "settings/2fa/": [("alice", {"code": _code(values, "totp_pending")})],
-        "accounts/login/2fa/": [("anon", {"code": _code(values, "totp_secret", ahead=1)})],
+        "settings/2fa/": [("alice", {"code": lambda: _code(values, "totp_pending")})],
+        "accounts/login/2fa/": [("anon", {"code": lambda: _code(values, "totp_secret", ahead=1)})],
         "circles/": [
             ("alice", {"action": "create", "name": "pals"}),
             ("alice", {"action": "add", "circle": "pals", "member": "bob"}),
@@ -758,6 +758,10 @@ def test_post_actions_and_the_tasks_they_queue_are_index_served(feed_model, smal
         recorder.on = True
         try:
             for number, (role, form) in enumerate(requests):
+                # A value made when sent (a TOTP code lasts 30 seconds).
+                form = {
+                    name: value() if callable(value) else value for name, value in form.items()
+                }
                 response = small_world.clients[role].post(path, form)
                 answers[f"{key} #{number} as {role}"] = response.status_code
         finally:
