@@ -18,24 +18,23 @@ from socialsite import mail
 from socialsite.active import COMMENT_STORES, TIMELINE_MODELS
 
 
-def admin_only(view):
-    @wraps(view)
-    def wrapper(request, *args, **kwargs):
-        if not getattr(request.user, "is_admin", False):
-            raise Http404("No such page.")
-        return view(request, *args, **kwargs)
+def _only(flag: str):
+    """A view for users whose `flag` is true; everyone else gets the 404."""
 
-    return wrapper
+    def decorator(view):
+        @wraps(view)
+        def wrapper(request, *args, **kwargs):
+            if not getattr(request.user, flag, False):
+                raise Http404("No such page.")
+            return view(request, *args, **kwargs)
+
+        return wrapper
+
+    return decorator
 
 
-def staff_only(view):
-    @wraps(view)
-    def wrapper(request, *args, **kwargs):
-        if not getattr(request.user, "is_moderator", False):
-            raise Http404("No such page.")
-        return view(request, *args, **kwargs)
-
-    return wrapper
+admin_only = _only("is_admin")
+staff_only = _only("is_moderator")  # moderators and admins
 
 
 @staff_only

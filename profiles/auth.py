@@ -9,11 +9,10 @@ session even before they are deleted.
 from typing import Literal
 
 from django.contrib.auth.hashers import check_password, make_password
-from django.core import signing
 from django.middleware.csrf import rotate_token
 from django.utils.crypto import constant_time_compare, salted_hmac
 
-from profiles import clients
+from profiles import clients, tokens
 from profiles.documents import User
 from socialsite.ids import parse_handle
 from socialsite.sessions import CLIENT_KEY, USER_KEY
@@ -70,27 +69,21 @@ def login(request, user: User) -> None:
 # naming the account, not a session (docs/accounts.md#two-factor-login).
 SECOND_STEP_COOKIE = "login_2fa"
 SECOND_STEP_SECONDS = 300
-_SECOND_STEP_SALT = "socialsite.profiles.login-2fa"
 
 
 def second_step_token(user: User, next_url: str) -> str:
     """What the password step hands the code step: who, with a fingerprint of
     their password (a change in between ends it), and where to go after."""
     payload = {"h": user.handle, "a": session_auth_hash(user), "n": next_url}
-    return signing.dumps(payload, salt=_SECOND_STEP_SALT)
+    return tokens.make(tokens.LOGIN_SECOND_STEP, payload)
 
 
 def second_step(token: object) -> tuple[User, str] | None:
     """(the account, where to go after) if the token is a password step of
     the last SECOND_STEP_SECONDS for an active account with two-factor
     login and the same password; else None."""
-    if not isinstance(token, str) or len(token) > 2000:
-        return None
-    try:
-        payload = signing.loads(token, salt=_SECOND_STEP_SALT, max_age=SECOND_STEP_SECONDS)
-    except (signing.BadSignature, ValueError):
-        return None
-    if not isinstance(payload, dict) or not isinstance(payload.get("h"), str):
+    payload = tokens.read(tokens.LOGIN_SECOND_STEP, token, SECOND_STEP_SECONDS)
+    if payload is None or not isinstance(payload.get("h"), str):
         return None
     user = User.objects(handle=payload["h"]).first()
     if user is None or not user.is_active or not user.has_2fa:

@@ -14,6 +14,7 @@ from django.core import signing
 
 VERIFY_EMAIL = "socialsite.profiles.verify-email"
 RESET_PASSWORD = "socialsite.profiles.reset-password"
+LOGIN_SECOND_STEP = "socialsite.profiles.login-2fa"
 
 
 def nonce() -> str:
@@ -27,7 +28,7 @@ def make(purpose: str, payload: dict) -> str:
 def read(purpose: str, token: object, max_age: int) -> dict | None:
     """The payload of a token made for `purpose` no more than `max_age`
     seconds ago, or None (forged, altered, expired, or not a token)."""
-    if not isinstance(token, str) or len(token) > 1000:
+    if not isinstance(token, str) or len(token) > 2000:
         return None
     try:
         payload = signing.loads(token, salt=purpose, max_age=max_age)
