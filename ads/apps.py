@@ -9,3 +9,4 @@ class AdsConfig(AppConfig):
         from socialsite import demo
 
         demo.register("ads", "ads.demo.seed_stage")
+        from ads import owners  # noqa: F401  (declares its collections' owners)

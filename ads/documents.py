@@ -193,6 +193,9 @@ class AdOffer(me.Document):
                 "expireAfterSeconds": OFFER_TTL_SECONDS,
                 "name": "created_ttl",
             },
+            # Erasure: the offers naming a person, as viewer or as owner.
+            {"fields": ["viewer"], "name": "viewer"},
+            {"fields": ["owner"], "name": "owner"},
         ],
         "shard_key": ("id",),
         "shard_hashed": "id",

@@ -7,6 +7,7 @@ has run for years still costs one round trip.
 """
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import ROUND_HALF_UP, Decimal
@@ -192,3 +193,13 @@ def report(campaign: Campaign) -> Report:
         truncated=truncated,
         ecpm=ecpm,
     )
+
+
+def campaigns_export(handle: str) -> Iterator[dict]:
+    """The campaigns the person manages, with their units and daily counts,
+    for their export (docs/accounts.md#export)."""
+    stats = AdStats._get_collection()
+    for campaign in Campaign._get_collection().find({"owner": handle}).sort("created", -1):
+        rows = stats.find({"campaign_id": campaign["_id"]}, {"_id": 0, "campaign_id": 0})
+        campaign["id"] = campaign.pop("_id")
+        yield {**campaign, "stats": list(rows.sort("day", 1))}

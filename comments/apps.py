@@ -8,3 +8,7 @@ class CommentsConfig(AppConfig):
         from socialsite import demo
 
         demo.register("comments", "comments.demo.seed_stage")
+        from comments import (
+            owners,  # noqa: F401  (declares its collections' owners)
+            receivers,  # noqa: F401  (connects the domain events)
+        )

@@ -34,6 +34,8 @@ class CommentDocument(me.Document):
     posted = me.DateTimeField(required=True)
     author = me.EmbeddedDocumentField(CommentAuthor, required=True)
     text = me.StringField(default="")
+    # The handles the text mentions (erasure finds them on an index).
+    mentions = me.ListField(me.StringField(), default=None)
     edited = me.DateTimeField()
     deleted_by = me.StringField(choices=DELETED_BY)
 
@@ -57,6 +59,8 @@ class CommentDocument(me.Document):
             # Moderation: a user's recent comments; the dashboard's counts.
             {"fields": ["author.id", "-posted"], "name": "author_posted"},
             {"fields": ["posted"], "name": "posted"},
+            # Erasure: the comments mentioning a person.
+            {"fields": ["mentions"], "name": "mentions", "sparse": True},
         ],
         # Seed 004 (Sharding): the discussion plus the slug. (discussion_id,
         # slug) rather than full_slug because a unique index must be prefixed
@@ -112,6 +116,7 @@ class CommentLogEntry(me.Document):
     slug = me.StringField(required=True)
     posted = me.DateTimeField(required=True)
     author = me.StringField(required=True)  # the handle
+    mentions = me.ListField(me.StringField(), default=None)  # the comment's, kept in step
 
     meta = {
         "collection": "comment_log",
@@ -122,6 +127,8 @@ class CommentLogEntry(me.Document):
             {"fields": ["posted"], "name": "posted"},
             # A user's latest comments (moderation), newest first.
             {"fields": ["author", "-posted"], "name": "author_posted"},
+            # Erasure: the comments mentioning a person.
+            {"fields": ["mentions"], "name": "mentions", "sparse": True},
         ],
         # As `comments`: the discussion plus the slug.
         "shard_key": ("discussion_id", "slug"),

@@ -1,5 +1,6 @@
 """Reads for the thread, the permalink page and the moderation pages."""
 
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING
@@ -179,3 +180,31 @@ def recent_by_author(handle: str, n: int) -> list[Comment]:
     keys = ledger.recent(handle, n)
     found = store.many(keys)
     return [found[key] for key in keys if key in found]
+
+
+def comments_export(handle: str) -> Iterator[dict]:
+    """Every comment the person wrote, newest first, for their export
+    (docs/accounts.md#export): the post's id, never its author's words."""
+    store = get_store(settings.COMMENTS_STORE)  # the store of record
+    if store.name == "documents":
+        rows = CommentDocument._get_collection().find({"author.id": handle}).sort("posted", -1)
+        comments: Iterable[Comment] = (Comment.from_dict(r, r["discussion_id"]) for r in rows)
+    else:
+        assert isinstance(store, ArrayCommentUpdates)
+        comments = _logged(store, ledger.recent(handle, None))
+    for comment in comments:
+        yield {
+            "post": comment.discussion_id,
+            "slug": comment.slug,
+            "posted": comment.posted,
+            "text": comment.text,
+            "edited": comment.edited,
+            "deleted_by": comment.deleted_by,
+        }
+
+
+def _logged(store: ArrayCommentUpdates, keys: list[tuple[ObjectId, str]]) -> Iterator[Comment]:
+    for start in range(0, len(keys), 500):
+        page = keys[start : start + 500]
+        found = store.many(page)
+        yield from (found[key] for key in page if key in found)

@@ -13,7 +13,16 @@ from bson import ObjectId
 from django.conf import settings
 
 from comments import tasks
-from comments.stores import Comment, DiscussionFull, ReplyTooDeep, UnknownParent, shadows
+from comments.stores import (
+    STORES,
+    Comment,
+    DiscussionFull,
+    ReplyTooDeep,
+    UnknownParent,
+    get_store,
+    ledger,
+    shadows,
+)
 from comments.stores.base import HIDDEN_TEXT
 from feeds.selectors import posts as feed_posts
 from feeds.services import mentions
@@ -212,3 +221,39 @@ def comments_shown_truncate(*, limit: int | None = None) -> dict:
     The feeds own those documents: they do the trimming."""
     limit = settings.FEED_COMMENTS_SHOWN if limit is None else limit
     return post_services.comments_shown_truncate(limit=limit)
+
+
+def comments_erase_author(handle: str, limit: int) -> int:
+    """Erasure (docs/accounts.md#erasure): up to `limit` of the person's
+    comments become "[deleted account]" placeholders in every store (a past
+    setting's too), so replies keep their place; their log lines stop
+    naming them; the posts' summaries are copied again. Returns how many."""
+    stores = [get_store(name) for name in STORES]
+    keys = sorted({key for store in stores for key in store.authored(handle, limit)})
+    for discussion_id, slug in keys:
+        for store in stores:
+            store.erase_author(discussion_id, slug)
+    ledger.anonymize(handle, keys)
+    if not keys:  # then others' comments that mention them
+        keys = sorted({key for store in stores for key in store.mentioning(handle, limit)})
+        for discussion_id, slug in keys:
+            _unmention(stores, discussion_id, slug, handle)
+    for discussion_id in {discussion_id for discussion_id, _ in keys}:
+        tasks.refresh_summary.enqueue(str(discussion_id))
+    return len(keys)
+
+
+def _unmention(stores: list, discussion_id: ObjectId, slug: str, handle: str) -> None:
+    """Rewrite the comment in every store that holds it, each from its own text."""
+    for store in stores:
+        comment = store.get(discussion_id, slug)
+        if comment is not None:
+            text = mentions.unmention(comment.text, handle)
+            store.rewrite(discussion_id, slug, text=text)
+
+
+def discussion_delete(*, post_id: ObjectId) -> None:
+    """A deleted post's discussion goes from every store (the post is gone,
+    and with it every way to the thread)."""
+    for name in STORES:
+        get_store(name).delete_discussion(post_id)

@@ -9,4 +9,7 @@ class FeedsConfig(AppConfig):
 
         demo.register("feeds", "feeds.demo.seed_stage")
         demo.register("delivery", "feeds.demo.delivery_stage", last=True)
-        from feeds import receivers  # noqa: F401  (connects the graph signals)
+        from feeds import (
+            owners,  # noqa: F401  (declares its collections' owners)
+            receivers,  # noqa: F401  (connects the graph signals)
+        )

@@ -9,6 +9,7 @@ and the graph (`manage.py rebuild_feeds`).
 import mongoengine as me
 
 from socialsite.clock import now
+from socialsite.documents import GridChunk, GridFile, grid_chunk_meta, grid_file_meta
 
 PUBLIC = "*public*"
 ALL_CIRCLES = "*circles*"
@@ -109,6 +110,10 @@ class Post(me.Document):
             {"fields": ["counting"], "name": "counting", "sparse": True},
             # The moderation dashboard's "posts today / this week" counts.
             {"fields": ["-ts"], "name": "ts"},
+            # Erasure (docs/accounts.md#erasure): the posts naming a person,
+            # in their mentions or as the moderator of their removal.
+            {"fields": ["mentions"], "name": "mentions", "sparse": True},
+            {"fields": ["removed.by"], "name": "removed_by", "sparse": True},
         ],
         # Seed 000: queries and updates use _id, so post is sharded on _id,
         # hashed: ObjectIds grow, and a ranged key would send every insert to
@@ -129,7 +134,11 @@ class PollVote(me.Document):
 
     meta = {
         "collection": "poll_vote",
-        "indexes": [{"fields": ["post", "voter"], "unique": True, "name": "post_voter"}],
+        "indexes": [
+            {"fields": ["post", "voter"], "unique": True, "name": "post_voter"},
+            # A person's votes: their export and erasure.
+            {"fields": ["voter", "-ts"], "name": "voter_ts"},
+        ],
         # The whole unique key, so "one vote each" holds across shards, and a
         # popular poll's votes split by voter instead of one jumbo chunk.
         "shard_key": ("post", "voter"),
@@ -148,7 +157,11 @@ class PostLike(me.Document):
         "collection": "post_like",
         # Also serves "which of this page's posts did the viewer like":
         # `{post: {$in: page}, by: viewer}`, one query per page.
-        "indexes": [{"fields": ["post", "by"], "unique": True, "name": "post_by"}],
+        "indexes": [
+            {"fields": ["post", "by"], "unique": True, "name": "post_by"},
+            # A person's likes, newest first: their export and erasure.
+            {"fields": ["by", "-ts"], "name": "by_ts"},
+        ],
         # The whole unique key, as poll_vote: "one like each" holds across
         # shards, and a popular post's likes split by liker.
         "shard_key": ("post", "by"),
@@ -211,6 +224,16 @@ class PulledAuthor(me.Document):
         "indexes": [],
         "auto_create_index": False,
     }
+
+
+class PhotoFile(GridFile):
+    """The `photos` GridFS bucket (feeds/services/photos.py)."""
+
+    meta = grid_file_meta("photos.files")
+
+
+class PhotoChunk(GridChunk):
+    meta = grid_chunk_meta("photos.chunks")
 
 
 # --- timeline storage, one collection per model --------------------------------

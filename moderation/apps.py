@@ -8,4 +8,7 @@ class ModerationConfig(AppConfig):
         from socialsite import demo
 
         demo.register("moderation", "moderation.demo.seed_stage")
-        from moderation import receivers  # noqa: F401  (connects the comment events)
+        from moderation import (
+            owners,  # noqa: F401  (declares its collections' owners)
+            receivers,  # noqa: F401  (connects the comment events)
+        )

@@ -78,6 +78,8 @@ class ReportedItem(me.Document):
                 "name": "queue_reason_page",
             },
             {"fields": ["author", "-last_reported"], "name": "author"},
+            # Erasure: the items a moderator settled (few, and only theirs).
+            {"fields": ["resolved_by"], "name": "resolved_by", "sparse": True},
         ],
         "auto_create_index": False,
     }

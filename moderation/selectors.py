@@ -1,11 +1,12 @@
 """Reads for the moderation pages."""
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
 from feeds.selectors import posts as feed_posts
-from moderation.documents import AuditEntry, ReportedItem
+from moderation.documents import AuditEntry, Report, ReportedItem
 from moderation.targets import post_excerpt
 from profiles import selectors as people
 from profiles.documents import STATUSES as USER_STATUSES
@@ -266,3 +267,17 @@ def _decode(raw: object, order: tuple[str, ...]) -> tuple[object, ...] | None:
         else:  # the queue's `_id` is its "<type>:<target id>" key
             typed.append(part)
     return tuple(typed)
+
+
+def reports_export(handle: str) -> Iterator[dict]:
+    """The reports the person filed, for their export: what they reported
+    (an id), why, and what became of it."""
+    rows = Report._get_collection().find({"reporter": handle}).sort("created", -1)
+    for row in rows:
+        yield {
+            "target": f"{row['target_type']}:{row['target_id']}",
+            "reason": row["reason"],
+            "note": row.get("note", ""),
+            "status": row.get("status"),
+            "created": row.get("created"),
+        }

@@ -9,4 +9,7 @@ class NotificationsConfig(AppConfig):
         from socialsite import demo
 
         demo.register("notifications", "notifications.demo.seed_stage")
-        from notifications import receivers  # noqa: F401  (connects the domain events)
+        from notifications import (
+            owners,  # noqa: F401  (declares its collections' owners)
+            receivers,  # noqa: F401  (connects the domain events)
+        )

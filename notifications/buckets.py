@@ -132,3 +132,42 @@ def forget_comment(post_id: ObjectId, slug: str) -> list[str]:
     if owners:
         collection().update_many({"owner": {"$in": owners}, **query}, {"$pull": {"items": about}})
     return owners
+
+
+def _without(items: list[dict], handle: str, names: dict[str, str]) -> list[dict]:
+    """The items as they are once `handle` is erased: theirs go; a like group
+    they are in keeps its other likers, the newest of them named."""
+    kept = []
+    for item in items:
+        actors = item.get("actors")
+        if actors is not None and handle in actors and (item.get("actor_count") or 1) > 1:
+            rest = [a for a in actors if a != handle]
+            item = {**item, "actors": rest, "actor_count": item["actor_count"] - 1}
+            if item.get("actor") == handle:
+                newest = rest[-1] if rest else ""
+                item.update(actor=newest, actor_name=names.get(newest, ""))
+            kept.append(item)
+        elif item.get("actor") != handle and handle not in (actors or ()):
+            kept.append(item)
+    return kept
+
+
+def erase_actor(handle: str, limit: int, names_of) -> tuple[int, list[str]]:
+    """Take `handle` out of up to `limit` of other people's buckets; returns
+    how many it read and the owners changed (their counts are recounted).
+    Each bucket is written only if its items are still the ones read (a push
+    racing this is retried by the next batch), by its whole shard key."""
+    query = {"$or": [{"items.actor": handle}, {"items.actors": handle}]}
+    rows = list(collection().find(query, {"owner": 1, "slot": 1, "items": 1}).limit(limit))
+    others = {a for row in rows for item in row["items"] for a in item.get("actors") or ()}
+    names = names_of(sorted(others - {handle})) if others else {}
+    owners = []
+    for row in rows:
+        items = _without(row["items"], handle, names)
+        written = collection().update_one(
+            {"owner": row["owner"], "slot": row["slot"], "items": row["items"]},
+            {"$set": {"items": items}},
+        )
+        if written.modified_count:
+            owners.append(row["owner"])
+    return len(rows), owners

@@ -44,6 +44,9 @@ class NotificationBucket(me.Document):
             {"fields": ["owner", "-max_ts"], "name": "owner_max_ts"},
             # Forgetting a deleted post's items (`notifications_forget_post`).
             {"fields": ["items.post"], "name": "items_post"},
+            # Erasure: the buckets naming a person as the one who acted.
+            {"fields": ["items.actor"], "name": "items_actor"},
+            {"fields": ["items.actors"], "name": "items_actors", "sparse": True},
             {"fields": ["max_ts"], "expireAfterSeconds": BUCKET_TTL_SECONDS, "name": "max_ts_ttl"},
         ],
         # The owner, then the bucket: a page reads one owner's range, and a

@@ -17,7 +17,7 @@ items than its size; its `rel="next"` cursor still moves past every item it
 read, so paging never repeats or skips one.
 """
 
-from collections.abc import Collection
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -27,6 +27,7 @@ from django.conf import settings
 from feeds.selectors import posts as feed_posts
 from feeds.selectors.visibility import Sight
 from notifications import buckets
+from notifications.documents import NotificationBucket
 from profiles.documents import User
 from socialsite.clock import aware
 from socialsite.cursors import Cursor, older_than, sort_key
@@ -164,3 +165,18 @@ def unread_visible(viewer: User, *, max_buckets: int = 10) -> int:
     hidden = _hidden_people(viewer)
     posts = _posts_seen_by(viewer, {i["post"] for i in unread if i.get("post") is not None})
     return sum(1 for item in unread if _shown(item, viewer, hidden, posts, seen))
+
+
+def notifications_export(handle: str) -> Iterator[dict]:
+    """The person's notifications, newest first, for their export: who
+    (handles only) did what about which post."""
+    rows = NotificationBucket._get_collection().find({"owner": handle}).sort("min_ts", -1)
+    for bucket in rows:
+        for item in sorted(bucket.get("items", []), key=lambda i: i["ts"], reverse=True):
+            yield {
+                "kind": item.get("kind"),
+                "by": item.get("actors") or [item.get("actor")],
+                "post": item.get("post"),
+                "comment": item.get("comment"),
+                "ts": item.get("ts"),
+            }

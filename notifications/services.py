@@ -212,3 +212,20 @@ def notifications_recount_about(*, post_id: ObjectId) -> None:
     again) the items about it, so the count of everyone holding one follows."""
     for owner in buckets.owners_about(post_id):
         notifications_recount(owner=owner)
+
+
+def notifications_erase(handle: str, limit: int) -> int:
+    """Erasure (docs/accounts.md#erasure): their own buckets, then their
+    name out of everyone else's (a batch), whose counts are recounted."""
+    own = buckets.collection().delete_many({"owner": handle}).deleted_count
+    if own:
+        return own
+
+    def names_of(handles: list[str]) -> dict[str, str]:
+        rows = profile_selectors.users_read(handles, {"name": 1})
+        return {row["_id"]: row.get("name", "") for row in rows}
+
+    read, changed = buckets.erase_actor(handle, limit, names_of)
+    for owner in sorted(set(changed)):
+        notifications_recount(owner=owner)
+    return read

@@ -8,3 +8,4 @@ class ProfilesConfig(AppConfig):
         from socialsite import demo
 
         demo.register("profiles", "profiles.demo.seed_stage", seeded="profiles.demo.seeded")
+        from profiles import owners  # noqa: F401  (declares its collections' owners)

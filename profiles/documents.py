@@ -12,9 +12,12 @@ from typing import Literal
 import mongoengine as me
 
 from socialsite.clock import now
+from socialsite.documents import GridChunk, GridFile, grid_chunk_meta, grid_file_meta
 
 ROLES = ("user", "moderator", "admin", "advertiser")
-STATUSES = ("active", "suspended")
+# "erasing": the person asked to be erased and the walk is under way
+# (profiles/services/erasure.py): no login, no page, as if gone.
+STATUSES = ("active", "suspended", "erasing")
 
 
 class Profile(me.DynamicEmbeddedDocument):
@@ -93,6 +96,9 @@ class User(me.Document):
             {"fields": ["status", "-created"], "name": "status_created"},
             # A password reset finds the accounts of an address.
             {"fields": ["email"], "name": "email", "sparse": True},
+            # Erasure takes the person out of everyone's block and mute lists.
+            {"fields": ["blocked"], "name": "blocked", "sparse": True},
+            {"fields": ["muted"], "name": "muted", "sparse": True},
         ],
         "shard_key": ("handle",),
         "auto_create_index": False,
@@ -184,3 +190,73 @@ class FollowerEdge(me.Document):
         "shard_key": ("followee", "follower"),
         "auto_create_index": False,
     }
+
+
+class ErasureJob(me.Document):
+    """An erasure under way (profiles/services/erasure.py): the walk's place,
+    so a task that dies resumes where it stopped. Deleted when the walk ends:
+    it is the last document naming the person."""
+
+    handle = me.StringField(primary_key=True)
+    step = me.StringField(default="")  # the collection being erased
+    started = me.DateTimeField(default=now)
+    beat = me.DateTimeField(default=now)  # the last batch's end
+    runs = me.IntField(default=0)
+
+    meta = {
+        "collection": "erasure",
+        # The sweeper's stalled walks.
+        "indexes": [{"fields": ["beat"], "name": "beat"}],
+        "auto_create_index": False,
+    }
+
+
+class HeldHandle(me.Document):
+    """A handle erased less than HANDLE_HOLD_DAYS ago, which signing up may
+    not take: stored as a keyed hash (profiles/services/erasure.py
+    `handle_digest`), so the hold names no one, and expired by TTL."""
+
+    digest = me.StringField(primary_key=True)
+    until = me.DateTimeField(required=True)
+
+    meta = {
+        "collection": "held_handle",
+        "indexes": [{"fields": ["until"], "expireAfterSeconds": 0, "name": "until_ttl"}],
+        "shard_key": ("digest",),
+        "shard_hashed": "digest",
+        "auto_create_index": False,
+    }
+
+
+class DataExport(me.Document):
+    """One export of a person's data (profiles/services/exports.py): a zip in
+    the `exports` GridFS bucket, downloadable by its owner until `expires`."""
+
+    owner = me.StringField(required=True)
+    state = me.StringField(choices=("building", "ready", "failed"), default="building")
+    requested = me.DateTimeField(default=now)
+    ready = me.DateTimeField()
+    expires = me.DateTimeField()
+    file = me.ObjectIdField()
+    size = me.IntField(default=0)
+
+    meta = {
+        "collection": "data_export",
+        "indexes": [
+            # The page's newest export, and the one-a-day check.
+            {"fields": ["owner", "-requested"], "name": "owner_requested"},
+            # The sweeper's expired exports.
+            {"fields": ["expires"], "name": "expires", "sparse": True},
+        ],
+        "auto_create_index": False,
+    }
+
+
+class ExportFile(GridFile):
+    """The `exports` GridFS bucket (profiles/services/exports.py)."""
+
+    meta = grid_file_meta("exports.files")
+
+
+class ExportChunk(GridChunk):
+    meta = grid_chunk_meta("exports.chunks")

@@ -232,3 +232,29 @@ class CirclePickForm(forms.Form):
     def __init__(self, *args, owner_circles, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["circles"].choices = [(c, c) for c in owner_circles]
+
+
+class AccountDeleteForm(forms.Form):
+    """Erasing the account: the password, and a code when 2FA is on."""
+
+    password = forms.CharField(
+        label="Password",
+        strip=False,
+        widget=forms.PasswordInput(attrs={"autocomplete": "current-password"}),
+    )
+    code = forms.CharField(
+        label="Code",
+        max_length=64,
+        required=False,
+        help_text="The 6 digits your authenticator app shows, or one of your recovery codes.",
+        widget=forms.TextInput(
+            attrs={"autocomplete": "one-time-code", "inputmode": "text", "spellcheck": "false"}
+        ),
+    )
+
+    def __init__(self, *args, needs_code: bool, **kwargs):
+        super().__init__(*args, **kwargs)
+        if needs_code:
+            self.fields["code"].required = True
+        else:
+            del self.fields["code"]

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from profiles.views import accounts, people, recovery, sessions, twofactor
+from profiles.views import accounts, data, people, recovery, sessions, twofactor
 
 app_name = "profiles"
 
@@ -15,6 +15,11 @@ urlpatterns = [
     path("settings/2fa/", twofactor.settings_2fa, name="settings_2fa"),
     path("settings/sessions/", sessions.session_list, name="sessions"),
     path("settings/sessions/<str:session_id>/end/", sessions.session_end, name="session_end"),
+    path("settings/export/", data.export, name="export"),
+    path(
+        "settings/export/<str:export_id>/download/", data.export_download, name="export_download"
+    ),
+    path("settings/delete/", data.delete, name="delete"),
     path("accounts/verify/<str:token>/", recovery.email_verify, name="email_verify"),
     path("accounts/password/reset/", recovery.password_reset, name="password_reset"),
     # Before the token route: "sent" is never a token (they hold a ":").

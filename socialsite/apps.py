@@ -9,3 +9,6 @@ class SocialsiteConfig(AppConfig):
 
         logging.configure()  # first: connecting logs whether the server answers
         mongo.connect()
+        from socialsite import owners
+
+        owners.register_core()

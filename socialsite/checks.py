@@ -80,3 +80,22 @@ def declared_indexes(app_configs=None, **kwargs) -> list[checks.CheckMessage]:
         )
         for drift in found
     ]
+
+
+OWNERS_UNDECLARED = "socialsite.E005"
+
+
+@checks.register(checks.Tags.models)
+def owners_declared(app_configs=None, **kwargs) -> list[checks.CheckMessage]:
+    """An error for a collection whose app did not declare who its documents
+    name: erasure and export would pass it by (docs/accounts.md#erasure)."""
+    from socialsite import owners
+
+    return [
+        checks.Error(
+            f"Collection {name!r} declares no owner fields.",
+            hint="Declare them in its app's owners.py (socialsite.owners.owned).",
+            id=OWNERS_UNDECLARED,
+        )
+        for name in owners.undeclared()
+    ]

@@ -50,3 +50,42 @@ class RateCounter(me.Document):
         "shard_hashed": "key",
         "auto_create_index": False,
     }
+
+
+class GridFile(me.Document):
+    """A GridFS bucket's file documents, which GridFS writes: subclasses
+    name a bucket's `<bucket>.files` and declare the index that finds a
+    person's files (their erasure, docs/accounts.md#erasure), as every index
+    is declared (socialsite/indexes.py)."""
+
+    metadata = me.DictField()
+
+    meta = {"abstract": True, "strict": False}
+
+
+class GridChunk(me.Document):
+    """A GridFS bucket's chunks. GridFS makes the unique (files_id, n) index
+    itself; declared here too, so that an empty test database has it and
+    the index check knows it. Sharded on it, as GridFS's chunks are."""
+
+    files_id = me.ObjectIdField()
+    n = me.IntField()
+
+    meta = {"abstract": True, "strict": False}
+
+
+def grid_chunk_meta(collection: str) -> dict:
+    return {
+        "collection": collection,
+        "indexes": [{"fields": ["files_id", "n"], "unique": True, "name": "files_id_1_n_1"}],
+        "shard_key": ("files_id", "n"),
+        "auto_create_index": False,
+    }
+
+
+def grid_file_meta(collection: str) -> dict:
+    return {
+        "collection": collection,
+        "indexes": [{"fields": ["metadata.owner"], "name": "metadata_owner", "sparse": True}],
+        "auto_create_index": False,
+    }

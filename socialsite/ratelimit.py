@@ -5,6 +5,8 @@ counter document that the TTL index removes once the window is over, so the
 limit holds across processes and workers.
 """
 
+import hashlib
+import hmac
 from datetime import timedelta
 
 from django.conf import settings
@@ -25,6 +27,13 @@ def parse_rule(rule: str) -> tuple[int, int]:
     return int(count), int(seconds)
 
 
+def _counter_id(scope: str, key: str, window: int) -> str:
+    """The counter's `_id`: the key (a handle, an address, an IP) as a keyed
+    hash, so the counters name no one (docs/accounts.md#erasure)."""
+    digest = hmac.new(settings.SECRET_KEY.encode(), key.encode(), hashlib.sha256).hexdigest()
+    return f"{scope}|{digest[:24]}|{window}"
+
+
 def hit(scope: str, keys: list[str], rule: str) -> None:
     """Count one attempt against each key; raise RateLimited if any is over.
 
@@ -40,7 +49,7 @@ def hit(scope: str, keys: list[str], rule: str) -> None:
     worst = 0
     for key in keys:
         doc = collection.find_one_and_update(
-            {"_id": f"{scope}|{key}|{window}"},
+            {"_id": _counter_id(scope, key, window)},
             {"$inc": {"hits": 1}, "$setOnInsert": {"expire": t + timedelta(seconds=seconds)}},
             upsert=True,
             return_document=ReturnDocument.AFTER,
@@ -63,7 +72,7 @@ def check(scope: str, keys: list[str], rule: str) -> None:
     limit, seconds = parse_rule(rule)
     t = int(now().timestamp())
     window = t // seconds
-    ids = [f"{scope}|{key}|{window}" for key in keys]
+    ids = [_counter_id(scope, key, window) for key in keys]
     rows = RateCounter._get_collection().find({"_id": {"$in": ids}}, {"hits": 1})
     if max((row["hits"] for row in rows), default=0) >= limit:
         raise RateLimited(retry_after=max(1, (window + 1) * seconds - t))
@@ -80,7 +89,7 @@ def count(scope: str, keys: list[str], rule: str) -> None:
     RateCounter._get_collection().bulk_write(
         [
             UpdateOne(
-                {"_id": f"{scope}|{key}|{window}"},
+                {"_id": _counter_id(scope, key, window)},
                 {"$inc": {"hits": 1}, "$setOnInsert": {"expire": expire}},
                 upsert=True,
             )

@@ -190,6 +190,14 @@ RATELIMIT_EMAIL = env.str("RATELIMIT_EMAIL", default="5/3600")
 # Wrong two-factor codes per account from anywhere (per (account, IP) it is
 # RATELIMIT_LOGIN_FAILURES): a million codes cannot be tried.
 RATELIMIT_LOGIN_2FA = env.str("RATELIMIT_LOGIN_2FA", default="20/3600")
+# Wrong passwords (or codes) on the delete-account page, per account.
+RATELIMIT_ACCOUNT_DELETE = env.str("RATELIMIT_ACCOUNT_DELETE", default="5/900")
+
+# Export and erasure (docs/accounts.md#export-and-erasure).
+EXPORT_EVERY_HOURS = env.int("EXPORT_EVERY_HOURS", default=24)
+EXPORT_KEEP_DAYS = env.int("EXPORT_KEEP_DAYS", default=7)
+ERASURE_BATCH = env.int("ERASURE_BATCH", default=200)
+HANDLE_HOLD_DAYS = env.int("HANDLE_HOLD_DAYS", default=30)
 
 # Profiles and the follower graph.
 GRAPH_PAGE_SIZE = env.int("GRAPH_PAGE_SIZE", default=50)

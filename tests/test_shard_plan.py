@@ -38,6 +38,11 @@ EXPECTED_KEYS = {
     "comment_budget": '{_id: "hashed"}',
     "session": '{_id: "hashed"}',
     "ratelimit": '{_id: "hashed"}',
+    # A held handle is read by its keyed hash alone.
+    "held_handle": '{_id: "hashed"}',
+    # GridFS's chunks, by their file: the key GridFS's own guide gives.
+    "photos.chunks": "{files_id: 1, n: 1}",
+    "exports.chunks": "{files_id: 1, n: 1}",
     # The ad network (docs/ads-api.md): a decision reads one zone by (site, zone);
     # viewers and offers by random `_id`; a report reads one campaign's days.
     "ad_zone": "{site_id: 1, zone_id: 1}",
@@ -85,7 +90,8 @@ def test_small_collections_stay_unsharded():
     out, _ = run()
     unsharded = [line for line in out.splitlines() if line.startswith("// unsharded")]
     assert unsharded == [
-        "// unsharded (primary shard): audit_log, campaign, pulled_author, report, report_item"
+        "// unsharded (primary shard): audit_log, campaign, data_export, erasure, exports.files,"
+        " photos.files, pulled_author, report, report_item"
     ]
 
 

@@ -12,8 +12,8 @@ from abc import ABC, abstractmethod
 
 from bson import ObjectId
 
-from comments.stores import slugs
-from comments.stores.base import Comment, check_deleted_by
+from comments.stores import ledger, slugs
+from comments.stores.base import ERASED, Comment, check_deleted_by
 from socialsite.clock import now
 
 
@@ -27,16 +27,19 @@ class ArrayCommentUpdates(ABC):
     def _holders(self) -> tuple:
         """(collection, field naming the discussion) of the holding documents."""
 
-    def _set(self, discussion_id, slug, fields: dict, *, deleted_by: str | None = None) -> bool:
+    def _set(
+        self, discussion_id, slug, fields: dict, *, deleted_by: str | None = None, any_state=False
+    ) -> bool:
         """One positional `$set` on the comment `slug`, if its `deleted_by`
-        is `deleted_by` (None: not deleted), checked in the same write."""
+        is `deleted_by` (None: not deleted; `any_state`: whatever it is),
+        checked in the same write."""
         if not slugs.is_slug(slug):  # request data never becomes an operator
             return False
         found = self._holder(discussion_id, slug)
         if found is None:
             return False
         collection, holder = found
-        match = {"slug": slug, "deleted_by": deleted_by}
+        match = {"slug": slug} if any_state else {"slug": slug, "deleted_by": deleted_by}
         result = collection.update_one(
             {**holder, "comments": {"$elemMatch": match}},
             {"$set": {f"comments.$.{k}": v for k, v in fields.items()}},
@@ -44,10 +47,32 @@ class ArrayCommentUpdates(ABC):
         return result.modified_count == 1
 
     def edit(self, discussion_id, slug, *, text) -> bool:
-        return self._set(discussion_id, slug, {"text": text, "edited": now()})
+        mentions = slugs.mentioned(text)
+        done = self._set(
+            discussion_id, slug, {"text": text, "mentions": mentions, "edited": now()}
+        )
+        if done:
+            ledger.mentions_set(discussion_id, slug, mentions)
+        return done
+
+    def mentioning(self, handle, limit) -> list[tuple[ObjectId, str]]:
+        return ledger.mentioning(handle, limit)
+
+    def rewrite(self, discussion_id, slug, *, text) -> bool:
+        mentions = slugs.mentioned(text)
+        done = self._set(discussion_id, slug, {"text": text, "mentions": mentions}, any_state=True)
+        ledger.mentions_set(discussion_id, slug, mentions)
+        return done
 
     def soft_delete(self, discussion_id, slug, *, by) -> bool:
         return self._set(discussion_id, slug, {"text": "", "deleted_by": check_deleted_by(by)})
+
+    def authored(self, handle, limit) -> list[tuple[ObjectId, str]]:
+        # The array stores find a person's comments through their log lines.
+        return ledger.authored(handle, limit)
+
+    def erase_author(self, discussion_id, slug) -> bool:
+        return self._set(discussion_id, slug, ERASED, any_state=True)
 
     def restore(self, discussion_id, slug, *, text) -> bool:
         return self._set(

@@ -22,14 +22,19 @@ from typing import Literal
 from bson import ObjectId
 from django.conf import settings
 
+from comments.stores import slugs
 from socialsite.clock import aware
 
 Order = Literal["threaded", "oldest", "newest"]
 ORDERS: tuple[str, ...] = ("threaded", "oldest", "newest")
 #: Who soft-deleted a comment: its author, a moderator, or the author of the
 #: post it is on (who keeps their threads clean, docs/privacy.md).
-DeletedBy = Literal["author", "moderator", "post_author"]
-DELETED_BY: tuple[str, ...] = ("author", "moderator", "post_author")
+#: "erased": its author's account was erased (docs/accounts.md#erasure); the
+#: author is gone from it too, so it names no one and replies keep their place.
+DeletedBy = Literal["author", "moderator", "post_author", "erased"]
+DELETED_BY: tuple[str, ...] = ("author", "moderator", "post_author", "erased")
+#: What an erased comment holds instead of its author and text.
+ERASED = {"author": {"id": "", "name": ""}, "text": "", "deleted_by": "erased"}
 #: What others see of a suspended author's comment (threads and feed cards).
 HIDDEN_TEXT = "[hidden: the author's account is suspended]"
 #: What a viewer sees of a comment by someone they blocked (docs/privacy.md:
@@ -40,6 +45,7 @@ TOMBSTONES = {
     "author": "[deleted]",
     "moderator": "[removed by a moderator]",
     "post_author": "[removed by the author]",
+    "erased": "[deleted account]",
 }
 
 
@@ -244,6 +250,25 @@ class CommentStore(ABC):
         `comments_shown`)."""
 
     @abstractmethod
+    def authored(self, handle: str, limit: int) -> list[tuple[ObjectId, str]]:
+        """(discussion_id, slug) of up to `limit` comments `handle` wrote
+        that still name them (erasure), read on an author index."""
+
+    @abstractmethod
+    def mentioning(self, handle: str, limit: int) -> list[tuple[ObjectId, str]]:
+        """(discussion_id, slug) of up to `limit` comments whose text
+        mentions `handle`, read on a `mentions` index (erasure)."""
+
+    @abstractmethod
+    def rewrite(self, discussion_id: ObjectId, slug: str, *, text: str) -> bool:
+        """Set the comment's text, whatever its state, unmarked as an edit:
+        the erasure of someone it mentions."""
+
+    @abstractmethod
+    def erase_author(self, discussion_id: ObjectId, slug: str) -> bool:
+        """Make the comment an ERASED placeholder, whatever its state."""
+
+    @abstractmethod
     def delete_discussion(self, discussion_id: ObjectId) -> None:
         """Drop every comment of the discussion (the post is being deleted)."""
 
@@ -272,6 +297,7 @@ def stored_form(comment: Comment) -> dict:
         "posted": comment.posted,
         "author": {"id": comment.author.get("id"), "name": comment.author.get("name")},
         "text": comment.text,
+        "mentions": slugs.mentioned(comment.text),
         "edited": comment.edited,
         "deleted_by": comment.deleted_by,
     }

@@ -11,12 +11,14 @@ Every write of one comment filters on (discussion_id, slug), the collection's
 shard key, so a sharded cluster routes it to one shard.
 """
 
+from bson import ObjectId
 from pymongo import ASCENDING, DESCENDING
 from pymongo.errors import DuplicateKeyError
 
 from comments.documents import CommentDocument
 from comments.stores import cursors, slugs
 from comments.stores.base import (
+    ERASED,
     Comment,
     CommentError,
     CommentPage,
@@ -174,7 +176,7 @@ class DocumentsStore(CommentStore):
             return False
         result = _collection().update_one(
             {"discussion_id": discussion_id, "slug": slug, "deleted_by": None},
-            {"$set": {"text": text, "edited": now()}},
+            {"$set": {"text": text, "mentions": slugs.mentioned(text), "edited": now()}},
         )
         return result.modified_count == 1
 
@@ -185,6 +187,31 @@ class DocumentsStore(CommentStore):
         result = _collection().update_one(
             {"discussion_id": discussion_id, "slug": slug, "deleted_by": None},
             {"$set": {"text": "", "deleted_by": by}},
+        )
+        return result.modified_count == 1
+
+    def authored(self, handle, limit) -> list[tuple[ObjectId, str]]:
+        rows = _collection().find({"author.id": handle}, {"discussion_id": 1, "slug": 1})
+        return [(row["discussion_id"], row["slug"]) for row in rows.limit(limit)]
+
+    def mentioning(self, handle, limit) -> list[tuple[ObjectId, str]]:
+        rows = _collection().find({"mentions": handle}, {"discussion_id": 1, "slug": 1})
+        return [(row["discussion_id"], row["slug"]) for row in rows.limit(limit)]
+
+    def rewrite(self, discussion_id, slug, *, text) -> bool:
+        if not slugs.is_slug(slug):
+            return False
+        result = _collection().update_one(
+            {"discussion_id": discussion_id, "slug": slug},
+            {"$set": {"text": text, "mentions": slugs.mentioned(text)}},
+        )
+        return result.modified_count == 1
+
+    def erase_author(self, discussion_id, slug) -> bool:
+        if not slugs.is_slug(slug):
+            return False
+        result = _collection().update_one(
+            {"discussion_id": discussion_id, "slug": slug}, {"$set": ERASED}
         )
         return result.modified_count == 1
 

@@ -27,6 +27,7 @@ def _line(discussion_id: ObjectId, comment: dict) -> dict:
         "slug": comment["slug"],
         "posted": comment["posted"],
         "author": comment["author"]["id"],
+        "mentions": comment.get("mentions") or [],
     }
 
 
@@ -54,16 +55,42 @@ def since(ts: datetime) -> int:
     return _log().count_documents({"posted": {"$gte": ts}})
 
 
-def recent(handle: str, n: int) -> list[tuple[ObjectId, str]]:
-    """(discussion_id, slug) of the author's newest `n` comments, newest first."""
+def recent(handle: str, n: int | None) -> list[tuple[ObjectId, str]]:
+    """(discussion_id, slug) of the author's newest `n` comments (None: all), newest first."""
     rows = (
         _log()
         .find({"author": handle}, {"discussion_id": 1, "slug": 1})
         .sort("posted", DESCENDING)
-        .limit(n)
+        .limit(n or 0)
     )
     return [(row["discussion_id"], row["slug"]) for row in rows]
 
 
 def forget(discussion_id: ObjectId) -> None:
     _log().delete_many({"discussion_id": discussion_id})
+
+
+def authored(handle: str, limit: int) -> list[tuple[ObjectId, str]]:
+    """(discussion_id, slug) of up to `limit` of the author's comments (erasure)."""
+    rows = _log().find({"author": handle}, {"discussion_id": 1, "slug": 1}).limit(limit)
+    return [(row["discussion_id"], row["slug"]) for row in rows]
+
+
+def anonymize(handle: str, keys: list[tuple[ObjectId, str]]) -> None:
+    """The lines of erased comments keep counting in "comments since", naming no one."""
+    for discussion_id, slug in keys:
+        _log().update_one(
+            {"discussion_id": discussion_id, "slug": slug, "author": handle},
+            {"$set": {"author": ""}},
+        )
+
+
+def mentioning(handle: str, limit: int) -> list[tuple[ObjectId, str]]:
+    rows = _log().find({"mentions": handle}, {"discussion_id": 1, "slug": 1}).limit(limit)
+    return [(row["discussion_id"], row["slug"]) for row in rows]
+
+
+def mentions_set(discussion_id: ObjectId, slug: str, mentions: list[str]) -> None:
+    _log().update_one(
+        {"discussion_id": discussion_id, "slug": slug}, {"$set": {"mentions": mentions}}
+    )

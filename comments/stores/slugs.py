@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 
 from bson import ObjectId
 
+from feeds.services.mentions import handles_in
 from socialsite.clock import aware, now
 
 ALPHABET = string.ascii_lowercase + string.digits
@@ -98,6 +99,13 @@ def new_comment(
         "posted": posted,
         "author": {"id": author["id"], "name": author["name"]},
         "text": text,
+        "mentions": mentioned(text),
         "edited": None,
         "deleted_by": None,
     }
+
+
+def mentioned(text: str) -> list[str]:
+    """The handles a comment's text mentions, stored with it so that an
+    erasure finds the comments naming someone on an index (docs/accounts.md#erasure)."""
+    return sorted(handles_in(text))

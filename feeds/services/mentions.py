@@ -126,3 +126,16 @@ def linked_mentions(*texts: object) -> list[str]:
     shown = (str(text) for text in texts if text is not None)  # as `linkify` sees them
     named = set().union(*(handles_in(text) for text in shown if "@" in text))
     return sorted(existing(named)) if named else []
+
+
+def unmention(text: str, handle: str) -> str:
+    """`text` with its mentions of `handle` written "[deleted account]": an
+    erased person's handle leaves others' words too (docs/accounts.md#erasure),
+    and whoever takes the handle after its hold is never mentioned by them."""
+
+    def replace(match: re.Match) -> str:
+        if match.group("handle") and match.group("handle").lower() == handle:
+            return "[deleted account]"
+        return match.group(0)
+
+    return TOKEN.sub(replace, text)

@@ -253,3 +253,14 @@ def delete(detail: Mapping[str, Any]) -> None:
         file_id = detail.get(key)
         if isinstance(file_id, ObjectId):
             fs.delete(file_id)
+
+
+def owner_erase(handle: str, limit: int) -> int:
+    """Erasure: the files still naming `handle` (`metadata.owner`, indexed by
+    feeds.documents.PhotoFile); a photo post's files went with the post."""
+    fs = _fs()
+    files = get_db()[f"{BUCKET}.files"].find({"metadata.owner": handle}, {"_id": 1}).limit(limit)
+    ids = [row["_id"] for row in files]
+    for file_id in ids:
+        fs.delete(file_id)
+    return len(ids)

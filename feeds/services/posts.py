@@ -118,7 +118,13 @@ def post_edit(*, post_id: ObjectId, actor: User, changes: dict) -> None:
 
 def post_delete(*, post_id: ObjectId, actor: User) -> None:
     """Delete a post and take it out of every timeline."""
-    post = _own_post(post_id, actor)
+    post_erase(_own_post(post_id, actor))
+
+
+def post_erase(post: dict) -> None:
+    """Delete a post read whole (`by`, `type`, `detail`, `likes_count`): its
+    author's delete, or the erasure of its author or of the wall it is on."""
+    post_id = post["_id"]
     upkeep.remove_everywhere(post_id)
     Post._get_collection().delete_one({"_id": post_id})
     # A delivery racing with this delete may have added an entry meanwhile.

@@ -228,6 +228,10 @@ class EntryArrayStore(TimelineStore):
             {"owner": owner, "kind": kind}, {"$pull": {"entries": {"by": author}}}
         )
 
+    def owner_erase(self, owner: str) -> int:
+        """Erasure: every timeline document of `owner`, both kinds."""
+        return self.collection().delete_many({"owner": owner}).deleted_count
+
     def remove_author_everywhere(self, author: str) -> None:
         self.collection().update_many(
             {"entries.by": author}, {"$pull": {"entries": {"by": author}}}

@@ -198,3 +198,26 @@ def block_delete(*, blocker: User, blocked: str) -> None:
     User._get_collection().update_one({"_id": blocker.handle}, {"$pull": {"blocked": blocked}})
     if blocked in blocker.blocked:
         blocker.blocked.remove(blocked)
+
+
+def follows_erase(handle: str, limit: int) -> int:
+    """Erasure (profiles/services/erasure.py): up to `limit` of the person's
+    edges, both ways and both collections, then the other sides' counters
+    recounted. No follow events: the person's timelines go whole, and their
+    posts leave the others' timelines with the posts themselves."""
+    following, followers = FollowingEdge._get_collection(), FollowerEdge._get_collection()
+    followed = [row["_t"] for row in following.find({"_f": handle}, {"_t": 1}).limit(limit)]
+    fans = [row["_t"] for row in followers.find({"_f": handle}, {"_t": 1}).limit(limit)]
+    # A half-done edge has one side only: the reverse index finds it.
+    fans += [row["_f"] for row in following.find({"_t": handle}, {"_f": 1}).limit(limit)]
+    others = set(followed) | set(fans)
+    if not others:
+        return 0
+    if followed:
+        following.delete_many({"_f": handle, "_t": {"$in": followed}})
+        followers.delete_many({"_f": {"$in": followed}, "_t": handle})
+    if fans:
+        followers.delete_many({"_f": handle, "_t": {"$in": fans}})
+        following.delete_many({"_f": {"$in": fans}, "_t": handle})
+    counters_recount(handles=others)
+    return len(others)

@@ -7,6 +7,7 @@ from mongoengine.errors import NotUniqueError
 from pymongo.errors import DuplicateKeyError
 
 from profiles.documents import Profile, User
+from profiles.services.erasure import handle_held
 from socialsite import events
 from socialsite.clock import now
 from socialsite.ids import parse_handle
@@ -54,6 +55,8 @@ def user_create(
     parsed = parse_handle(handle)
     if parsed is None or parsed != handle:
         raise ValueError(f"invalid handle: {handle!r}")
+    if handle_held(handle):  # erased lately (docs/accounts.md#erasure)
+        raise HandleTaken(handle)
     user = User(
         handle=handle,
         name=name,

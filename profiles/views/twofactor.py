@@ -51,7 +51,7 @@ def _turn_off(request):
         try:
             ratelimit.check(*limit)
         except ratelimit.RateLimited as exc:
-            form = TwoFactorOffForm()
+            form.is_valid()  # an error needs a cleaned form
             form.add_error(None, str(exc))
             status = 429
         else:

@@ -155,6 +155,12 @@ ROUTES: dict[str, Route] = {
     "settings/2fa/": Route(form={"code": "totp_code", "password": "password"}),
     "accounts/login/2fa/": Route(form={"code": "totp_code"}, sweep_role="anon"),
     "settings/sessions/": Route(),
+    # Export and erasure: the export's id (alice has one ready), the delete
+    # form's password and code (a right password erases alice: the world is
+    # restored after each route).
+    "settings/export/": Route(method="POST"),
+    "settings/export/<str:export_id>/download/": Route(path={"export_id": "export_id"}),
+    "settings/delete/": Route(form={"password": "password", "code": "totp_code"}),
     "settings/sessions/<str:session_id>/end/": Route(
         path={"session_id": "session_id"}, method="POST"
     ),

@@ -26,7 +26,7 @@ from moderation.targets import resolve_target
 from profiles import auth
 from profiles import services as graph
 from profiles.documents import User
-from profiles.services import recovery, twofactor
+from profiles.services import exports, recovery, twofactor
 from socialsite import sessions
 from socialsite.cursors import Cursor
 from tests.conftest import PASSWORD, written
@@ -205,6 +205,9 @@ def build() -> World:
     cyd_secret = twofactor.pending_secret(user=cyd.reload())
     twofactor.enable(user=cyd.reload(), code=pyotp.TOTP(cyd_secret).now())
     alice_pending = twofactor.pending_secret(user=alice.reload())
+    # A ready export each: alice's is hers to download, bob's is not hers.
+    alice_export = exports.export_request(handle="alice")
+    bob_export = exports.export_request(handle="bob")
 
     values = {
         "handle": ["bob", "alice", "cyd", "dora", "mod", "admin", "nobody_here"],
@@ -232,6 +235,7 @@ def build() -> World:
         "verify_token": [verify_token, *FAKE_TOKENS],
         "reset_token": [reset_token, *FAKE_TOKENS],
         "session_id": [other_session, "0123456789abcdef0123", "nosuchsession"],
+        "export_id": [str(alice_export.id), str(bob_export.id), "0123456789abcdef01234567"],
         # Not form fields: what the query-plan driver makes valid codes from.
         "totp_secret": [cyd_secret],
         "totp_pending": [alice_pending],

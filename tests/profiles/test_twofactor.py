@@ -148,3 +148,15 @@ def test_staff_are_asked_to_turn_it_on(make_user, login):
     assert 'data-nudge="2fa"' in page
     enrol(client)
     assert 'data-nudge="2fa"' not in client.get("/mod/").content.decode()
+
+
+def test_wrong_passwords_when_turning_it_off_are_rate_limited(make_user, login, settings):
+    settings.RATELIMIT_PASSWORD = "2/900"
+    client = login(make_user("ada"))
+    secret, _codes = enrol(client)
+    for _ in range(2):
+        wrong = client.post("/settings/2fa/", {"password": "wrong", "code": next_code(secret)})
+        assert "do not match" in wrong.content.decode()
+    limited = client.post("/settings/2fa/", {"password": PASSWORD, "code": next_code(secret)})
+    assert limited.status_code == 429 and "Too many attempts" in limited.content.decode()
+    assert User.objects.get(handle="ada").has_2fa

@@ -1,0 +1,40 @@
+"""The feeds' collections in the owner registry (socialsite/owners.py)."""
+
+from feeds.selectors import export
+from feeds.services import erasure
+from socialsite import owners
+
+APP = "feeds"
+
+# Marks first (their counts are on posts), then posts, then what is left.
+owners.owned("post_like", app=APP, fields=("by",), erase=erasure.likes_erase)
+owners.owned("post_repost", app=APP, fields=("by", "author"), erase=erasure.reposts_erase)
+owners.owned("poll_vote", app=APP, fields=("voter",), erase=erasure.votes_erase)
+owners.owned(
+    "post",
+    app=APP,
+    fields=("by.id", "by.name", "to", "mentions", "removed.by", "comments_shown.by"),
+    erase=erasure.posts_erase,
+)
+owners.owned("pulled_author", app=APP, fields=("_id",), erase=erasure.pulled_erase)
+owners.owned(
+    "timeline_cache", app=APP, fields=("owner", "entries.by"), erase=erasure.timelines_erase
+)
+for collection in ("timeline_month", "timeline_size"):
+    owners.owned(
+        collection,
+        app=APP,
+        fields=("owner", "entries.by"),
+        why="erased with timeline_cache (every model's owner documents), and the"
+        " entries with their posts",
+    )
+owners.owned("photos.files", app=APP, fields=("metadata.owner",), erase=erasure.photos_erase)
+owners.owned("photos.chunks", app=APP, fields=(), why="the bytes of a photos.files file")
+
+for name, function in (
+    ("posts", export.posts_export),
+    ("likes", export.likes_export),
+    ("reposts", export.reposts_export),
+    ("votes", export.votes_export),
+):
+    owners.exported(name, app=APP, export=function)

@@ -1,0 +1,103 @@
+"""The feeds' part of an erasure (docs/accounts.md#erasure): each function is
+one collection's eraser in the owner registry (feeds/owners.py), doing at
+most about `limit` documents and returning how many it changed.
+
+Marks go through the same services as a person's own undo, so the counts on
+the posts and their embedded copies follow (a removed post's frozen marks
+are deleted and recounted). Posts go through `post_erase`, which takes them
+out of every timeline, with their reposts, likes, votes and photos.
+"""
+
+from contextlib import suppress
+
+from feeds.delivery import upkeep
+from feeds.documents import CARD_FIELDS, PollVote, Post, PostLike, PostRepost, PulledAuthor
+from feeds.selectors import pulled
+from feeds.services import likes, mentions, photos, polls, posts, reposts
+from feeds.services.interactions import InteractionError
+from feeds.timelines import stored_models
+from profiles.documents import User
+
+
+def _person(handle: str) -> User:
+    """The person's document while the walk has it; a stand-in after a
+    crash past its deletion (the undo services read only the handle)."""
+    return User.objects(handle=handle).first() or User(handle=handle)
+
+
+def likes_erase(handle: str, limit: int) -> int:
+    rows = list(PostLike._get_collection().find({"by": handle}, {"post": 1}).limit(limit))
+    user = _person(handle)
+    for row in rows:
+        try:
+            likes.like_delete(post_id=row["post"], user=user)
+        except InteractionError:  # the post is gone or removed: counts frozen
+            PostLike._get_collection().delete_one({"post": row["post"], "by": handle})
+            likes.likes_recount(row["post"])
+    return len(rows)
+
+
+def reposts_erase(handle: str, limit: int) -> int:
+    rows = list(PostRepost._get_collection().find({"by": handle}, {"post": 1}).limit(limit))
+    user = _person(handle)
+    for row in rows:
+        try:
+            reposts.repost_delete(post_id=row["post"], user=user)
+        except InteractionError:
+            upkeep.remove_entries_everywhere([row["_id"]])
+            PostRepost._get_collection().delete_one({"post": row["post"], "by": handle})
+    return len(rows)
+
+
+def votes_erase(handle: str, limit: int) -> int:
+    votes = PollVote._get_collection()
+    rows = list(votes.find({"voter": handle}, {"post": 1}).limit(limit))
+    for row in rows:
+        votes.delete_one({"post": row["post"], "voter": handle})
+        with suppress(polls.PollError):  # the poll is gone
+            polls.poll_recount(row["post"])
+        upkeep.refresh_copies(row["post"], ["detail"])
+    return len(rows)
+
+
+def posts_erase(handle: str, limit: int) -> int:
+    """Their posts, and others' posts on their wall; then their name out of
+    others' posts: mentions (the words stay, the handle becomes "[deleted
+    account]") and the moderator's name on a removal."""
+    collection = Post._get_collection()
+    mine = list(collection.find({"by.id": handle}, CARD_FIELDS).limit(limit))
+    on_wall = list(collection.find({"to": handle}, CARD_FIELDS).limit(limit))
+    gone = {post["_id"]: post for post in mine + on_wall}
+    for post in gone.values():
+        posts.post_erase(post)
+    if gone:
+        return len(gone)
+    named = list(collection.find({"mentions": handle}, {"detail": 1}).limit(limit))
+    for post in named:
+        detail = {
+            key: mentions.unmention(value, handle) if isinstance(value, str) else value
+            for key, value in post.get("detail", {}).items()
+        }
+        collection.update_one(
+            {"_id": post["_id"]}, {"$set": {"detail": detail}, "$pull": {"mentions": handle}}
+        )
+        upkeep.refresh_copies(post["_id"], ["detail", "mentions"])
+    removed = collection.update_many({"removed.by": handle}, {"$set": {"removed.by": ""}})
+    return len(named) + removed.modified_count
+
+
+def pulled_erase(handle: str, limit: int) -> int:
+    deleted = PulledAuthor._get_collection().delete_one({"_id": handle}).deleted_count
+    if deleted:
+        pulled.forget()
+    return deleted
+
+
+def timelines_erase(handle: str, limit: int) -> int:
+    """Their own walls and news, under every model (a past setting's too)."""
+    return sum(store.owner_erase(handle) for store in stored_models())
+
+
+def photos_erase(handle: str, limit: int) -> int:
+    """Photos left without a post (an upload whose post failed)."""
+    return photos.owner_erase(handle, limit)

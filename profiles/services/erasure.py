@@ -1,0 +1,102 @@
+"""Erasing an account (docs/accounts.md#erasure).
+
+`erasure_begin` is what the delete page does at once: the account can no
+longer sign in or be seen (status "erasing"), its sessions end, its handle is
+held for HANDLE_HOLD_DAYS, and the walk is queued. `erasure_run` is the
+walk: every eraser of the owner registry (socialsite/owners.py), top app
+first, each called in batches of ERASURE_BATCH until it has nothing left,
+with its place saved on the `erasure` job after every batch. A worker that
+dies leaves the job's `beat` behind; `accounts_sweep` queues the walk again,
+which starts over at the saved step (erasers are safe to repeat).
+"""
+
+import hashlib
+import hmac
+import logging
+from datetime import timedelta
+
+from django.conf import settings
+
+from profiles.documents import ErasureJob, HeldHandle, User
+from socialsite import owners
+from socialsite.clock import now
+from socialsite.sessions import end_sessions_of
+
+log = logging.getLogger(__name__)
+
+
+def handle_digest(handle: str) -> str:
+    """The held handle's key: keyed by SECRET_KEY, so the hold names no one
+    and a guessed handle cannot be checked against a copy of the database."""
+    key = settings.SECRET_KEY.encode()
+    return hmac.new(key, b"held-handle:" + handle.encode(), hashlib.sha256).hexdigest()
+
+
+def handle_held(handle: str) -> bool:
+    return HeldHandle.objects(digest=handle_digest(handle), until__gt=now()).count() > 0
+
+
+def erasure_begin(*, user: User) -> None:
+    """Close the account now; the walk erases the rest (a task)."""
+    from profiles import tasks  # tasks import the services
+
+    HeldHandle._get_collection().update_one(
+        {"_id": handle_digest(user.handle)},
+        {"$set": {"until": now() + timedelta(days=settings.HANDLE_HOLD_DAYS)}},
+        upsert=True,
+    )
+    ErasureJob._get_collection().update_one(
+        {"_id": user.handle},
+        {"$setOnInsert": {"step": "", "started": now(), "beat": now(), "runs": 0}},
+        upsert=True,
+    )
+    User._get_collection().update_one({"_id": user.handle}, {"$set": {"status": "erasing"}})
+    end_sessions_of(user.handle)
+    tasks.erase_account.enqueue(user.handle)
+
+
+def erasure_run(handle: str, *, batch: int | None = None) -> bool:
+    """Walk the registry for `handle` from the job's saved step. Returns True
+    when the account is gone (False: no such erasure)."""
+    batch = batch or settings.ERASURE_BATCH
+    jobs = ErasureJob._get_collection()
+    job = jobs.find_one_and_update({"_id": handle}, {"$inc": {"runs": 1}, "$set": {"beat": now()}})
+    if job is None:
+        return False
+    entries = owners.erasers()
+    names = [entry.collection for entry in entries]
+    start = names.index(job["step"]) if job.get("step") in names else 0
+    batches = 0
+    for entry in entries[start:]:
+        jobs.update_one({"_id": handle}, {"$set": {"step": entry.collection, "beat": now()}})
+        while True:
+            changed = entry.erase(handle, batch)  # type: ignore[misc]
+            batches += 1
+            jobs.update_one({"_id": handle}, {"$set": {"beat": now()}})
+            if not changed:
+                break
+    jobs.delete_one({"_id": handle})
+    log.info("account_erased", extra={"batches": batches})
+    return True
+
+
+def erasures_stalled(*, older_than_seconds: int) -> list[str]:
+    """The walks whose last batch ended that long ago: their worker died."""
+    cutoff = now() - timedelta(seconds=older_than_seconds)
+    return [row["_id"] for row in ErasureJob._get_collection().find({"beat": {"$lt": cutoff}})]
+
+
+def user_erase(handle: str, limit: int) -> int:
+    """The `user` collection's eraser: the person leaves everyone's block
+    and mute lists, then their own document goes (the walk's last step of
+    this app, so the erasers above could still read it)."""
+    users = User._get_collection()
+    changed = 0
+    for field in ("blocked", "muted"):
+        holders = [row["_id"] for row in users.find({field: handle}, {"_id": 1}).limit(limit)]
+        if holders:
+            users.update_many({"_id": {"$in": holders}}, {"$pull": {field: handle}})
+            changed += len(holders)
+    if changed:
+        return changed
+    return users.delete_one({"_id": handle}).deleted_count

@@ -1,0 +1,16 @@
+from bson import ObjectId
+from django.tasks import task
+
+
+@task
+def erase_account(handle: str) -> None:
+    from profiles.services.erasure import erasure_run
+
+    erasure_run(handle)
+
+
+@task
+def build_export(export_id: str) -> None:
+    from profiles.services.exports import export_build
+
+    export_build(ObjectId(export_id))

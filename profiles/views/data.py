@@ -1,0 +1,95 @@
+"""Taking one's data along (`/settings/export/`) and leaving
+(`/settings/delete/`): docs/accounts.md#export-and-erasure."""
+
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth.hashers import check_password
+from django.http import FileResponse, Http404
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET, require_http_methods
+
+from profiles import auth
+from profiles.documents import DataExport
+from profiles.forms import AccountDeleteForm
+from profiles.services import erasure, exports, twofactor
+from socialsite import ratelimit
+from socialsite.clock import aware, now
+from socialsite.http import login_required
+from socialsite.ids import parse_object_id
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def export(request):
+    handle = request.user.handle
+    status = 200
+    if request.method == "POST":
+        try:
+            exports.export_request(handle=handle)
+        except exports.ExportRefused as exc:
+            messages.error(request, str(exc))
+            status = 429
+        else:
+            messages.success(request, "Your export is being built. It shows here when ready.")
+            return redirect("profiles:export")
+    latest = DataExport.objects(owner=handle).order_by("-requested").first()
+    downloadable = (
+        latest is not None
+        and latest.state == "ready"
+        and latest.expires is not None
+        and aware(latest.expires) > now()
+    )
+    context = {
+        "export": latest,
+        "downloadable": downloadable,
+        "keep_days": settings.EXPORT_KEEP_DAYS,
+    }
+    return render(request, "accounts/export.html", context, status=status)
+
+
+@login_required
+@require_GET
+def export_download(request, export_id):
+    export_id = parse_object_id(export_id)
+    found = export_id and exports.export_file(handle=request.user.handle, export_id=export_id)
+    if not found:  # someone else's, expired, unknown: all the same
+        raise Http404("No such export")
+    response = FileResponse(found, as_attachment=True, filename=found.filename)
+    response["Content-Type"] = "application/zip"
+    response["Cache-Control"] = "private, no-store"
+    return response
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def delete(request):
+    user = request.user
+    form = AccountDeleteForm(
+        request.POST if request.method == "POST" else None, needs_code=user.has_2fa
+    )
+    status = 200
+    if request.method == "POST":
+        limit = ("account_delete", [f"user:{user.handle}"], settings.RATELIMIT_ACCOUNT_DELETE)
+        try:
+            ratelimit.check(*limit)
+        except ratelimit.RateLimited as exc:
+            form.is_valid()  # an error needs a cleaned form
+            form.add_error(None, str(exc))
+            status = 429
+        else:
+            if form.is_valid() and _proves_it(user, form.cleaned_data):
+                erasure.erasure_begin(user=user)
+                auth.logout(request)
+                messages.success(request, "Your account is deleted. Goodbye.")
+                return redirect("/")
+            if form.is_valid():
+                ratelimit.count(*limit)
+                form.add_error(None, "That password (or code) does not match your account.")
+    context = {"form": form, "hold_days": settings.HANDLE_HOLD_DAYS}
+    return render(request, "accounts/delete.html", context, status=status)
+
+
+def _proves_it(user, data: dict) -> bool:
+    if not check_password(data["password"], user.password):
+        return False
+    return not user.has_2fa or twofactor.verify(user=user, code=data["code"])
