@@ -252,8 +252,8 @@ def _unmention(stores: list, discussion_id: ObjectId, slug: str, handle: str) ->
             store.rewrite(discussion_id, slug, text=text)
 
 
-def discussion_delete(*, post_id: ObjectId) -> None:
-    """A deleted post's discussion goes from every store (the post is gone,
-    and with it every way to the thread)."""
+def discussions_delete(*, post_ids: list[ObjectId]) -> None:
+    """Deleted posts' discussions go from every store (the posts are gone,
+    and with them every way to the threads)."""
     for name in STORES:
-        get_store(name).delete_discussion(post_id)
+        get_store(name).delete_discussions(post_ids)

@@ -57,6 +57,8 @@ class ReportedItem(me.Document):
     # What the item looked like when first reported: author, excerpt, link.
     author = me.StringField(default="")
     excerpt = me.StringField(default="")
+    # The handles the excerpt mentions: erasure finds them on an index.
+    mentions = me.ListField(me.StringField(), default=None)
     link = me.StringField(default="")
     first_reported = me.DateTimeField(default=now)
     last_reported = me.DateTimeField(default=now)
@@ -80,6 +82,7 @@ class ReportedItem(me.Document):
             {"fields": ["author", "-last_reported"], "name": "author"},
             # Erasure: the items a moderator settled (few, and only theirs).
             {"fields": ["resolved_by"], "name": "resolved_by", "sparse": True},
+            {"fields": ["mentions"], "name": "mentions", "sparse": True},
         ],
         "auto_create_index": False,
     }

@@ -10,7 +10,7 @@ owners.owned("report", app=APP, fields=("reporter", "target_id"), erase=erasure.
 owners.owned(
     "report_item",
     app=APP,
-    fields=("author", "target_id", "resolved_by"),
+    fields=("author", "target_id", "resolved_by", "excerpt", "mentions"),
     why="erased with `report`: items follow their reports",
 )
 owners.owned(

@@ -122,6 +122,17 @@ def forget_post(post_id: ObjectId) -> list[str]:
     return owners
 
 
+def forget_posts(post_ids: list[ObjectId]) -> list[str]:
+    """`forget_post` for many deleted posts at once (an erasure's batch)."""
+    owners = collection().distinct("owner", {"items.post": {"$in": post_ids}})
+    if owners:
+        collection().update_many(
+            {"owner": {"$in": owners}, "items.post": {"$in": post_ids}},
+            {"$pull": {"items": {"post": {"$in": post_ids}}}},
+        )
+    return owners
+
+
 def forget_comment(post_id: ObjectId, slug: str) -> list[str]:
     """Take every item about one comment (on it, a reply, a mention in it)
     out of every bucket; returns the owners that held one."""

@@ -12,6 +12,7 @@ from notifications import tasks
 from notifications.services import (
     notifications_forget_comment,
     notifications_forget_post,
+    notifications_forget_posts,
     notifications_recount,
     notifications_recount_about,
 )
@@ -47,6 +48,11 @@ def _post_created(sender, post, **kwargs):
 @receiver(events.post_deleted, dispatch_uid="notifications.post_deleted")
 def _post_deleted(sender, post_id, **kwargs):
     notifications_forget_post(post_id=post_id)
+
+
+@receiver(events.posts_deleted, dispatch_uid="notifications.posts_deleted")
+def _posts_deleted(sender, post_ids, **kwargs):
+    notifications_forget_posts(post_ids=post_ids)
 
 
 @receiver(events.post_removed, dispatch_uid="notifications.post_removed")

@@ -200,6 +200,11 @@ def notifications_forget_post(*, post_id: ObjectId) -> None:
         notifications_recount(owner=owner)
 
 
+def notifications_forget_posts(*, post_ids: list[ObjectId]) -> None:
+    for owner in buckets.forget_posts(post_ids):
+        notifications_recount(owner=owner)
+
+
 def notifications_forget_comment(*, post_id: ObjectId, slug: str) -> None:
     """A comment was deleted or removed by a moderator: the items about it go
     (a moderator's restore does not bring them back), and the counts follow."""

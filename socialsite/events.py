@@ -38,6 +38,9 @@ circle_renamed = Signal()
 post_created = Signal()
 # post_id: ObjectId - deleted by its author, gone for good
 post_deleted = Signal()
+# post_ids: list[ObjectId] - many deleted at once (an account's erasure): what
+# post_deleted does for one, done for them all in a few writes
+posts_deleted = Signal()
 # post_id: ObjectId - removed by a moderator (hidden, kept for a restore)
 post_removed = Signal()
 # post_id: ObjectId - a moderator restored it

@@ -45,7 +45,7 @@ TOMBSTONES = {
     "author": "[deleted]",
     "moderator": "[removed by a moderator]",
     "post_author": "[removed by the author]",
-    "erased": "[deleted account]",
+    "erased": "[deleted]",  # under a "[deleted account]" author
 }
 
 
@@ -271,6 +271,11 @@ class CommentStore(ABC):
     @abstractmethod
     def delete_discussion(self, discussion_id: ObjectId) -> None:
         """Drop every comment of the discussion (the post is being deleted)."""
+
+    def delete_discussions(self, discussion_ids: list[ObjectId]) -> None:
+        """`delete_discussion` for many (deleted posts): a store may do it in one write."""
+        for discussion_id in discussion_ids:
+            self.delete_discussion(discussion_id)
 
     # --- copies from another store (comments/stores/shadows.py) -------------
 

@@ -188,6 +188,12 @@ class BucketsStore(ArrayCommentUpdates, CommentStore):
         _posts().update_one({"_id": discussion_id}, {"$unset": {COUNTER: ""}})
         ledger.forget(discussion_id)
 
+    def delete_discussions(self, discussion_ids) -> None:
+        # The posts are deleted: no counter to unset on them.
+        if discussion_ids:
+            _buckets().delete_many({"discussion_id": {"$in": list(discussion_ids)}})
+            ledger.forget_many(discussion_ids)
+
     # --- reading ----------------------------------------------------------
 
     def headers(self, discussion_id) -> list[tuple[int, int]]:

@@ -80,3 +80,7 @@ def used(discussion_id: ObjectId) -> int:
 
 def forget(discussion_id: ObjectId) -> None:
     _budgets().delete_one({"_id": discussion_id})
+
+
+def forget_many(discussion_ids: list[ObjectId]) -> None:
+    _budgets().delete_many({"_id": {"$in": list(discussion_ids)}})

@@ -238,6 +238,10 @@ class DocumentsStore(CommentStore):
     def delete_discussion(self, discussion_id) -> None:
         _collection().delete_many({"discussion_id": discussion_id})
 
+    def delete_discussions(self, discussion_ids) -> None:
+        if discussion_ids:
+            _collection().delete_many({"discussion_id": {"$in": list(discussion_ids)}})
+
     def put(self, discussion_id, comment) -> bool:
         parent_id = None
         parent_slug = parent_of(comment["slug"])

@@ -270,6 +270,12 @@ class EmbeddedStore(ArrayCommentUpdates, CommentStore):
         ledger.forget(discussion_id)
         budget.forget(discussion_id)
 
+    def delete_discussions(self, discussion_ids) -> None:
+        # The posts are deleted, and the discussions with them.
+        if discussion_ids:
+            ledger.forget_many(discussion_ids)
+            budget.forget_many(discussion_ids)
+
     def put(self, discussion_id, comment) -> bool:
         path = TREE
         parent_slug = parent_of(comment["slug"])

@@ -70,6 +70,10 @@ def forget(discussion_id: ObjectId) -> None:
     _log().delete_many({"discussion_id": discussion_id})
 
 
+def forget_many(discussion_ids: list[ObjectId]) -> None:
+    _log().delete_many({"discussion_id": {"$in": list(discussion_ids)}})
+
+
 def authored(handle: str, limit: int) -> list[tuple[ObjectId, str]]:
     """(discussion_id, slug) of up to `limit` of the author's comments (erasure)."""
     rows = _log().find({"author": handle}, {"discussion_id": 1, "slug": 1}).limit(limit)

@@ -68,8 +68,7 @@ def posts_erase(handle: str, limit: int) -> int:
     mine = list(collection.find({"by.id": handle}, CARD_FIELDS).limit(limit))
     on_wall = list(collection.find({"to": handle}, CARD_FIELDS).limit(limit))
     gone = {post["_id"]: post for post in mine + on_wall}
-    for post in gone.values():
-        posts.post_erase(post)
+    posts.posts_erase(list(gone.values()))
     if gone:
         return len(gone)
     named = list(collection.find({"mentions": handle}, {"detail": 1}).limit(limit))

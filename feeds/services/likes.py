@@ -122,6 +122,12 @@ def likes_delete_for(post_id: ObjectId) -> None:
     LIKES.delete_for(post_id)
 
 
+def likes_delete_for_many(post_ids: list[ObjectId]) -> None:
+    """Forget many deleted posts' likes (an erasure's batch)."""
+    if post_ids:
+        PostLike._get_collection().delete_many({"post": {"$in": post_ids}})
+
+
 def likes_recount(post_id: ObjectId) -> int | None:
     """Set the post's count to its likes (repair tool); returns it, or None
     when the post is gone or a request is changing it right now."""

@@ -193,6 +193,20 @@ def reposts_withdraw(*, post_id: ObjectId, delete: bool) -> None:
         PostRepost._get_collection().delete_many({"post": post_id})
 
 
+def reposts_withdraw_many(*, post_ids: list[ObjectId]) -> None:
+    """`reposts_withdraw(delete=True)` for many deleted posts at once: their
+    reposts' entries out of every timeline, then the reposts, CASCADE_BATCH
+    at a time on the (post, by) index."""
+    reposts = PostRepost._get_collection()
+    while post_ids:
+        rows = list(reposts.find({"post": {"$in": post_ids}}, {"_id": 1}).limit(CASCADE_BATCH))
+        if not rows:
+            return
+        ids = [row["_id"] for row in rows]
+        upkeep.remove_entries_everywhere(ids)
+        reposts.delete_many({"post": {"$in": post_ids}, "_id": {"$in": ids}})
+
+
 def reposts_redeliver(*, post_id: ObjectId) -> int:
     """A restored post's reposts are delivered again (new deliveries, each
     with its own attempts). Returns how many."""

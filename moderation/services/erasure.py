@@ -3,9 +3,12 @@
 Their reports go (each item they reported counts its reporters again); the
 queue items about them or their content go with those items' reports (the
 content is going too); their name leaves the items they settled as a
-moderator. The audit log keeps every entry: it is the moderation record.
+moderator; an item quoting someone's words that mention them shows the
+handle as "[deleted account]", as the words themselves do. The audit log
+keeps every entry: it is the moderation record.
 """
 
+from feeds.services import mentions
 from moderation.documents import Report, ReportedItem
 
 
@@ -39,5 +42,11 @@ def reports_erase(handle: str, limit: int) -> int:
         reports.delete_many({"target_type": item["target_type"], "target_id": item["target_id"]})
         items.delete_one({"_id": item["_id"]})
     reports_on_them = reports.delete_many({"target_type": "user", "target_id": handle})
+    quoted = list(items.find({"mentions": handle}, {"excerpt": 1}).limit(limit))
+    for item in quoted:
+        excerpt = mentions.unmention(item.get("excerpt", ""), handle)
+        items.update_one(
+            {"_id": item["_id"]}, {"$set": {"excerpt": excerpt}, "$pull": {"mentions": handle}}
+        )
     settled = items.update_many({"resolved_by": handle}, {"$set": {"resolved_by": ""}})
-    return len(about) + reports_on_them.deleted_count + settled.modified_count
+    return len(about) + reports_on_them.deleted_count + len(quoted) + settled.modified_count

@@ -2,6 +2,7 @@
 
 from pymongo import ReturnDocument
 
+from feeds.services import mentions
 from moderation.documents import REASONS, Report, ReportedItem
 from moderation.services.base import ModerationError, audit, settle
 from moderation.targets import Target
@@ -43,6 +44,7 @@ def report_create(*, reporter: User, target: Target, reason: str, note: str = ""
                 "target_id": target.id,
                 "author": target.author or "",
                 "excerpt": target.excerpt,
+                "mentions": sorted(mentions.handles_in(target.excerpt)),
                 "link": target.link,
                 "first_reported": t,
             },

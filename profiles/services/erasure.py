@@ -68,11 +68,12 @@ def erasure_run(handle: str, *, batch: int | None = None) -> bool:
     start = names.index(job["step"]) if job.get("step") in names else 0
     batches = 0
     for entry in entries[start:]:
-        jobs.update_one({"_id": handle}, {"$set": {"step": entry.collection, "beat": now()}})
+        assert entry.erase is not None  # erasers() lists only the entries that have one
         while True:
-            changed = entry.erase(handle, batch)  # type: ignore[misc]
+            changed = entry.erase(handle, batch)
             batches += 1
-            jobs.update_one({"_id": handle}, {"$set": {"beat": now()}})
+            # The place, after each batch: a crash in the next one repeats it.
+            jobs.update_one({"_id": handle}, {"$set": {"step": entry.collection, "beat": now()}})
             if not changed:
                 break
     jobs.delete_one({"_id": handle})

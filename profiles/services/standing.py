@@ -90,7 +90,7 @@ def posts_count_add(*, handle: str, delta: int) -> None:
 
 
 def posts_counts_add(counts: dict[str, int]) -> None:
-    """Many people's post counts at once (demo seeding): one bulk write."""
+    """Many people's post counts at once (demo seeding, an erasure's posts): one bulk write."""
     if counts:
         _users().bulk_write(
             [UpdateOne({"_id": h}, {"$inc": {"posts_count": n}}) for h, n in counts.items()],

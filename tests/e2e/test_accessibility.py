@@ -28,6 +28,7 @@ from feeds.services.polls import poll_vote
 from moderation.services.reports import report_create
 from moderation.targets import resolve_target
 from profiles import services as graph
+from profiles.services import exports
 from profiles.services.users import profile_update
 
 DESKTOP, PHONE = 1280, 390
@@ -124,6 +125,7 @@ def world(make_user, ad_campaign):
     ad_campaign("roastery", "profile", "Coffee for the baker", keywords=["baking"])
     for viewer in ("bob", "cyd"):
         choose_ads(site=settings.ADS_SITE_ID, zone="feed", viewer=viewer)
+    exports.export_request(handle="ada")  # ready at once: the page links it
     return SimpleNamespace(thread_id=str(thread.id), campaign_id=campaign_id)
 
 
@@ -139,6 +141,8 @@ PAGES = {
     "email": ("ada", lambda w: "/settings/email/"),
     "sessions": ("ada", lambda w: "/settings/sessions/"),
     "two-factor": ("ada", lambda w: "/settings/2fa/"),
+    "export": ("ada", lambda w: "/settings/export/"),
+    "delete-account": ("ada", lambda w: "/settings/delete/"),
     "password-reset": (None, lambda w: "/accounts/password/reset/"),
     "dev-mail": ("mod", lambda w: "/dev/mail/"),
     "notifications": ("ada", lambda w: "/notifications/"),
@@ -160,6 +164,8 @@ NO_ADS = {
     "email",
     "sessions",
     "two-factor",
+    "export",
+    "delete-account",
     "password-reset",
     "moderation",
     "ads-manage",

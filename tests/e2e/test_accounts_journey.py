@@ -134,3 +134,42 @@ def test_two_factor_login_from_enrolment_to_a_recovery_code(make_user, new_page,
     expect(third.locator(".errorlist")).to_contain_text("does not work")
     page.goto("/settings/2fa/")
     expect(page.get_by_text("9 unused recovery codes left.")).to_be_visible()
+
+
+def test_a_person_takes_their_data_and_leaves(make_user, new_page, sign_in, artifacts_dir):
+    ada = make_user("ada", "Ada Lovelace")
+    bob = make_user("bob", "Bob Babbage")
+    from comments import services as comments
+    from feeds.documents import Post
+    from feeds.services import posts
+
+    post = posts.post_create(author=bob, type="status", detail={"text": "Bread?"}, circles=[])
+    stored = Post._get_collection().find_one({"_id": post.id})
+    said = comments.comment_create(post=stored, author=ada, text="Rye, always.")
+    stored = Post._get_collection().find_one({"_id": post.id})
+    comments.comment_create(post=stored, author=bob, text="Noted!", parent_slug=said.slug)
+    page = new_page()
+    sign_in(page, "ada")
+
+    page.goto("/settings/profile/")
+    page.get_by_role("link", name="Export your data").click()
+    page.get_by_role("button", name="Ask for a new export").click()
+    expect(page.locator(".export")).to_have_attribute("data-state", "ready")
+    with page.expect_download() as download:
+        page.get_by_role("link", name="Download your export").click()
+    assert download.value.suggested_filename.startswith("socialsite-ada-")
+    page.screenshot(path=str(artifacts_dir / "accounts-export.png"), full_page=True)
+
+    page.goto("/settings/delete/")
+    page.get_by_label("Password").fill(PASSWORD)
+    page.on("dialog", lambda dialog: dialog.accept())
+    page.get_by_role("button", name="Delete my account").click()
+    expect(page.locator(".messages")).to_contain_text("Your account is deleted")
+    page.goto(f"/posts/{post.id}/")
+    expect(page.locator("[data-erased]")).to_have_text("[deleted account]")
+    expect(page.locator(".comment").filter(has_text="Noted!")).to_be_visible()
+    page.goto("/accounts/login/")
+    page.get_by_label("Handle").fill("ada")
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Log in").click()
+    expect(page.locator(".errorlist")).to_be_visible()

@@ -132,7 +132,7 @@ def act_everywhere(zed: User, others: list[str]) -> dict:
     reply = comments.comment_create(
         post=ann_doc, author=bob, text="Thanks for that", parent_slug=comment.slug
     )
-    comments.comment_create(post=ann_doc, author=cyd, text=f"Agreed with @{HANDLE} here")
+    quoting = comments.comment_create(post=ann_doc, author=cyd, text=f"Agreed with @{HANDLE} here")
     zed_doc = Post._get_collection().find_one({"_id": public.id})
     comments.comment_create(post=zed_doc, author=ann, text="Hi zed")
     likes.like_create(post_id=ann_post.id, user=zed)
@@ -159,6 +159,11 @@ def act_everywhere(zed: User, others: list[str]) -> dict:
         reporter=bob, target=resolve_target(f"post:{public.id}"), reason="spam"
     )
     moderation.report_create(reporter=cyd, target=resolve_target(f"user:{HANDLE}"), reason="spam")
+    moderation.report_create(  # the queue quotes cyd's words, which mention zed
+        reporter=ann,
+        target=resolve_target(f"comment:{ann_post.id}/{quoting.slug}"),
+        reason="other",
+    )
     # zed moderates too: a removal and its audit entry (kept), a settled report.
     User.objects(handle=HANDLE).update_one(set__role="moderator")
     zed.reload()
@@ -317,22 +322,22 @@ def test_an_erasure_cut_short_resumes_where_it_stopped(make_user, settings, monk
     erasure.erasure_begin(user=zed)  # the task is queued, not run (dummy backend)
     assert by(HANDLE).status == "erasing" and Client().get(f"/u/{HANDLE}/").status_code == 404
 
-    real_erase, erased = posts.post_erase, []
+    real_erase, batches = posts.posts_erase, []
 
-    def dies_on_the_third(post):
-        if len(erased) == 2:
+    def dies_in_the_second_batch(some):
+        if batches:
             raise SystemExit("the worker is killed")
-        erased.append(post["_id"])
-        real_erase(post)
+        batches.append(len(some))
+        real_erase(some)
 
-    monkeypatch.setattr(posts, "post_erase", dies_on_the_third)
+    monkeypatch.setattr(posts, "posts_erase", dies_in_the_second_batch)
     with pytest.raises(SystemExit):
         erasure.erasure_run(HANDLE, batch=2)
     assert ErasureJob.objects.get(handle=HANDLE).step == "post"
     assert Post.objects(by__id=HANDLE).count() == 3
     assert erasure.erasures_stalled(older_than_seconds=-1) == [HANDLE]
 
-    monkeypatch.setattr(posts, "post_erase", real_erase)
+    monkeypatch.setattr(posts, "posts_erase", real_erase)
     assert erasure.erasure_run(HANDLE, batch=2)  # the sweeper's run finishes it
     assert traces((HANDLE,)) == {}
     assert by("ann").following_count == 0 and recount_problems() == []
@@ -394,3 +399,12 @@ def test_signing_up_as_an_erased_handle_is_refused_for_the_hold(make_user, login
     )
     assert response.status_code == 200 and "That handle is taken." in response.content.decode()
     assert re.search(r"[0-9a-f]{64}", str(get_db()["held_handle"].find_one()["_id"]))
+
+
+def test_the_accounts_benchmark_erases_a_demo_person_completely(capsys):
+    from benchmarks import accounts as bench
+
+    assert bench.main(["--users", "12", "--extra-posts", "3", "--wipe"]) == 0
+    out = capsys.readouterr().out
+    assert "no collection but the audit log names" in out
+    assert re.search(r"^erasure \|\s+[\d,]+ \|\s+\d+ \|", out, re.M), out
