@@ -147,16 +147,16 @@ def forget_comment(post_id: ObjectId, slug: str) -> list[str]:
 
 def _without(items: list[dict], handle: str, names: dict[str, str]) -> list[dict]:
     """The items as they are once `handle` is erased: theirs go; a like group
-    they are in keeps its other likers, the newest of them named."""
+    they are in keeps its other likers, the newest of them named (a group
+    that kept no other liker's name goes too)."""
     kept = []
     for item in items:
         actors = item.get("actors")
-        if actors is not None and handle in actors and (item.get("actor_count") or 1) > 1:
-            rest = [a for a in actors if a != handle]
-            item = {**item, "actors": rest, "actor_count": item["actor_count"] - 1}
+        rest = [a for a in actors or () if a != handle]
+        if actors is not None and handle in actors and rest:
+            item = {**item, "actors": rest, "actor_count": max(1, item["actor_count"] - 1)}
             if item.get("actor") == handle:
-                newest = rest[-1] if rest else ""
-                item.update(actor=newest, actor_name=names.get(newest, ""))
+                item.update(actor=rest[-1], actor_name=names.get(rest[-1], ""))
             kept.append(item)
         elif item.get("actor") != handle and handle not in (actors or ()):
             kept.append(item)

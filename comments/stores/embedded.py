@@ -173,9 +173,14 @@ class EmbeddedStore(ArrayCommentUpdates, CommentStore):
             return False
         growth = budget.edit_growth(current.text, text, edited_before=current.edited is not None)
         budget.reserve(discussion_id, growth)
-        done = self._set(discussion_id, slug, {"text": text, "edited": now()})
+        mentions = slugs.mentioned(text)
+        done = self._set(
+            discussion_id, slug, {"text": text, "mentions": mentions, "edited": now()}
+        )
         if not done:  # deleted meanwhile
             budget.release(discussion_id, growth)
+        else:
+            ledger.mentions_set(discussion_id, slug, mentions)
         return done
 
     def _whole(self, discussion_id) -> tuple[list[dict], dict[str, dict]]:

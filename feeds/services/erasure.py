@@ -4,8 +4,9 @@ most about `limit` documents and returning how many it changed.
 
 Marks go through the same services as a person's own undo, so the counts on
 the posts and their embedded copies follow (a removed post's frozen marks
-are deleted and recounted). Posts go through `post_erase`, which takes them
-out of every timeline, with their reposts, likes, votes and photos.
+are deleted and recounted). Posts go through `posts_erase`, which takes a
+batch of them out of every timeline, with their reposts, likes, votes,
+photos, discussions and notifications, in a few writes for them all.
 """
 
 from contextlib import suppress

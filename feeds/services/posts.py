@@ -119,13 +119,7 @@ def post_edit(*, post_id: ObjectId, actor: User, changes: dict) -> None:
 
 def post_delete(*, post_id: ObjectId, actor: User) -> None:
     """Delete a post and take it out of every timeline."""
-    post_erase(_own_post(post_id, actor))
-
-
-def post_erase(post: dict) -> None:
-    """Delete a post read whole (`by`, `type`, `detail`, `likes_count`): its
-    author's delete, or the erasure of its author or of the wall it is on."""
-    post_id = post["_id"]
+    post = _own_post(post_id, actor)
     upkeep.remove_everywhere(post_id)
     Post._get_collection().delete_one({"_id": post_id})
     # A delivery racing with this delete may have added an entry meanwhile.
@@ -144,9 +138,10 @@ def post_erase(post: dict) -> None:
 
 
 def posts_erase(posts: list[dict]) -> None:
-    """`post_erase` for many posts at once (an account's erasure): the same
-    writes, each one for them all, so a batch costs a few round trips
-    rather than a few per post."""
+    """`post_delete` for many posts read whole (`by`, `type`, `detail`,
+    `likes_count`) at once, with no author check: an account's erasure
+    (its posts and those on its wall). The same writes, each one for them
+    all, so a batch costs a few round trips rather than a few per post."""
     if not posts:
         return
     ids = [post["_id"] for post in posts]

@@ -15,6 +15,7 @@ from comments.stores import (
     UnknownParent,
     cursors,
     get_store,
+    ledger,
     slugs,
 )
 from tests.comments.helpers import (
@@ -136,6 +137,26 @@ def test_edit_marks_the_comment_edited(store, d):
     got = store.get(d, c.slug)
     assert got.text == got.display_text == "fixed" and got.edited is not None
     assert not store.edit(d, "zzzz", text="x")
+
+
+def test_mentions_follow_the_text_and_an_erased_author_leaves_a_placeholder(store, d):
+    """What an erasure finds and does (docs/accounts.md#erasure), in every store."""
+    c = store.post(d, author=ALICE, text="hi @carol")
+    reply = store.post(d, author=BOB, text="and @carol", parent_slug=c.slug)
+    assert set(store.mentioning("carol", 10)) == {(d, c.slug), (d, reply.slug)}
+    assert store.edit(d, c.slug, text="hi all")
+    assert store.mentioning("carol", 10) == [(d, reply.slug)]
+    assert store.rewrite(d, reply.slug, text="and [deleted account]")
+    assert store.mentioning("carol", 10) == [] and not store.get(d, reply.slug).edited
+
+    assert store.authored(ALICE["id"], 10) == [(d, c.slug)]
+    assert store.erase_author(d, c.slug)
+    erased = store.get(d, c.slug)
+    assert erased.author == {"id": "", "name": ""} and erased.display_text == "[deleted]"
+    assert store.get(d, reply.slug).parent_slug == c.slug  # the reply keeps its place
+    # The array stores find authors through the log, which the service clears after.
+    ledger.anonymize(ALICE["id"], [(d, c.slug)])
+    assert store.authored(ALICE["id"], 10) == []
 
 
 def test_soft_delete_keeps_the_replies(store, d):

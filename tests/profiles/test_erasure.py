@@ -289,6 +289,14 @@ def test_erasing_someone_who_acted_everywhere_leaves_nothing_naming_them(demo_wo
 
     assert traces(needles) == {}
     assert get_db()["audit_log"].count_documents({"moderator": HANDLE}) == 1  # kept
+    # Ann's "zed and bob liked your post" is bob's alone now.
+    liked = [
+        (item["actor"], item["actors"], item["actor_count"])
+        for bucket in get_db()["notification_buckets"].find({"owner": others[0]})
+        for item in bucket["items"]
+        if item["kind"] == "like" and item.get("post") == made["ann_post"]
+    ]
+    assert liked == [(others[1], [others[1]], 1)]
     assert recount_problems() == []
     assert not ErasureJob.objects(handle=HANDLE).first()
     # Bob's reply keeps its place under a placeholder.
