@@ -27,7 +27,7 @@ from feeds import tasks
 from feeds.delivery import fanout, pulled
 from feeds.documents import ALL_CIRCLES, CARD_FIELDS, PUBLIC, Author, Delivery, Post
 from feeds.selectors.entries import entry_for
-from feeds.services import mentions, photos, polls
+from feeds.services import mentions, photos, polls, words
 from feeds.services import posts as services
 from feeds.timelines import write_stores
 from profiles import selectors as people
@@ -38,13 +38,13 @@ from socialsite.clock import aware, now, to_millis
 from socialsite.cursors import EPOCH
 
 STATUSES = [
-    "Shipped the new release today. Thanks everyone who tested it!",
-    "Reading the social-networking patterns again: load the fewest documents per page.",
+    "Shipped the new release today. Thanks everyone who tested it! #release",
+    "Reading the social-networking patterns again: load the fewest documents per page. #mongodb",
     "Anyone up for a climb on Saturday? @alice you in?",
-    "Sourdough attempt #14 went better than #13.",
-    "Today I learned that $slice works inside $push. Capped arrays for free.",
-    "Coffee, then schema design, then more coffee.",
-    "Hot take: most feeds should be cached, not computed.",
+    "Sourdough attempt #14 went better than #13. #baking",
+    "Today I learned that $slice works inside $push. Capped arrays for free. #MongoDB",
+    "Coffee, then schema design, then more coffee. #coffee",
+    "Hot take: most feeds should be cached, not computed. #feeds",
     "Finally finished that book. The ending!",
 ]
 LINKS = [
@@ -187,6 +187,7 @@ def in_bulk(planned: list[dict], users: dict) -> list:
             type=kwargs["type"],
             detail=detail,
             mentions=sorted(named & people_now),
+            **words.searchable(detail),
             ts=to_millis(aware(kwargs["ts"])),
             delivery=Delivery(state="pending", queued=now()),
         )

@@ -21,7 +21,14 @@ DELIVERY_STATES = ("pending", "delivering", "done", "failed")
 LIVE = {"removed": None, "author_suspended": {"$ne": True}}
 # What a page reads of a post: everything but the delivery bookkeeping and a
 # discussion stored inside the post (the `embedded` comment store).
-CARD_FIELDS = {"delivery": 0, "comments": 0, "comment_tree": 0, "counting": 0, "counts_copied": 0}
+CARD_FIELDS = {
+    "delivery": 0,
+    "comments": 0,
+    "comment_tree": 0,
+    "counting": 0,
+    "counts_copied": 0,
+    "terms": 0,
+}
 
 
 def card_exclusion() -> dict:
@@ -74,6 +81,11 @@ class Post(me.Document):
     # The handles its text mentions that were people when it was written (or
     # last edited): pages link them with no lookup (feeds/services/mentions.py).
     mentions = me.ListField(me.StringField(), default=None)
+    # Its hashtags and searchable words, folded, written with its text
+    # (feeds/services/words.py): a tag page and a search are one indexed
+    # query each. Absent when empty, so the sparse indexes skip the post.
+    tags = me.ListField(me.StringField(), default=None)
+    terms = me.ListField(me.StringField(), default=None)
     edited = me.DateTimeField()
     comments_count = me.IntField(default=0)
     comments_shown = me.ListField(me.DictField(), default=list)
@@ -114,6 +126,10 @@ class Post(me.Document):
             # in their mentions or as the moderator of their removal.
             {"fields": ["mentions"], "name": "mentions", "sparse": True},
             {"fields": ["removed.by"], "name": "removed_by", "sparse": True},
+            # A tag's page and a search, newest first, keyset on (ts, _id):
+            # docs/discovery.md.
+            {"fields": ["tags", "-ts", "-_id"], "name": "tags_ts", "sparse": True},
+            {"fields": ["terms", "-ts", "-_id"], "name": "terms_ts", "sparse": True},
         ],
         # Seed 000: queries and updates use _id, so post is sharded on _id,
         # hashed: ObjectIds grow, and a ranged key would send every insert to

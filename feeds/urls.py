@@ -1,6 +1,6 @@
 from django.urls import path
 
-from feeds.views import atom, interactions, pages, posts
+from feeds.views import atom, discovery, interactions, pages, posts
 
 app_name = "feeds"
 
@@ -8,6 +8,7 @@ urlpatterns = [
     path("feed/", pages.feed, name="feed"),
     path("feed/new/", pages.new_posts, name="new_posts"),
     path("incoming/", pages.incoming, name="incoming"),
+    path("tags/<str:tag>/", discovery.tag, name="tag"),
     path("posts/", posts.post_create, name="create"),
     path("posts/<str:post_id>/", pages.post_detail, name="post"),
     path("posts/<str:post_id>/edit/", posts.post_edit, name="edit"),

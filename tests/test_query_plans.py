@@ -201,7 +201,7 @@ def world(feed_model, make_user, settings):
         feed_services.post_create(
             author=ada,
             type="status",
-            detail={"text": f"post {n}"},
+            detail={"text": f"post {n} #bread"},
             circles=[PUBLIC],
             ts=t - timedelta(minutes=n),
         )
@@ -314,6 +314,16 @@ def test_post_and_comment_pages_are_index_served(store, settings, make_user, log
     visit(client, recorder, next_link(first, f"/posts/{post.id}/"))
     visit(client, recorder, f"/posts/{post.id}/c/{reply.slug}/")
     assert_index_served(recorder, ["post page", "thread page 2", "sub-discussion"])
+
+
+def test_tag_pages_and_post_search_are_index_served(world, login, recorder):
+    from django.test import Client
+
+    for client in (login(world["bob"]), Client()):
+        for url in ("/tags/bread/", "/search/?q=bread+post"):
+            first = visit(client, recorder, url)
+            visit(client, recorder, next_link(first, url))
+    assert_index_served(recorder, ["tag page 1, 2", "post search 1, 2"])
 
 
 def test_search_and_moderation_pages_are_index_served(world, login, recorder):

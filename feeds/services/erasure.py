@@ -78,9 +78,9 @@ def posts_erase(handle: str, limit: int) -> int:
             key: mentions.unmention(value, handle) if isinstance(value, str) else value
             for key, value in post.get("detail", {}).items()
         }
-        collection.update_one(
-            {"_id": post["_id"]}, {"$set": {"detail": detail}, "$pull": {"mentions": handle}}
-        )
+        # Its words and tags are the new text's (the handle was a word of it).
+        update = posts.with_words({"$set": {"detail": detail}}, detail)
+        collection.update_one({"_id": post["_id"]}, {**update, "$pull": {"mentions": handle}})
         upkeep.refresh_copies(post["_id"], ["detail", "mentions"])
     removed = collection.update_many({"removed.by": handle}, {"$set": {"removed.by": ""}})
     return len(named) + removed.modified_count

@@ -8,7 +8,7 @@ from bson import ObjectId
 from feeds import tasks
 from feeds.delivery import upkeep
 from feeds.documents import ALL_CIRCLES, CARD_FIELDS, PUBLIC, Author, Delivery, PollVote, Post
-from feeds.services import likes, mentions, photos, polls, reposts
+from feeds.services import likes, mentions, photos, polls, reposts, words
 from feeds.timelines import stored_models
 from profiles.documents import User
 from profiles.services import standing
@@ -75,6 +75,7 @@ def post_create(
         type=type,
         detail=detail,
         mentions=mentions.people_named(detail.get("text"), detail.get("question")),
+        **words.searchable(detail),
         ts=to_millis(aware(ts)) if ts else now(),
         delivery=Delivery(state="pending", queued=now()),
     )
@@ -110,11 +111,20 @@ def post_edit(*, post_id: ObjectId, actor: User, changes: dict) -> None:
     named = mentions.people_named(detail.get("text"), detail.get("question"))
     edited = Post._get_collection().update_one(
         {"_id": post_id, "by.id": actor.handle, "removed": None},
-        {"$set": {**updates, "mentions": named, "edited": now()}},
+        with_words({"$set": {**updates, "mentions": named, "edited": now()}}, detail),
     )
     if edited.matched_count == 0:
         raise NotFound(post_id)
     tasks.refresh_copies.enqueue(str(post_id), ["detail", "mentions", "edited"])
+
+
+def with_words(update: dict, detail: dict) -> dict:
+    """The update that also sets the post's `tags` and `terms` from its new
+    text, or unsets them when there are none (the sparse indexes skip it)."""
+    found = words.searchable(detail)
+    kept = {name: value for name, value in found.items() if value is not None}
+    gone = {name: "" for name, value in found.items() if value is None}
+    return {**update, "$set": {**update["$set"], **kept}, **({"$unset": gone} if gone else {})}
 
 
 def post_delete(*, post_id: ObjectId, actor: User) -> None:

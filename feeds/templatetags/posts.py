@@ -8,7 +8,7 @@ from django.urls import reverse
 from django.utils.html import escape, format_html
 from django.utils.safestring import mark_safe
 
-from feeds.services import mentions
+from feeds.services import mentions, words
 from socialsite import fragments
 
 register = template.Library()
@@ -72,6 +72,18 @@ def linkify(text) -> str:
                     '<a href="{}" rel="nofollow noopener ugc" target="_blank">{}</a>', url, url
                 )
             )
+        elif match.group("hashtag"):
+            tag = words.clean_tag(match.group("tag"))
+            if tag is None:  # all digits: not a tag
+                out.append(escape(match.group("hashtag")))
+            else:
+                out.append(
+                    format_html(
+                        '<a href="{}" class="hashtag">{}</a>',
+                        reverse("feeds:tag", args=[tag]),
+                        match.group("hashtag"),
+                    )
+                )
         elif (handle := match.group("handle").lower()) in people:
             out.append(
                 format_html(

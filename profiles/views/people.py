@@ -317,4 +317,8 @@ def search(request):
     query = str(request.GET.get("q", ""))[:80].strip()
     after = parse_handle(request.GET.get("after"))
     page = selectors.search_people(query, after, viewer=request.user) if query else None
-    return render(request, "profiles/search.html", {"q": query, "page": page})
+    context = {"q": query, "page": page}
+    # Other apps' results below the people (the posts, from feeds).
+    for path in settings.SEARCH_PAGE_EXTENSIONS:
+        context.update(import_string(path)(request, query))
+    return render(request, "profiles/search.html", context)

@@ -202,6 +202,7 @@ KIND_SAMPLES: dict[str, list[str]] = {
     "number": ["²", "٣", "9" * 400, "1e309", "nan", "-inf"],
     "handle": ["²²²", "ſam", "\u212aelvin", "alice\x00", "a" * TEN_K, "$where"],
     "post_id": ["٠" * 24, "²" * 24, OID.upper(), OID + "\x00", "9" * 30],
+    "tag": ["٣", "#bread", "a b", "x" * 65, "ſ", "\u212a", "_", "bread\x00"],
     "export_id": ["٠" * 24, OID.upper(), OID + "\x00", "$ne"],
     "thread_post_id": ["٠" * 24, "²" * 24],
     "own_post_id": ["٠" * 24, "9" * 30],

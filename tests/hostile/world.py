@@ -235,6 +235,7 @@ def build() -> World:
         "verify_token": [verify_token, *FAKE_TOKENS],
         "reset_token": [reset_token, *FAKE_TOKENS],
         "session_id": [other_session, "0123456789abcdef0123", "nosuchsession"],
+        "tag": ["world", "World", "123", "nosuchtag"],
         "export_id": [str(alice_export.id), str(bob_export.id), "0123456789abcdef01234567"],
         # Not form fields: what the query-plan driver makes valid codes from.
         "totp_secret": [cyd_secret],

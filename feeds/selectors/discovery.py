@@ -1,0 +1,87 @@
+"""Finding posts beyond the people one follows: a tag's page and a post
+search (docs/discovery.md). Each page is one aggregate on its index,
+`(tags, ts, _id)` or `(terms, ts, _id)`, newest first from a keyset cursor,
+with the viewer's likes and votes looked up beside the posts.
+
+Visibility is decided here, when read (docs/privacy.md): public, live posts
+only (and, in a search, the searcher's own), never by someone the viewer
+blocked or muted, nor by someone who blocked the viewer.
+"""
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from django.conf import settings
+
+from feeds.documents import LIVE, PUBLIC
+from feeds.selectors.lookups import PageLookups
+from feeds.selectors.pages import FeedPage
+from feeds.services import words
+from feeds.timelines.read import posts_page
+from profiles import selectors as people
+from socialsite.cursors import Cursor
+
+if TYPE_CHECKING:
+    from profiles.auth import AnonymousVisitor
+    from profiles.documents import User
+
+# Words a search uses at most (the first ones): each is one more filter.
+MAX_QUERY_WORDS = 8
+
+
+def _hidden(viewer: "User | AnonymousVisitor") -> list[str]:
+    if not viewer.is_authenticated:
+        return []
+    return sorted(set(viewer.blocked) | set(getattr(viewer, "muted", None) or []))
+
+
+def _page(query: dict, viewer: "User | AnonymousVisitor", before: Cursor | None) -> FeedPage:
+    limit = settings.FEED_PAGE_SIZE
+    hidden = _hidden(viewer)
+    if hidden:
+        query = {**query, "by.id": {"$nin": hidden}}
+    reader = viewer.handle if viewer.is_authenticated else None
+    posts = posts_page(query, before, limit + 1, lookups=PageLookups(reader))
+    page, more = posts[:limit], len(posts) > limit
+    cursor = Cursor(page[-1]["ts"], page[-1]["_id"]).encode() if more else None
+    # Who blocked the viewer is on their own documents: one `$in`, here.
+    authors = sorted({p["by"]["id"] for p in page} - {viewer.handle})
+    if viewer.is_authenticated and authors:
+        blockers = people.blockers_among(viewer.handle, authors)
+        page = [p for p in page if p["by"]["id"] not in blockers]
+    return FeedPage(page, cursor)
+
+
+def tag_page(tag: str, viewer: "User | AnonymousVisitor", before: Cursor | None) -> FeedPage:
+    """Public posts carrying `tag` (folded), newest first."""
+    return _page({"tags": tag, "circles": PUBLIC, **LIVE}, viewer, before)
+
+
+@dataclass(frozen=True)
+class Search:
+    words: tuple[str, ...]
+
+    @classmethod
+    def of(cls, text: str) -> "Search":
+        return cls(tuple(dict.fromkeys(words.words_of(text)))[:MAX_QUERY_WORDS])
+
+    def query(self, viewer: "User | AnonymousVisitor") -> dict:
+        """Every word on the post. The longest word bounds the index scan (a
+        long word is usually a rare one); the others filter what it finds."""
+        first, *rest = sorted(self.words, key=lambda w: (-len(w), w))
+        query: dict = {"terms": first, **LIVE}
+        if rest:
+            query["$and"] = [{"terms": word} for word in rest]
+        if viewer.is_authenticated:
+            query["$or"] = [{"circles": PUBLIC}, {"by.id": viewer.handle}]
+        else:
+            query["circles"] = PUBLIC
+        return query
+
+
+def search_page(text: str, viewer: "User | AnonymousVisitor", before: Cursor | None) -> FeedPage:
+    """Public posts (and the searcher's own) holding every word of `text`."""
+    search = Search.of(text)
+    if not search.words:
+        return FeedPage([], None)
+    return _page(search.query(viewer), viewer, before)

@@ -1,0 +1,166 @@
+"""Hashtags, a tag's page and post search (docs/discovery.md): what a post
+stores when written, the pages' visibility against the blocker, the muted,
+the former circle member, the removed post and the anonymous visitor, and
+keyset paging that neither skips nor repeats a post while new ones arrive."""
+
+import re
+from datetime import timedelta
+
+import pytest
+from django.test import Client
+
+from comments import services as comments
+from feeds.documents import Post
+from feeds.services import posts, words
+from moderation import services as moderation
+from moderation.targets import resolve_target
+from profiles import services as graph
+from profiles.services import mutes
+from socialsite.clock import now
+
+ARTICLE = re.compile(r'<article class="post[^"]*" id="post-([0-9a-f]{24})"')
+
+
+def shown(client, url: str) -> list[str]:
+    response = client.get(url)
+    assert response.status_code == 200, (url, response.status_code)
+    return ARTICLE.findall(response.content.decode())
+
+
+def post(author, text, circles=(), **kwargs):
+    return posts.post_create(
+        author=author, type="status", detail={"text": text}, circles=list(circles), **kwargs
+    )
+
+
+def test_tags_and_words_are_folded_and_tags_need_a_letter():
+    assert words.tags_in("Hi #Café #CAFÉ #cafe\u0301 #1 #_ a#b &#39; https://x.org/#frag") == [
+        "café"
+    ]
+    assert words.tags_in("#日本語 and #Python3") == ["日本語", "python3"]
+    assert words.terms_of(["Hello WORLD, hello Ｆｕｌｌ width! a I"]) == [
+        "full",
+        "hello",
+        "width",
+        "world",
+    ]
+    assert words.clean_tag("#Bread") == "bread"
+    assert [words.clean_tag(v) for v in ("123", "a b", "", "x" * 65, None)] == [None] * 5
+
+
+def test_a_post_stores_its_tags_and_words_and_an_edit_follows_them(make_user):
+    ada = make_user("ada")
+    made = post(ada, "Sourdough #Bread at #home")
+    stored = Post._get_collection().find_one({"_id": made.id})
+    assert stored["tags"] == ["bread", "home"]
+    assert stored["terms"] == ["at", "bread", "home", "sourdough"]
+    posts.post_edit(post_id=made.id, actor=ada, changes={"text": "Only rye now"})
+    stored = Post._get_collection().find_one({"_id": made.id})
+    assert "tags" not in stored and stored["terms"] == ["now", "only", "rye"]
+    plain = post(ada, "!!")
+    assert "tags" not in Post._get_collection().find_one({"_id": plain.id})
+
+
+def test_tags_link_in_posts_and_comments(make_user, login):
+    ada, bob = make_user("ada"), make_user("bob")
+    made = post(ada, "New loaf #Bread, not #2024")
+    comments.comment_create(
+        post=Post._get_collection().find_one({"_id": made.id}), author=bob, text="More #rye!"
+    )
+    page = login(bob).get(f"/posts/{made.id}/").content.decode()
+    assert '<a href="/tags/bread/" class="hashtag">#Bread</a>' in page
+    assert '<a href="/tags/rye/" class="hashtag">#rye</a>' in page
+    assert "#2024" in page and 'href="/tags/2024/"' not in page
+
+
+def test_a_tag_page_shows_public_live_posts_the_viewer_may_see(make_user, login):
+    ada, bob, pal, hater, noisy = (make_user(h) for h in ("ada", "bob", "pal", "hater", "noisy"))
+    graph.circle_create(owner=ada, name="close")
+    graph.follow_create(follower=ada.reload(), followee="pal", circles=["close"])
+    public = post(ada, "Public #bread")
+    circle = post(ada, "Circle #bread", circles=["close"])
+    removed = post(bob, "Spam #bread")
+    by_hater = post(hater, "Hater's #bread")
+    by_noisy = post(noisy, "Noisy #bread")
+    mod = make_user("mod", role="moderator")
+    moderation.post_remove(moderator=mod, target=resolve_target(f"post:{removed.id}"))
+    graph.block_create(blocker=hater.reload(), blocked="bob")
+    mutes.mute_create(user=bob.reload(), handle="noisy")
+
+    everyone = {str(p.id) for p in (public, by_hater, by_noisy)}
+    assert set(shown(Client(), "/tags/bread/")) == everyone  # anonymous: public only
+    # pal is in ada's circle, yet a tag page lists public posts only.
+    assert str(circle.id) not in shown(login(pal), "/tags/bread/")
+    # bob is blocked by hater and muted noisy; the removed post is nobody's.
+    assert set(shown(login(bob.reload()), "/tags/Bread/")) == {str(public.id)}
+    # A former circle member sees no more than before: still the public ones.
+    graph.circles_set_for(owner=ada.reload(), member="pal", circles=[])
+    assert set(shown(login(pal.reload()), "/tags/bread/")) == everyone
+    assert Client().get("/tags/123/").status_code == 404
+
+
+def test_tag_pages_page_back_without_gaps_or_repeats_while_posts_arrive(make_user, settings):
+    settings.FEED_PAGE_SIZE = 3
+    ada = make_user("ada")
+    start = now() - timedelta(hours=1)
+    made = [post(ada, f"loaf {n} #bread", ts=start + timedelta(minutes=n)) for n in range(8)]
+    client = Client()
+    seen, url = [], "/tags/bread/"
+    while url:
+        page = client.get(url).content.decode()
+        seen += ARTICLE.findall(page)
+        post(ada, "a new one #bread")  # arrives while the reader pages back
+        found = re.search(r'<a rel="next"[^>]*href="([^"]+)"', page)
+        url = found.group(1).replace("&amp;", "&") if found else None
+    assert seen == [str(p.id) for p in reversed(made)]
+
+
+def test_search_finds_every_word_in_public_posts_and_the_searchers_own(make_user, login):
+    ada, bob = make_user("ada"), make_user("bob")
+    graph.circle_create(owner=ada, name="close")
+    both = post(ada, "Rye bread, fresh from the oven")
+    one_word = post(bob, "Rye whiskey")
+    secret = post(ada, "Secret rye bread recipe", circles=["close"])
+    removed = post(bob, "Rye bread spam")
+    mod = make_user("mod", role="moderator")
+    moderation.post_remove(moderator=mod, target=resolve_target(f"post:{removed.id}"))
+
+    assert shown(Client(), "/search/?q=BREAD+rye") == [str(both.id)]
+    page = login(ada).get("/search/?q=rye+bread").content.decode()
+    assert 'class="post-results' in page
+    assert ARTICLE.findall(page) == [str(secret.id), str(both.id)]
+    assert shown(login(bob), "/search/?q=rye") == [str(one_word.id), str(both.id)]
+    graph.block_create(blocker=ada.reload(), blocked="bob")
+    assert shown(login(bob.reload()), "/search/?q=rye") == [str(one_word.id)]
+    assert "No public post holds every word" in Client().get("/search/?q=zzzz").content.decode()
+
+
+def test_a_search_pages_back_and_keeps_its_words(make_user, settings):
+    settings.FEED_PAGE_SIZE = 2
+    ada = make_user("ada")
+    start = now() - timedelta(hours=1)
+    made = [post(ada, f"crumb {n}", ts=start + timedelta(minutes=n)) for n in range(5)]
+    client, seen, url = Client(), [], "/search/?q=crumb"
+    while url:
+        page = client.get(url).content.decode()
+        seen += ARTICLE.findall(page)
+        found = re.search(r'<a rel="next"[^>]*href="([^"]+)"', page)
+        url = "/search/" + found.group(1).replace("&amp;", "&") if found else None
+    assert seen == [str(p.id) for p in reversed(made)]
+
+
+# The session's read, the posts' aggregate (with the reader's likes and
+# votes), and who among the page's authors blocked the reader; a search
+# also reads people, as it did before it found posts (two queries).
+@pytest.mark.parametrize(("url", "budget"), [("/tags/bread/", 3), ("/search/?q=rye+bread", 5)])
+def test_discovery_pages_are_one_aggregate_beside_the_session(
+    url, budget, make_user, login, round_trips
+):
+    ada, bob = make_user("ada"), make_user("bob")
+    for n in range(5):
+        post(ada, f"Rye bread {n} #bread")
+    client = login(bob)
+    client.get(url)  # warm: the session's first read
+    with round_trips() as trips:
+        assert client.get(url).status_code == 200
+    assert trips.total <= budget, [(t.name, t.collection) for t in trips.trips]
