@@ -51,6 +51,10 @@ class User(me.Document):
     # this user's pages; they are not told. At most MAX_MUTES (mute_create
     # refuses more, in the same update), so the document stays small.
     muted = me.ListField(me.StringField(), default=list)
+    # Hashtags this user follows (folded): their public posts join this
+    # user's news when it is read. At most MAX_FOLLOWED_TAGS
+    # (profiles/services/tags.py).
+    followed_tags = me.ListField(me.StringField(), default=list)
     followers_count = me.IntField(default=0)
     following_count = me.IntField(default=0)
     posts_count = me.IntField(default=0)

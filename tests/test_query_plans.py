@@ -196,6 +196,10 @@ def world(feed_model, make_user, settings):
     mod = make_user("mod", "Mo Derator", role="moderator")
     graph.follow_create(follower=bob, followee="ada")
     graph.follow_create(follower=ada, followee="bob")
+    # Bob's news merges #bread's posts (docs/discovery.md#following-a-tag).
+    from profiles.services import tags
+
+    tags.tag_follow_create(user=bob, tag="bread")
     t = now()
     posts = [
         feed_services.post_create(
@@ -666,6 +670,8 @@ def _actions(values: dict, model: str = "cache") -> dict[str, list[tuple[str, di
         # The moderator asks for an export (built by the task at once); bob
         # leaves: the whole erasure walk runs inside the request (immediate backend).
         "settings/export/": [("mod", {})],
+        "tags/<str:tag>/follow/": [("bob", {})],
+        "tags/<str:tag>/unfollow/": [("bob", {})],
         "settings/delete/": [("bob", {"password": PASSWORD})],
         # Alice confirms her enrolment (the page shows her recovery codes
         # once: a 200, `SHOWN_ONCE`); cyd's code completes her login.

@@ -55,7 +55,7 @@ from feeds.selectors.visibility import Sight, news_hidden
 from feeds.timelines import get_store
 from feeds.timelines.base import month_of
 from feeds.timelines.cache import CacheStore
-from feeds.timelines.read import EXPLODE_LIMIT, NEWEST_FIRST, news_query
+from feeds.timelines.read import EXPLODE_LIMIT, NEWEST_FIRST, news_query, without_blockers
 from profiles import selectors as people
 from profiles.documents import User
 from socialsite.cursors import EPOCH, Cursor, sort_key
@@ -90,8 +90,12 @@ class _Candidates:
 PULL_FIELDS = {"_id": 1, "ts": 1, "by.id": 1, "circles": 1, "to": 1}
 
 
-def _pull_window(since: Cursor, hidden: list[str]) -> pulls.Window:
-    return pulls.Window(COUNT_CAP + 1, after=since, hidden=frozenset(hidden))
+def _pull_window(
+    since: Cursor, hidden: list[str], tags: tuple[str, ...] = (), reader: str | None = None
+) -> pulls.Window:
+    return pulls.Window(
+        COUNT_CAP + 1, after=since, hidden=frozenset(hidden), tags=tags, reader=reader
+    )
 
 
 def _with_pulled(found: _Candidates) -> _Candidates:
@@ -119,16 +123,18 @@ def _with_pulled(found: _Candidates) -> _Candidates:
 def new_posts(viewer: User, since: Cursor) -> NewPosts:
     """New posts in `viewer`'s news feed above `since` (see the module doc)."""
     hidden = sorted(news_hidden(viewer))
+    tags = tuple(viewer.followed_tags)
+    window = _pull_window(since, hidden, tags, viewer.handle)
     store = get_store()
     found = None
     if store.stores_entries and viewer.feed_rebuild is None:
-        found = _stored(store.name, viewer.handle, since, hidden)
+        found = _stored(store.name, viewer.handle, since, hidden, window)
         if found is not None and not found.full and found.pulled is None:
-            found.pulled = pulls.read(viewer.handle, _pull_window(since, hidden), PULL_FIELDS)
+            found.pulled = pulls.read(viewer.handle, window, PULL_FIELDS)
         if found is not None:
             found = _with_pulled(found)
     if found is None:
-        found = _read(viewer.handle, since, hidden)
+        found = _read(viewer.handle, since, hidden, tags)
     shown = _shown(viewer, found, set(hidden))
     return NewPosts(min(shown, COUNT_CAP), found.full or shown > COUNT_CAP)
 
@@ -202,10 +208,12 @@ def _split(rows: list[dict], full: bool) -> _Candidates:
     return _Candidates(posts, reposts, full=full)
 
 
-def _stored(model: str, owner: str, since: Cursor, hidden: list[str]) -> _Candidates | None:
+def _stored(
+    model: str, owner: str, since: Cursor, hidden: list[str], window: pulls.Window
+) -> _Candidates | None:
     """The entries above the cursor, or None where the read model must answer."""
     if model == "cache":
-        return _cached(owner, since, hidden)
+        return _cached(owner, since, hidden, window)
     if model == "month":
         collection = MonthTimeline._get_collection()
         match = {"owner": owner, "kind": "news", "month": {"$gte": month_of(since.ts)}}
@@ -227,9 +235,11 @@ def _stored(model: str, owner: str, since: Cursor, hidden: list[str]) -> _Candid
     return _split(entries, full=len(entries) > COUNT_CAP)
 
 
-def _cached(owner: str, since: Cursor, hidden: list[str]) -> _Candidates | None:
-    # The pulled authors' posts above the cursor come in the same aggregate.
-    pulled_stages = pulls.stages(owner, _pull_window(since, hidden), "pulled", PULL_FIELDS)
+def _cached(
+    owner: str, since: Cursor, hidden: list[str], window: pulls.Window
+) -> _Candidates | None:
+    # The pulled authors' (and followed tags') posts above the cursor come in the same aggregate.
+    pulled_stages = pulls.stages(owner, window, "pulled", PULL_FIELDS)
     rows = list(
         CacheTimeline._get_collection().aggregate(
             [
@@ -272,16 +282,18 @@ def _newer(since: Cursor) -> list[dict]:
     ]
 
 
-def _read(owner: str, since: Cursor, hidden: list[str]) -> _Candidates:
+def _read(owner: str, since: Cursor, hidden: list[str], tags: tuple[str, ...]) -> _Candidates:
     """The read model's candidates: its feed query's posts above the cursor,
     and the reposts above it by the reader and the people they follow (not
     by, nor of, anyone hidden), each list at most COUNT_CAP + 1."""
     graph = people.news_graph(owner)
-    query = {"$and": [news_query(owner, hidden, graph), LIVE, *_newer(since)]}
+    query = {"$and": [news_query(owner, hidden, graph, tags), LIVE, *_newer(since)]}
     limit = COUNT_CAP + 1
     posts = list(
         Post._get_collection().find(query, {"_id": 1, "by.id": 1}).sort(NEWEST_FIRST).limit(limit)
     )
+    if tags:
+        posts = without_blockers(posts, owner, graph[0])
     reposters = sorted(({owner} | set(graph[0])) - set(hidden))
     clauses = [
         {"by": {"$in": reposters[i : i + EXPLODE_LIMIT]}}

@@ -92,9 +92,11 @@ def _page(
     store = get_store()
     use_read = force_read or not store.stores_entries
     lookups = PageLookups(reader, wall_owner)
-    # News under a stored model merges the pulled authors' posts (feeds/selectors/pulled.py);
-    # the read model's query holds them already.
-    pulling = kind == "news" and reader == owner.handle and bool(pulls.authors())
+    # News under a stored model merges the pulled authors' posts and the
+    # followed tags' (feeds/selectors/pulled.py); the read model's query holds them already.
+    own_news = kind == "news" and reader == owner.handle
+    tags = tuple(owner.followed_tags) if own_news else ()
+    pulling = own_news and (bool(pulls.authors()) or bool(tags))
     pulled_ids: set = set()
     collected: list[dict] = []
     # Each post once, however many of its reposts the timeline holds
@@ -104,7 +106,7 @@ def _page(
     for _ in range(MAX_CHUNKS):
         want = limit + 1 - len(collected)
         if use_read:
-            chunk = read_entries(kind, owner.handle, cursor, want, hidden)
+            chunk = read_entries(kind, owner.handle, cursor, want, hidden, tags=tags)
         else:
             # Twice what is wanted: room for the repeats of reposted posts,
             # which `pick` skips before anything is resolved, so that a page
@@ -114,7 +116,9 @@ def _page(
             ask = 2 * want
             # Pulled posts are each a post of its own: a page takes at most
             # `want` of them, and one more says whether more are left.
-            window = pulls.Window(want + 1, before=cursor, hidden=frozenset(hidden))
+            window = pulls.Window(
+                want + 1, before=cursor, hidden=frozenset(hidden), tags=tags, reader=owner.handle
+            )
             chunk = store.entries(
                 kind,
                 owner.handle,

@@ -10,6 +10,12 @@ beside the page's stored entries. Their circle posts reach few readers and
 are still pushed; so are their reposts (a reposted entry is one more entry,
 not an audience).
 
+Followed hashtags come the same way (docs/discovery.md#following-a-tag): a
+reader's news merges the newest public posts carrying a tag they follow,
+read beside the page's entries on the `(tags, ts)` index, never by an
+author they blocked or muted, nor by one who blocked them (a point read of
+the author's document per post, inside the same aggregate).
+
 The pulled authors are few, so each process keeps the whole list
 (`authors()`, read again every FEED_PULL_GRACE_SECONDS): a page that has
 none costs nothing more. A page under `cache` reads the pulled posts in its
@@ -22,7 +28,7 @@ author was pulled may be in the timeline too, and is the same entry.
 """
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from django.conf import settings
@@ -65,9 +71,16 @@ class Window:
     before: Cursor | None = None
     after: Cursor | None = None
     hidden: frozenset[str] = frozenset()
+    # The reader's followed tags, and the reader (whose blockers' posts stay out).
+    tags: tuple[str, ...] = ()
+    reader: str | None = None
 
     def candidates(self) -> list[str]:
         return sorted(set(authors()) - self.hidden)
+
+    def empty(self) -> bool:
+        """Nothing to read: no pulled author the reader could follow, no tag."""
+        return not self.tags and not self.candidates()
 
     def match(self) -> dict:
         conditions: list[dict] = [{"circles": PUBLIC}, LIVE]
@@ -105,44 +118,90 @@ def _posts_lookup(authors_field: str, window: Window, projection: dict, into: st
     }
 
 
+def _tag_pipeline(window: Window, projection: dict) -> list[dict]:
+    """Public posts in `window` (carrying a followed tag: the caller's match
+    or lookup says so), not by a hidden author nor by one who blocked the
+    reader, newest first."""
+    hidden = sorted(window.hidden | ({window.reader} if window.reader else set()))
+    pipeline: list[dict] = [{"$match": window.match()}]
+    if hidden:
+        pipeline.append({"$match": {"by.id": {"$nin": hidden}}})
+    pipeline += [{"$sort": {"ts": -1, "_id": -1}}, {"$limit": 3 * window.limit}]
+    if window.reader:
+        pipeline += [
+            people.blocker_lookup("by.id", window.reader, "_blocks_reader"),
+            {"$match": {"_blocks_reader.0": {"$exists": False}}},
+        ]
+    return [*pipeline, {"$limit": window.limit}, {"$project": projection}]
+
+
+def _tags_lookup(window: Window, projection: dict, into: str) -> list[dict]:
+    return [
+        {"$addFields": {"_pull_tags": {"$literal": list(window.tags)}}},
+        {
+            "$lookup": {
+                "from": Post._get_collection_name(),
+                "localField": "_pull_tags",
+                "foreignField": "tags",
+                "pipeline": _tag_pipeline(window, projection),
+                "as": into,
+            }
+        },
+    ]
+
+
 def stages(reader: str, window: Window, into: str, projection: dict | None = None) -> list[dict]:
     """Stages for an aggregate whose rows are one document (a timeline's):
-    `into` holds the pulled posts `reader` follows in `window`, as cards
-    unless `projection` says otherwise. None when there is no pulled author
-    the reader could follow: nothing to read."""
-    candidates = window.candidates()
-    if not candidates:
-        return []
-    return [
-        {"$addFields": {"_pull_from": {"$literal": candidates}}},
-        people.followed_lookup("_pull_from", reader, "_pull_edges"),
-        {"$addFields": {"_pull_authors": "$_pull_edges._t"}},
-        _posts_lookup("_pull_authors", window, projection or card_exclusion(), into),
-    ]
+    `into` holds the pulled posts `reader` follows in `window` and the posts
+    of the tags they follow, as cards unless `projection` says otherwise.
+    None when there is neither: nothing to read."""
+    candidates, projection = window.candidates(), projection or card_exclusion()
+    found: list[dict] = []
+    if candidates:
+        found += [
+            {"$addFields": {"_pull_from": {"$literal": candidates}}},
+            people.followed_lookup("_pull_from", reader, "_pull_edges"),
+            {"$addFields": {"_pull_authors": "$_pull_edges._t"}},
+            _posts_lookup("_pull_authors", window, projection, into),
+        ]
+    if window.tags:
+        tagged = "_pull_tagged" if candidates else into
+        found += _tags_lookup(replace(window, reader=reader), projection, tagged)
+        if candidates:
+            found.append({"$addFields": {into: {"$concatArrays": [f"${into}", f"${tagged}"]}}})
+    return found
 
 
 def read(reader: str, window: Window, projection: dict | None = None) -> list[dict]:
     """The same posts for a store that takes no lookups: one aggregate on the
     reader's edges to the pulled authors (`(_f, _t)` index) that looks
-    their posts up."""
-    candidates = window.candidates()
-    if not candidates:
-        return []
-    then = [_posts_lookup("followed", window, projection or card_exclusion(), "posts")]
-    row = people.followed_among_joined(reader, candidates, then)
-    return _newest((row or {}).get("posts") or [])
+    their posts up, and one on `post` for the followed tags."""
+    candidates, projection = window.candidates(), projection or card_exclusion()
+    found: list[dict] = []
+    if candidates:
+        then = [_posts_lookup("followed", window, projection, "posts")]
+        row = people.followed_among_joined(reader, candidates, then)
+        found += (row or {}).get("posts") or []
+    if window.tags:
+        tagged = replace(window, reader=reader)
+        pipeline = [{"$match": {"tags": {"$in": list(window.tags)}}}]
+        found += Post._get_collection().aggregate(pipeline + _tag_pipeline(tagged, projection))
+    return _newest(found)
 
 
 def posts_of(row: dict, into: str) -> list[dict] | None:
     """The pulled posts `stages` put at `into`, newest first; None when the
     row was read without them."""
-    if into not in row and "_pull_from" not in row:
+    if into not in row and "_pull_from" not in row and "_pull_tags" not in row:
         return None
     return _newest(row.get(into) or [])
 
 
 def _newest(posts: list[dict]) -> list[dict]:
-    return sorted(posts, key=lambda p: (p["ts"], p["_id"]), reverse=True)
+    """Newest first, each post once (a pulled author's post may carry a
+    followed tag too)."""
+    unique = {post["_id"]: post for post in posts}
+    return sorted(unique.values(), key=lambda p: (p["ts"], p["_id"]), reverse=True)
 
 
 def entries(posts: list[dict]) -> list[dict]:

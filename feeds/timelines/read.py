@@ -39,11 +39,16 @@ def news_query(
     owner: str,
     blocked: Collection[str] = (),
     graph: Graph | None = None,
+    tags: Collection[str] = (),
 ) -> dict:
     """What `owner`'s news feed holds, as one query on `post` (one graph read
-    first, unless `graph` is `people.news_graph(owner)` already)."""
+    first, unless `graph` is `people.news_graph(owner)` already): their own
+    posts, those of whom they follow, and the public posts of the tags they
+    follow (docs/discovery.md#following-a-tag)."""
     followed, circled = graph or people.news_graph(owner)
     clauses: list[dict] = [{"by.id": owner}]
+    if tags:
+        clauses.append({"tags": {"$in": sorted(tags)}, "circles": PUBLIC})
     clauses += [{"by.id": {"$in": some}, "circles": PUBLIC} for some in _chunks(followed)]
     if circled:
         clauses += [
@@ -56,6 +61,15 @@ def news_query(
     if blocked:
         query["by.id"] = {"$nin": list(blocked)}
     return query
+
+
+def without_blockers(posts: list[dict], reader: str, followed: Collection[str]) -> list[dict]:
+    """Posts a followed tag brought, less those whose author blocked the
+    reader (one `$in` read, only for the authors the reader does not follow:
+    a block ends a follow, so a followed author has not blocked them)."""
+    strangers = sorted({p["by"]["id"] for p in posts} - set(followed) - {reader})
+    blockers = people.blockers_among(reader, strangers) if strangers else set()
+    return [p for p in posts if p["by"]["id"] not in blockers]
 
 
 def _chunks(authors: list[str]) -> list[list[str]]:
@@ -163,13 +177,21 @@ def reposts_page(reposters: list[str], before: Cursor | None, limit: int) -> lis
 
 
 def read_entries(
-    kind: str, owner: str, before: Cursor | None, limit: int, blocked: Collection[str] = ()
+    kind: str,
+    owner: str,
+    before: Cursor | None,
+    limit: int,
+    blocked: Collection[str] = (),
+    *,
+    tags: Collection[str] = (),
 ) -> Chunk:
     """Posts and reposts, merged in (ts, id) order: each query returns its
     `limit + 1` newest, which hold the merged page's `limit + 1` newest."""
     graph = people.news_graph(owner) if kind == "news" else None
-    query = news_query(owner, blocked, graph) if kind == "news" else wall_query(owner)
+    query = news_query(owner, blocked, graph, tags) if kind == "news" else wall_query(owner)
     posts = posts_page(query, before, limit + 1)
+    if tags and graph is not None:
+        posts = without_blockers(posts, owner, graph[0])
     # Entries from the read model carry the post: it is loaded already. A
     # repost's links to its original, read with the page's other links.
     entries = [entry_for(p, embed=True, stored=False) for p in posts]

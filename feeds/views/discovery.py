@@ -1,21 +1,31 @@
 """A tag's page (`/tags/<tag>/`) and the posts half of `/search/`
 (docs/discovery.md). Thin: parse, call a selector, render."""
 
-from django.http import Http404
+from django.conf import settings
+from django.contrib import messages
+from django.http import Http404, HttpResponse
 from django.shortcuts import render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
 
 from feeds.selectors import discovery
 from feeds.selectors.cards import cards
 from feeds.services import words
 from feeds.views.pages import _cursor
+from profiles.services import tags
+from profiles.services.users import GraphError
+from socialsite import ratelimit
+from socialsite.http import login_required, redirect_back
 
 
-def tag(request, tag):
+def tag_page(request, tag):
     folded = words.clean_tag(tag)
     if folded is None:
         raise Http404("That is not a tag.")
     page = discovery.tag_page(folded, request.user, _cursor(request))
     context = {"tag": folded, "page": page, "cards": cards(page.posts, request.user)}
+    if request.user.is_authenticated:
+        context["following"] = folded in request.user.followed_tags
     return render(request, "feeds/tag.html", context)
 
 
@@ -30,3 +40,44 @@ def search_context(request, query: str) -> dict:
         "post_page": page,
         "post_cards": cards(page.posts, request.user),
     }
+
+
+def _tag_action(request, tag, act) -> HttpResponse:
+    """Follow or unfollow a tag: rate-limited as follows are, and back to the
+    page the button was on."""
+    folded = words.clean_tag(tag)
+    if folded is None:
+        raise Http404("That is not a tag.")
+    fallback = reverse("feeds:tag", args=[folded])
+    try:
+        ratelimit.hit("follow", [f"user:{request.user.handle}"], settings.RATELIMIT_FOLLOW)
+    except ratelimit.RateLimited as exc:
+        messages.error(request, str(exc))  # shown on the tag's page, answered 429
+        response = tag_page(request, folded)
+        response.status_code, response["Retry-After"] = 429, str(exc.retry_after)
+        return response
+    try:
+        messages.success(request, act(folded))
+    except GraphError as exc:
+        messages.error(request, str(exc))
+    return redirect_back(request, fallback)
+
+
+@login_required
+@require_POST
+def tag_follow(request, tag):
+    def act(folded: str) -> str:
+        tags.tag_follow_create(user=request.user, tag=folded)
+        return f"You follow #{folded}: its public posts join your news feed."
+
+    return _tag_action(request, tag, act)
+
+
+@login_required
+@require_POST
+def tag_unfollow(request, tag):
+    def act(folded: str) -> str:
+        tags.tag_follow_delete(user=request.user, tag=folded)
+        return f"You no longer follow #{folded}."
+
+    return _tag_action(request, tag, act)

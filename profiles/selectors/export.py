@@ -22,6 +22,7 @@ def profile_export(handle: str) -> Iterator[dict]:
             "role": user.get("role", "user"),
             "created": user.get("created"),
             "two_factor": bool(user.get("totp_secret")),
+            "followed_tags": user.get("followed_tags", []),
         }
 
 

@@ -204,6 +204,22 @@ def circles_placed_in_lookup(authors_field: str, viewer: str, into: str) -> dict
     }
 
 
+def blocker_lookup(people_field: str, viewer: str, into: str) -> dict:
+    """A `$lookup` stage for another app's aggregate whose rows name a person
+    at `people_field`: `into` is non-empty when that person blocked `viewer`.
+    A point read of `user` by `_id` per row (the block list is on the
+    blocker's document)."""
+    return {
+        "$lookup": {
+            "from": User._get_collection_name(),
+            "localField": people_field,
+            "foreignField": "_id",
+            "pipeline": [{"$match": {"blocked": viewer}}, {"$project": {"_id": 1}}],
+            "as": into,
+        }
+    }
+
+
 def followed_lookup(people_field: str, follower: str, into: str) -> dict:
     """`followed_among` as a `$lookup` stage, for another app's aggregate
     whose rows hold an array of handles at `people_field`: `into` holds an

@@ -181,6 +181,8 @@ ROUTES: dict[str, Route] = {
     ),
     "search/": Route(query={"q": "short", "after": "handle", "before": "timeline_cursor"}),
     "tags/<str:tag>/": Route(path={"tag": "tag"}, query=TIMELINE),
+    "tags/<str:tag>/follow/": Route(path={"tag": "tag"}, query=NEXT, method="POST"),
+    "tags/<str:tag>/unfollow/": Route(path={"tag": "tag"}, query=NEXT, method="POST"),
     "u/<str:handle>/": Route(path=HANDLE, query=TIMELINE),
     "u/<str:handle>/followers/": Route(path=HANDLE, query={"after": "handle"}),
     "u/<str:handle>/following/": Route(path=HANDLE, query={"after": "handle"}),
