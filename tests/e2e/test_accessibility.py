@@ -103,6 +103,7 @@ def world(make_user, ad_campaign):
         text=f"Here it is: {long_url}",
     )
     post(bob, "status", {"text": "Happy birthday, Ada!"}, to="ada")
+    post(bob, "status", {"text": "Fresh rye bread from the corner bakery #Bread #baking"})
     thread = post(ada, "status", {"text": f"{THREAD_TEXT} Ask @bob about his."})
 
     stored = Post._get_collection().find_one({"_id": thread.id})
@@ -147,6 +148,8 @@ PAGES = {
     "dev-mail": ("mod", lambda w: "/dev/mail/"),
     "notifications": ("ada", lambda w: "/notifications/"),
     "search": ("ada", lambda w: "/search/?q=a"),
+    "search-posts": ("ada", lambda w: "/search/?q=rye+bread"),
+    "tag": ("ada", lambda w: "/tags/bread/"),
     "moderation": ("mod", lambda w: "/mod/reports/"),
     "not-found": ("ada", lambda w: "/u/nobody_here/"),
     "ads-manage": ("root", lambda w: "/ads/manage/"),
@@ -225,7 +228,7 @@ def assert_header_usable(page) -> None:
         expect(control).to_be_in_viewport()
         control.click(trial=True)  # enabled and not covered by anything
     assert hidden in ([], ["Search"]), f"hidden in the top bar: {hidden}"
-    expect(page.get_by_role("searchbox", name="Search people")).to_be_in_viewport()
+    expect(page.get_by_role("searchbox", name="Search people and posts")).to_be_in_viewport()
 
 
 def violations_report(violations: list[dict]) -> str:

@@ -1,0 +1,38 @@
+"""Issue 23's discovery in a real browser: a search that finds people and
+posts, a tag followed from its page whose posts then reach the news feed,
+at desktop and phone widths."""
+
+from playwright.sync_api import expect
+
+from feeds.documents import PUBLIC
+from feeds.services import posts
+
+
+def test_search_then_follow_a_tag_into_the_feed(make_user, new_page, sign_in, artifacts_dir):
+    ada = make_user("ada", "Ada Lovelace")
+    bob = make_user("bob", "Bob Baker")
+    posts.post_create(
+        author=bob, type="status", detail={"text": "Rye bread, fresh #Bread"}, circles=[PUBLIC]
+    )
+    posts.post_create(author=ada, type="status", detail={"text": "Reading"}, circles=[PUBLIC])
+    page = new_page()
+    sign_in(page, "ada")
+
+    page.get_by_role("searchbox").first.fill("bread rye")
+    page.keyboard.press("Enter")
+    results = page.locator("section.post-results")
+    expect(results.locator("article.post")).to_have_count(1)
+    expect(results).to_contain_text("Rye bread, fresh")
+    page.set_viewport_size({"width": 390, "height": 900})
+    page.screenshot(path=str(artifacts_dir / "discovery-search-390.png"), full_page=True)
+    page.set_viewport_size({"width": 1280, "height": 900})
+
+    results.get_by_role("link", name="#Bread").click()
+    expect(page.get_by_role("heading", level=1)).to_have_text("#bread")
+    page.get_by_role("button", name="Follow #bread").click()
+    expect(page.get_by_role("button", name="Unfollow #bread")).to_be_visible()
+    page.screenshot(path=str(artifacts_dir / "discovery-tag-1280.png"), full_page=True)
+
+    # Ada does not follow bob, yet his tagged post is in her feed now.
+    page.goto("/feed/")
+    expect(page.locator("article.post").filter(has_text="Rye bread, fresh")).to_be_visible()
