@@ -27,7 +27,7 @@ from feeds import tasks
 from feeds.delivery import fanout, pulled
 from feeds.documents import ALL_CIRCLES, CARD_FIELDS, PUBLIC, Author, Delivery, Post
 from feeds.selectors.entries import entry_for
-from feeds.services import mentions, photos, polls, words
+from feeds.services import mentions, photos, polls, trends, words
 from feeds.services import posts as services
 from feeds.timelines import write_stores
 from profiles import selectors as people
@@ -198,6 +198,7 @@ def in_bulk(planned: list[dict], users: dict) -> list:
     inserted = Post._get_collection().insert_many(docs).inserted_ids
     for post, post_id in zip(made, inserted, strict=True):
         post.id = post_id
+        trends.tag_uses_record(author=post.by.id, tags=post.tags, circles=post.circles, ts=post.ts)
         events.post_created.send(sender=Post, post=post)
     counts = Counter(post.by.id for post in made)
     standing.posts_counts_add(dict(counts))

@@ -1,7 +1,7 @@
 """The feeds' collections in the owner registry (socialsite/owners.py)."""
 
 from feeds.selectors import export
-from feeds.services import erasure
+from feeds.services import erasure, trends
 from socialsite import owners
 
 APP = "feeds"
@@ -38,3 +38,5 @@ for name, function in (
     ("votes", export.votes_export),
 ):
     owners.exported(name, app=APP, export=function)
+owners.owned("tag_use", app=APP, fields=("_id", "author"), erase=trends.tag_uses_erase)
+owners.owned("hidden_tag", app=APP, fields=(), why="tags a moderator hid: the audit log says who")

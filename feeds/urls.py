@@ -8,6 +8,7 @@ urlpatterns = [
     path("feed/", pages.feed, name="feed"),
     path("feed/new/", pages.new_posts, name="new_posts"),
     path("incoming/", pages.incoming, name="incoming"),
+    path("explore/", discovery.explore, name="explore"),
     path("tags/<str:tag>/", discovery.tag_page, name="tag"),
     path("tags/<str:tag>/follow/", discovery.tag_follow, name="tag_follow"),
     path("tags/<str:tag>/unfollow/", discovery.tag_unfollow, name="tag_unfollow"),

@@ -10,6 +10,8 @@ import mongoengine as me
 from socialsite.clock import now
 
 TARGET_TYPES = ("post", "comment", "user")
+# What the audit log can name besides: a tag hidden from the trends.
+AUDIT_TARGET_TYPES = (*TARGET_TYPES, "tag")
 REASONS = ("spam", "harassment", "illegal", "other")
 STATUSES = ("open", "resolved", "dismissed")
 
@@ -95,7 +97,7 @@ class AuditEntry(me.Document):
     ts = me.DateTimeField(default=now, required=True)
     moderator = me.StringField(required=True)
     action = me.StringField(required=True)
-    target_type = me.StringField(choices=TARGET_TYPES, required=True)
+    target_type = me.StringField(choices=AUDIT_TARGET_TYPES, required=True)
     target_id = me.StringField(required=True)
     reason = me.StringField(default="")
     details = me.DictField()

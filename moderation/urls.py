@@ -16,4 +16,6 @@ urlpatterns = [
     path("mod/users/<str:handle>/unsuspend/", views.user_unsuspend, name="unsuspend"),
     path("mod/users/<str:handle>/role/", views.user_role, name="role"),
     path("mod/log/", views.log, name="log"),
+    path("mod/tags/<str:tag>/hide/", views.tag_trend, {"action": "hide"}, name="tag_hide"),
+    path("mod/tags/<str:tag>/show/", views.tag_trend, {"action": "show"}, name="tag_show"),
 ]

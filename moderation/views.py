@@ -13,6 +13,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from feeds.selectors import pages as feed_selectors
+from feeds.services import words
 from moderation import selectors, services
 from moderation.documents import REASONS, STATUSES, TARGET_TYPES
 from moderation.targets import Target, resolve_target
@@ -236,3 +237,21 @@ def _parse_until(raw):
     except ValueError:
         return False
     return until if until > datetime.now(UTC) else False
+
+
+@moderator_required
+@require_POST
+def tag_trend(request, tag, action):
+    """Hide a tag from the trends, or show it again (docs/discovery.md#trends)."""
+    folded = words.clean_tag(tag)
+    if folded is None:
+        raise Http404("That is not a tag.")
+    act = services.tag_hide if action == "hide" else services.tag_show
+    try:
+        act(moderator=request.user, tag=folded, reason=_reason(request))
+    except services.ModerationError as exc:
+        messages.error(request, str(exc))
+    else:
+        done = "hidden from" if action == "hide" else "back in"
+        messages.success(request, f"#{folded} is {done} the trends.")
+    return redirect_back(request, reverse("feeds:explore"))

@@ -286,6 +286,9 @@ PHOTO_MAX_PIXELS = env.int("PHOTO_MAX_PIXELS", default=25_000_000)
 DATA_UPLOAD_MAX_MEMORY_SIZE = 6 * 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 6 * 1024 * 1024
 PROFILE_PAGE_EXTENSIONS = ["feeds.views.pages.wall_context"]
+# Trending tags (docs/discovery.md#trends): the days counted, and how many shown.
+TREND_DAYS = env.int("TREND_DAYS", default=7)
+TREND_LIMIT = env.int("TREND_LIMIT", default=10)
 # And to the search page: the posts that match (docs/discovery.md).
 SEARCH_PAGE_EXTENSIONS = ["feeds.views.discovery.search_context"]
 POST_PAGE_EXTENSIONS = ["comments.views.thread_context"]

@@ -327,7 +327,8 @@ def test_tag_pages_and_post_search_are_index_served(world, login, recorder):
         for url in ("/tags/bread/", "/search/?q=bread+post"):
             first = visit(client, recorder, url)
             visit(client, recorder, next_link(first, url))
-    assert_index_served(recorder, ["tag page 1, 2", "post search 1, 2"])
+        assert 'class="trend" data-tag="bread"' in visit(client, recorder, "/explore/")
+    assert_index_served(recorder, ["tag page 1, 2", "post search 1, 2", "explore"])
 
 
 def test_search_and_moderation_pages_are_index_served(world, login, recorder):
@@ -671,6 +672,8 @@ def _actions(values: dict, model: str = "cache") -> dict[str, list[tuple[str, di
         # leaves: the whole erasure walk runs inside the request (immediate backend).
         "settings/export/": [("mod", {})],
         "tags/<str:tag>/follow/": [("bob", {})],
+        "mod/tags/<str:tag>/hide/": [("mod", {"reason": "spam"})],
+        "mod/tags/<str:tag>/show/": [("mod", {"reason": "fine"})],
         "tags/<str:tag>/unfollow/": [("bob", {})],
         "settings/delete/": [("bob", {"password": PASSWORD})],
         # Alice confirms her enrolment (the page shows her recovery codes

@@ -40,6 +40,8 @@ EXPECTED_KEYS = {
     "ratelimit": '{_id: "hashed"}',
     # A held handle is read by its keyed hash alone.
     "held_handle": '{_id: "hashed"}',
+    # One (tag, hour, author) each, upserted by `_id`: a busy tag spreads.
+    "tag_use": '{_id: "hashed"}',
     # GridFS's chunks, by their file: the key GridFS's own guide gives.
     "photos.chunks": "{files_id: 1, n: 1}",
     "exports.chunks": "{files_id: 1, n: 1}",
@@ -91,7 +93,7 @@ def test_small_collections_stay_unsharded():
     unsharded = [line for line in out.splitlines() if line.startswith("// unsharded")]
     assert unsharded == [
         "// unsharded (primary shard): audit_log, campaign, data_export, erasure, exports.files,"
-        " photos.files, pulled_author, report, report_item"
+        " hidden_tag, photos.files, pulled_author, report, report_item"
     ]
 
 

@@ -8,7 +8,7 @@ from bson import ObjectId
 from feeds import tasks
 from feeds.delivery import upkeep
 from feeds.documents import ALL_CIRCLES, CARD_FIELDS, PUBLIC, Author, Delivery, PollVote, Post
-from feeds.services import likes, mentions, photos, polls, reposts, words
+from feeds.services import likes, mentions, photos, polls, reposts, trends, words
 from feeds.timelines import stored_models
 from profiles.documents import User
 from profiles.services import standing
@@ -80,6 +80,7 @@ def post_create(
         delivery=Delivery(state="pending", queued=now()),
     )
     post.save(force_insert=True)
+    trends.tag_uses_record(author=author.handle, tags=post.tags, circles=circles, ts=post.ts)
     standing.posts_count_add(handle=author.handle, delta=1)
     tasks.deliver_post.enqueue(str(post.id))
     events.post_created.send(sender=Post, post=post)
@@ -115,6 +116,8 @@ def post_edit(*, post_id: ObjectId, actor: User, changes: dict) -> None:
     )
     if edited.matched_count == 0:
         raise NotFound(post_id)
+    tags = words.searchable(detail)["tags"]
+    trends.tag_uses_record(author=actor.handle, tags=tags, circles=post["circles"])
     tasks.refresh_copies.enqueue(str(post_id), ["detail", "mentions", "edited"])
 
 

@@ -8,7 +8,7 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from feeds.selectors import discovery
+from feeds.selectors import discovery, trends
 from feeds.selectors.cards import cards
 from feeds.services import words
 from feeds.views.pages import _cursor
@@ -81,3 +81,12 @@ def tag_unfollow(request, tag):
         return f"You no longer follow #{folded}."
 
     return _tag_action(request, tag, act)
+
+
+def explore(request):
+    """`/explore/`: the trending tags for this reader, and, for moderators,
+    the tags hidden from everyone's trends."""
+    context: dict[str, object] = {"trends": trends.trending(request.user)}
+    if request.user.is_authenticated and request.user.is_moderator:
+        context["hidden_tags"] = trends.hidden_tags()
+    return render(request, "feeds/explore.html", context)

@@ -8,6 +8,7 @@ from moderation.services.base import ModerationError, audit, settle
 from moderation.services.bulk import ACTIONS, BULK_ACTIONS, bulk
 from moderation.services.content import comment_remove, comment_restore, post_remove, post_restore
 from moderation.services.reports import report_create, report_dismiss
+from moderation.services.tags import tag_hide, tag_show
 from moderation.services.users import (
     HIDDEN_COMMENT,
     expire_suspensions,
@@ -34,6 +35,8 @@ __all__ = [
     "report_dismiss",
     "role_set",
     "settle",
+    "tag_hide",
+    "tag_show",
     "user_suspend",
     "user_unsuspend",
 ]

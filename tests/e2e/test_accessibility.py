@@ -150,6 +150,7 @@ PAGES = {
     "search": ("ada", lambda w: "/search/?q=a"),
     "search-posts": ("ada", lambda w: "/search/?q=rye+bread"),
     "tag": ("ada", lambda w: "/tags/bread/"),
+    "explore": ("mod", lambda w: "/explore/"),
     "moderation": ("mod", lambda w: "/mod/reports/"),
     "not-found": ("ada", lambda w: "/u/nobody_here/"),
     "ads-manage": ("root", lambda w: "/ads/manage/"),

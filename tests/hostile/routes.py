@@ -181,6 +181,13 @@ ROUTES: dict[str, Route] = {
     ),
     "search/": Route(query={"q": "short", "after": "handle", "before": "timeline_cursor"}),
     "tags/<str:tag>/": Route(path={"tag": "tag"}, query=TIMELINE),
+    "explore/": Route(),
+    "mod/tags/<str:tag>/hide/": Route(
+        path={"tag": "tag"}, form={"reason": "short"}, query=NEXT, staff=True
+    ),
+    "mod/tags/<str:tag>/show/": Route(
+        path={"tag": "tag"}, form={"reason": "short"}, query=NEXT, staff=True
+    ),
     "tags/<str:tag>/follow/": Route(path={"tag": "tag"}, query=NEXT, method="POST"),
     "tags/<str:tag>/unfollow/": Route(path={"tag": "tag"}, query=NEXT, method="POST"),
     "u/<str:handle>/": Route(path=HANDLE, query=TIMELINE),

@@ -10,6 +10,7 @@ import pytest
 from django.test import Client
 from django.urls import resolve
 
+from feeds.services import trends
 from moderation import services, urls
 from moderation.documents import AuditEntry, Report
 from moderation.targets import resolve_target
@@ -45,6 +46,8 @@ TABLE = {
         {"role": "moderator"},
         {"anonymous": LOGIN, "user": 403, "moderator": 403, "admin": DONE},
     ),
+    "tag_hide": ("POST", "/mod/tags/spam/hide/", {"reason": "ads"}, MOD_POST),
+    "tag_show": ("POST", "/mod/tags/{hidden}/show/", {"reason": "fine"}, MOD_POST),
     "report": (
         "POST",
         "/report/",
@@ -72,9 +75,16 @@ def world(cast, make_user):
     services.user_suspend(
         moderator=cast.boss, target=resolve_target(f"user:{zed.handle}"), reason="test"
     )
+    trends.tag_trend_hide(tag="hidden")  # for the show route
     return {
         "cast": cast,
-        "fill": {"post": str(post.id), "slug": comment.slug, "eve": eve.handle, "zed": "zed"},
+        "fill": {
+            "post": str(post.id),
+            "slug": comment.slug,
+            "eve": eve.handle,
+            "zed": "zed",
+            "hidden": "hidden",
+        },
     }
 
 
