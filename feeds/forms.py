@@ -27,6 +27,8 @@ TITLE_MAX = 200
 PLACE_MAX = 120
 QUESTION_MAX = 300
 OPTION_MAX = 100
+CW_MAX = 100
+ALT_MAX = 1500
 
 TYPE_LABELS = {
     "status": "Status",
@@ -39,11 +41,11 @@ TYPE_LABELS = {
 TYPE_FIELDS = {
     "status": {"text"},
     "link": {"url", "title", "text"},
-    "photo": {"photo", "text"},
+    "photo": {"photo", "text", "alt"},
     "checkin": {"place", "lat", "lng", "text"},
     "poll": {"text", "options"},
 }
-COMMON_FIELDS = {"type", "circles", "to"}
+COMMON_FIELDS = {"type", "circles", "to", "cw"}
 
 
 class TextField(PlainCharField):
@@ -81,6 +83,10 @@ class PostForm(forms.Form):
         help_text="Public, all your circles, or one or more circles. Nothing chosen: public.",
     )
     to = forms.CharField(required=False, label="On the wall of")
+    # A content warning: readers see it first and open the post to read on.
+    cw = PlainCharField(required=False, max_length=CW_MAX, label="Content warning")
+    # The photo described for those who cannot see it: its `<img alt>`.
+    alt = TextField(required=False, max_length=ALT_MAX, label="Describe the photo")
     photo = forms.FileField(
         required=False,
         widget=forms.FileInput(attrs={"accept": ",".join(photos.FORMATS.values())}),
@@ -136,6 +142,10 @@ class PostForm(forms.Form):
         self._upload = data.get("photo") or None
         data["photo"] = None
         detail = getattr(self, f"_detail_{kind}")(data)
+        if data.get("cw"):
+            detail["cw"] = data["cw"]
+        if kind == "photo" and data.get("alt"):
+            detail["alt"] = data["alt"]
         if not self.errors:
             data["detail"] = detail
         return data

@@ -32,7 +32,15 @@ from profiles.documents import User
 from socialsite.clock import aware
 from socialsite.cursors import Cursor, older_than, sort_key
 
-POST_FIELDS = {"by": 1, "to": 1, "circles": 1, "removed": 1, "type": 1, "detail.text": 1}
+POST_FIELDS = {
+    "by": 1,
+    "to": 1,
+    "circles": 1,
+    "removed": 1,
+    "type": 1,
+    "detail.text": 1,
+    "detail.cw": 1,
+}
 PAGE_BUCKETS = 3
 EARLIEST = ObjectId("0" * 24)
 
@@ -114,7 +122,7 @@ def _shown(
         unread=seen is None or ts > seen,
         post_id=post_id,
         comment=item.get("comment"),
-        post_text=(post or {}).get("detail", {}).get("text", "")[:80],
+        post_text=_excerpt(post),
         others=others,
     )
 
@@ -180,3 +188,12 @@ def notifications_export(handle: str) -> Iterator[dict]:
                 "comment": item.get("comment"),
                 "ts": item.get("ts"),
             }
+
+
+def _excerpt(post: dict | None) -> str:
+    """What a notification quotes of its post: the text, or only the content
+    warning when it has one (the body waits behind it everywhere)."""
+    detail = (post or {}).get("detail") or {}
+    if detail.get("cw"):
+        return f"Content warning: {detail['cw']}"[:80]
+    return (detail.get("text") or "")[:80]

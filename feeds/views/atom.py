@@ -58,8 +58,19 @@ def _changed(post: dict):
     return aware(post.get("edited") or post["ts"])
 
 
+class WarnedAtomFeed(Atom1Feed):
+    """Atom with an entry's body in `<content>` when the entry carries a
+    content warning: its title and summary are the warning, so a reader
+    shows the body only when opened (docs/discovery.md)."""
+
+    def add_item_elements(self, handler, item):
+        super().add_item_elements(handler, item)
+        if item.get("warned_body"):
+            handler.addQuickElement("content", item["warned_body"], {"type": "html"})
+
+
 class WallFeed(Feed):
-    feed_type = Atom1Feed
+    feed_type = WarnedAtomFeed
 
     def get_object(self, request, source: Source) -> Source:
         return source
@@ -94,11 +105,25 @@ class WallFeed(Feed):
     def item_title(self, post: dict) -> str:
         # Atom titles are plain text: the generator escapes them once.
         detail = post.get("detail") or {}
+        if detail.get("cw"):
+            return f"Content warning: {detail['cw']}"
         words = _text(post) or detail.get("title") or detail.get("place") or ""
         title = Truncator(" ".join(words.split())).words(TITLE_WORDS)
         return title or {"photo": "A photo", "link": "A link"}.get(post["type"], "A post")
 
     def item_description(self, post: dict) -> str:
+        detail = post.get("detail") or {}
+        if detail.get("cw"):
+            return f"<p>Content warning: {escape(detail['cw'])}</p>"
+        return self._body(post)
+
+    def item_extra_kwargs(self, post: dict) -> dict:
+        """A warned post's body, for `<content>` (WarnedAtomFeed)."""
+        if (post.get("detail") or {}).get("cw"):
+            return {"warned_body": self._body(post)}
+        return {}
+
+    def _body(self, post: dict) -> str:
         # The summary is declared HTML: the user's text is escaped here as
         # HTML, and the generator escapes that again as XML. A reader shows
         # "<b>" as typed, never as markup.

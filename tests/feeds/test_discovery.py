@@ -164,3 +164,60 @@ def test_discovery_pages_are_one_aggregate_beside_the_session(
     with round_trips() as trips:
         assert client.get(url).status_code == 200
     assert trips.total <= budget, [(t.name, t.collection) for t in trips.trips]
+
+
+def test_a_content_warning_hides_the_body_on_every_page_and_in_atom(make_user, login):
+    ada = login(make_user("ada"))
+    assert (
+        ada.post(
+            "/posts/", {"type": "status", "text": "The ending is sad #books", "cw": "spoilers"}
+        ).status_code
+        == 302
+    )
+    made = Post.objects.get()
+    assert made.detail["cw"] == "spoilers"
+    warned = re.compile(
+        r'<details class="cw">\s*<summary><span class="cw__label">Content warning:</span>'
+        r" spoilers</summary>\s*<div class=\"post__body\">\s*<p class=\"post__text\">The ending"
+    )
+    for url in ("/feed/", "/u/ada/", f"/posts/{made.id}/", "/tags/books/", "/search/?q=ending"):
+        assert warned.search(ada.get(url).content.decode()), url
+    atom = Client().get("/u/ada/feed.atom").content.decode()
+    assert "<title>Content warning: spoilers</title>" in atom
+    summary = re.search(r"<summary[^>]*>(.*?)</summary>", atom, re.S).group(1)
+    content = re.search(r'<content type="html">(.*?)</content>', atom, re.S).group(1)
+    assert "The ending" not in summary and "The ending is sad" in content
+
+
+def test_alt_text_describes_a_photo_and_the_composer_asks_for_it(make_user, login):
+    import io
+
+    from PIL import Image
+
+    ada = login(make_user("ada"))
+    assert "Describe the photo" in ada.get("/feed/").content.decode()
+    buffer = io.BytesIO()
+    Image.new("RGB", (60, 40), (10, 120, 200)).save(buffer, "PNG")
+    buffer.name, _ = "sky.png", buffer.seek(0)
+    form = {"type": "photo", "text": "Sky", "alt": "A clear blue sky", "photo": buffer}
+    assert ada.post("/posts/", form).status_code == 302
+    page = ada.get("/feed/").content.decode()
+    assert 'alt="A clear blue sky"' in page
+    assert Post.objects.get().detail["alt"] == "A clear blue sky"
+    long = ada.post("/posts/", {"type": "status", "text": "x", "cw": "w" * 101})
+    assert long.status_code == 400 and "errorlist" in long.content.decode()
+
+
+def test_a_notification_quotes_only_the_warning_of_a_warned_post(make_user, login):
+    from feeds.services import likes
+
+    ada, bob = make_user("ada"), make_user("bob")
+    made = posts.post_create(
+        author=ada,
+        type="status",
+        detail={"text": "The ending is sad", "cw": "spoilers"},
+        circles=[],
+    )
+    likes.like_create(post_id=made.id, user=bob)
+    page = login(ada).get("/notifications/").content.decode()
+    assert "Content warning: spoilers" in page and "The ending is sad" not in page
