@@ -379,3 +379,28 @@ class HiddenTag(me.Document):
     since = me.DateTimeField(default=now)
 
     meta = {"collection": "hidden_tag", "indexes": [], "auto_create_index": False}
+
+
+class Bookmark(me.Document):
+    """A post someone kept for later: private to them, one per (owner, post).
+    Whether they may still see the post is decided when the list is read."""
+
+    owner = me.StringField(required=True)
+    post = me.ObjectIdField(required=True)
+    ts = me.DateTimeField(default=now)
+
+    meta = {
+        "collection": "bookmark",
+        "indexes": [
+            # One each, and "did I keep this post" by point read.
+            {"fields": ["owner", "post"], "unique": True, "name": "owner_post"},
+            # The list, newest first, keyset on (ts, _id).
+            {"fields": ["owner", "-ts", "-_id"], "name": "owner_ts"},
+            # A deleted post's bookmarks go with it.
+            {"fields": ["post"], "name": "post"},
+        ],
+        # The whole unique key: one per (owner, post) across shards, and one
+        # person's list in their range of chunks.
+        "shard_key": ("owner", "post"),
+        "auto_create_index": False,
+    }

@@ -1,7 +1,7 @@
 """The feeds' collections in the owner registry (socialsite/owners.py)."""
 
 from feeds.selectors import export
-from feeds.services import erasure, trends
+from feeds.services import bookmarks, erasure, trends
 from socialsite import owners
 
 APP = "feeds"
@@ -36,7 +36,9 @@ for name, function in (
     ("likes", export.likes_export),
     ("reposts", export.reposts_export),
     ("votes", export.votes_export),
+    ("bookmarks", export.bookmarks_export),
 ):
     owners.exported(name, app=APP, export=function)
+owners.owned("bookmark", app=APP, fields=("owner",), erase=bookmarks.bookmarks_erase)
 owners.owned("tag_use", app=APP, fields=("_id", "author"), erase=trends.tag_uses_erase)
 owners.owned("hidden_tag", app=APP, fields=(), why="tags a moderator hid: the audit log says who")

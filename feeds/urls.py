@@ -1,6 +1,6 @@
 from django.urls import path
 
-from feeds.views import atom, discovery, interactions, pages, posts
+from feeds.views import atom, bookmarks, discovery, interactions, pages, posts
 
 app_name = "feeds"
 
@@ -9,6 +9,9 @@ urlpatterns = [
     path("feed/new/", pages.new_posts, name="new_posts"),
     path("incoming/", pages.incoming, name="incoming"),
     path("explore/", discovery.explore, name="explore"),
+    path("bookmarks/", bookmarks.bookmark_list, name="bookmarks"),
+    path("posts/<str:post_id>/bookmark/", bookmarks.bookmark, name="bookmark"),
+    path("posts/<str:post_id>/unbookmark/", bookmarks.unbookmark, name="unbookmark"),
     path("tags/<str:tag>/", discovery.tag_page, name="tag"),
     path("tags/<str:tag>/follow/", discovery.tag_follow, name="tag_follow"),
     path("tags/<str:tag>/unfollow/", discovery.tag_unfollow, name="tag_unfollow"),

@@ -279,6 +279,7 @@ RATELIMIT_POST = env.str("RATELIMIT_POST", default="30/300")
 RATELIMIT_POST_EDIT = env.str("RATELIMIT_POST_EDIT", default="30/300")  # per user
 RATELIMIT_VOTE = env.str("RATELIMIT_VOTE", default="60/300")  # per user
 RATELIMIT_LIKE = env.str("RATELIMIT_LIKE", default="120/300")  # likes and unlikes, per user
+RATELIMIT_BOOKMARK = env.str("RATELIMIT_BOOKMARK", default="120/300")  # bookmarks kept and dropped
 RATELIMIT_REPOST = env.str("RATELIMIT_REPOST", default="30/300")  # reposts and undos, per user
 PHOTO_MAX_BYTES = env.int("PHOTO_MAX_BYTES", default=5 * 1024 * 1024)
 # Checked on the image header, before decoding: bounds an upload's memory.

@@ -328,7 +328,12 @@ def test_tag_pages_and_post_search_are_index_served(world, login, recorder):
             first = visit(client, recorder, url)
             visit(client, recorder, next_link(first, url))
         assert 'class="trend" data-tag="bread"' in visit(client, recorder, "/explore/")
-    assert_index_served(recorder, ["tag page 1, 2", "post search 1, 2", "explore"])
+    bob = login(world["bob"])
+    for kept in Post._get_collection().find({"by.id": "ada"}).limit(5):
+        bob.post(f"/posts/{kept['_id']}/bookmark/")
+    first = visit(bob, recorder, "/bookmarks/")
+    visit(bob, recorder, next_link(first, "/bookmarks/"))
+    assert_index_served(recorder, ["tag page 1, 2", "post search 1, 2", "explore", "bookmarks"])
 
 
 def test_search_and_moderation_pages_are_index_served(world, login, recorder):
@@ -704,6 +709,8 @@ def _actions(values: dict, model: str = "cache") -> dict[str, list[tuple[str, di
         "posts/<str:post_id>/delete/": [("alice", {})],
         "posts/<str:post_id>/vote/": [("bob", {"option": "0"})],  # the poll (`poll_post_id`)
         "posts/<str:post_id>/like/": [("bob", {})],
+        "posts/<str:post_id>/bookmark/": [("bob", {})],
+        "posts/<str:post_id>/unbookmark/": [("bob", {})],
         "posts/<str:post_id>/unlike/": [("bob", {})],
         "posts/<str:post_id>/repost/": [("bob", {})],
         "posts/<str:post_id>/unrepost/": [("bob", {})],

@@ -42,6 +42,8 @@ EXPECTED_KEYS = {
     "held_handle": '{_id: "hashed"}',
     # One (tag, hour, author) each, upserted by `_id`: a busy tag spreads.
     "tag_use": '{_id: "hashed"}',
+    # The whole unique key, as for likes: one bookmark each across shards.
+    "bookmark": "{owner: 1, post: 1}",
     # GridFS's chunks, by their file: the key GridFS's own guide gives.
     "photos.chunks": "{files_id: 1, n: 1}",
     "exports.chunks": "{files_id: 1, n: 1}",

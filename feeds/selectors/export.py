@@ -5,7 +5,7 @@ from collections.abc import Iterator
 
 from pymongo.collection import Collection
 
-from feeds.documents import PollVote, Post, PostLike, PostRepost
+from feeds.documents import Bookmark, PollVote, Post, PostLike, PostRepost
 
 
 def posts_export(handle: str) -> Iterator[dict]:
@@ -62,3 +62,10 @@ def reposts_export(handle: str) -> Iterator[dict]:
 
 def votes_export(handle: str) -> Iterator[dict]:
     return _marks(PollVote._get_collection(), "voter", handle)
+
+
+def bookmarks_export(handle: str) -> Iterator[dict]:
+    """The posts the person kept, with each post's author's handle."""
+    rows = Bookmark._get_collection().find({"owner": handle}).sort([("owner", 1), ("ts", -1)])
+    page: list[dict] = list(rows)
+    yield from _with_authors(page)

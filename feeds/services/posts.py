@@ -8,7 +8,7 @@ from bson import ObjectId
 from feeds import tasks
 from feeds.delivery import upkeep
 from feeds.documents import ALL_CIRCLES, CARD_FIELDS, PUBLIC, Author, Delivery, PollVote, Post
-from feeds.services import likes, mentions, photos, polls, reposts, trends, words
+from feeds.services import bookmarks, likes, mentions, photos, polls, reposts, trends, words
 from feeds.timelines import stored_models
 from profiles.documents import User
 from profiles.services import standing
@@ -148,6 +148,7 @@ def post_delete(*, post_id: ObjectId, actor: User) -> None:
         PollVote._get_collection().delete_many({"post": post_id})
     if post.get("likes_count"):
         likes.likes_delete_for(post_id)
+    bookmarks.bookmarks_delete_for([post_id])
 
 
 def posts_erase(posts: list[dict]) -> None:
@@ -172,6 +173,7 @@ def posts_erase(posts: list[dict]) -> None:
     if polls_gone:
         PollVote._get_collection().delete_many({"post": {"$in": polls_gone}})
     likes.likes_delete_for_many([post["_id"] for post in posts if post.get("likes_count")])
+    bookmarks.bookmarks_delete_for(ids)
 
 
 def poll_vote(*, post_id: ObjectId, voter: User, option: int) -> None:

@@ -14,7 +14,7 @@ from feeds.selectors import newposts
 from feeds.selectors import pages as selectors
 from feeds.selectors.cards import cards
 from feeds.selectors.visibility import placed_in_from_edges
-from feeds.services import photos
+from feeds.services import bookmarks, photos
 from profiles import auth
 from profiles.documents import User
 from socialsite.cursors import Cursor
@@ -135,7 +135,11 @@ def visible_post_or_404(request, post_id):
 
 def post_detail(request, post_id):
     post = visible_post_or_404(request, post_id)
-    context = {"card": cards([post], request.user, repost_state=True)[0]}
+    context: dict[str, object] = {"card": cards([post], request.user, repost_state=True)[0]}
+    if request.user.is_authenticated:
+        context["bookmarked"] = bookmarks.bookmarked(
+            owner=request.user.handle, post_id=post["_id"]
+        )
     # Other apps add to the page (the comment thread, from comments).
     for path in settings.POST_PAGE_EXTENSIONS:
         context.update(import_string(path)(request, post))

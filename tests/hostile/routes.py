@@ -204,6 +204,9 @@ ROUTES: dict[str, Route] = {
     "feed/": Route(query=TIMELINE),
     "feed/new/": Route(query={"since": "timeline_cursor"}),
     "incoming/": Route(query=TIMELINE),
+    "bookmarks/": Route(query=TIMELINE),
+    "posts/<str:post_id>/bookmark/": Route(path=POST, form=NEXT),
+    "posts/<str:post_id>/unbookmark/": Route(path=POST, form=NEXT),
     "notifications/": Route(query=TIMELINE),
     "posts/": Route(
         query=NEXT,

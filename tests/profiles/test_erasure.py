@@ -19,7 +19,7 @@ from ads import services as ads
 from comments import services as comments
 from comments.stores import get_store
 from feeds.documents import PollVote, Post, PostLike, PostRepost
-from feeds.services import likes, photos, posts, reposts
+from feeds.services import bookmarks, likes, photos, posts, reposts
 from moderation import services as moderation
 from moderation.documents import Report, ReportedItem
 from moderation.targets import resolve_target
@@ -138,6 +138,8 @@ def act_everywhere(zed: User, others: list[str]) -> dict:
     quoting = comments.comment_create(post=ann_doc, author=cyd, text=f"Agreed with @{HANDLE} here")
     zed_doc = Post._get_collection().find_one({"_id": public.id})
     comments.comment_create(post=zed_doc, author=ann, text="Hi zed")
+    bookmarks.bookmark_create(owner=HANDLE, post_id=ann_post.id)
+    bookmarks.bookmark_create(owner=bob.handle, post_id=public.id)
     likes.like_create(post_id=ann_post.id, user=zed)
     likes.like_create(post_id=ann_post.id, user=bob)  # a like group zed is in
     likes.like_create(post_id=public.id, user=ann)
@@ -285,6 +287,7 @@ def test_erasing_someone_who_acted_everywhere_leaves_nothing_naming_them(demo_wo
         "data_export",
         "photos.files",
         "tag_use",
+        "bookmark",
     ):
         assert collection in before, collection  # the world really names them there
 

@@ -17,15 +17,15 @@ from mongoengine.connection import get_db
 from ads import services as ads
 from comments.stores import get_store
 from feeds.documents import Post
-from feeds.services import likes, reposts
+from feeds.services import bookmarks, likes, reposts
 from profiles.demo import DEMO_PASSWORD
 from profiles.documents import DataExport, User
 from socialsite import owners
 from socialsite.clock import now
 from tests.conftest import login_client
 
-# DESIGN's list of what an export holds, less bookmarks and messages (the
-# features that keep them come later), plus poll votes and the reports filed.
+# DESIGN's list of what an export holds, less messages (they come later),
+# plus poll votes and the reports filed.
 LISTED = {
     "profile",
     "posts",
@@ -41,6 +41,7 @@ LISTED = {
     "notifications",
     "reports",
     "campaigns",
+    "bookmarks",
 }
 
 
@@ -54,6 +55,7 @@ def demo(settings):
     others = Post.objects(by__id__ne="alice", circles="*public*").order_by("-ts")[:2]
     likes.like_create(post_id=others[0].id, user=alice)
     reposts.repost_create(post_id=others[1].id, user=alice)
+    bookmarks.bookmark_create(owner="alice", post_id=others[0].id)
     campaign = ads.campaign_create(
         owner="alice", advertiser="alicesshop", name="Alice's sale", ecpm=Decimal("3"), keywords=[]
     )
@@ -94,7 +96,7 @@ def test_a_demo_users_export_holds_every_file_as_json_and_nobody_elses_data(demo
         found = store.get(ObjectId(comment["post"]), comment["slug"])
         assert found.author["id"] == "alice"
     assert files["comments.json"] and files["following.json"] and files["followers.json"]
-    for mark in files["likes.json"] + files["reposts.json"]:
+    for mark in files["likes.json"] + files["reposts.json"] + files["bookmarks.json"]:
         post = Post.objects.get(id=mark["post"])
         assert mark["author"] == post.by.id != "alice"
     assert files["likes.json"] and files["reposts.json"]

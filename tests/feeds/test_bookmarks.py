@@ -1,0 +1,78 @@
+"""Bookmarks (docs/discovery.md#bookmarks): private, one per post, newest
+first with keyset paging, visibility decided when the list is read."""
+
+import re
+
+from django.test import Client
+
+from feeds.documents import Bookmark
+from feeds.services import bookmarks, posts
+from moderation import services as moderation
+from moderation.targets import resolve_target
+from profiles import services as graph
+from profiles.documents import User
+
+ARTICLE = re.compile(r'<article class="post[^"]*" id="post-([0-9a-f]{24})"')
+
+
+def user(handle):
+    return User.objects.get(handle=handle)
+
+
+def post(handle, text, circles=()):
+    return posts.post_create(
+        author=user(handle), type="status", detail={"text": text}, circles=list(circles)
+    )
+
+
+def test_bookmarks_are_kept_once_listed_newest_first_and_only_for_their_owner(
+    make_user, login, settings
+):
+    settings.FEED_PAGE_SIZE = 2
+    make_user("ada"), make_user("bob")
+    made = [post("ada", f"post {n}") for n in range(5)]
+    bob = login(user("bob"))
+    page = bob.get(f"/posts/{made[0].id}/").content.decode()
+    assert 'data-bookmarked="false"' in page
+    for p in made:
+        assert bob.post(f"/posts/{p.id}/bookmark/").status_code == 302
+    bob.post(f"/posts/{made[0].id}/bookmark/")  # again: still one
+    assert Bookmark.objects(owner="bob").count() == 5
+    assert 'data-bookmarked="true"' in bob.get(f"/posts/{made[0].id}/").content.decode()
+    seen, url = [], "/bookmarks/"
+    while url:
+        html = bob.get(url).content.decode()
+        seen += ARTICLE.findall(html)
+        found = re.search(r'<a rel="next"[^>]*href="([^"]+)"', html)
+        url = found.group(1).replace("&amp;", "&") if found else None
+    assert seen == [str(p.id) for p in reversed(made)]
+    assert ARTICLE.findall(login(user("ada")).get("/bookmarks/").content.decode()) == []
+    assert Client().get("/bookmarks/").status_code == 302
+    assert bob.post(f"/posts/{made[1].id}/unbookmark/").status_code == 302
+    assert str(made[1].id) not in bob.get("/bookmarks/?").content.decode()
+
+
+def test_a_bookmark_shows_only_what_its_owner_may_still_see(make_user, login):
+    for handle in ("ada", "bob", "cyd", "mod"):
+        make_user(handle, role="moderator" if handle == "mod" else "user")
+    graph.circle_create(owner=user("ada"), name="close")
+    graph.follow_create(follower=user("ada"), followee="bob", circles=["close"])
+    circle = post("ada", "for close friends", circles=["close"])
+    removed = post("cyd", "to be removed")
+    deleted = post("cyd", "to be deleted")
+    blocker = post("cyd", "cyd's words")
+    kept = post("ada", "public")
+    for p in (circle, removed, deleted, blocker, kept):
+        bookmarks.bookmark_create(owner="bob", post_id=p.id)
+    bob = login(user("bob"))
+    assert len(ARTICLE.findall(bob.get("/bookmarks/").content.decode())) == 5
+    graph.circles_set_for(owner=user("ada"), member="bob", circles=[])  # bob leaves the circle
+    moderation.post_remove(moderator=user("mod"), target=resolve_target(f"post:{removed.id}"))
+    posts.post_delete(post_id=deleted.id, actor=user("cyd"))
+    graph.block_create(blocker=user("cyd"), blocked="bob")
+    assert ARTICLE.findall(bob.get("/bookmarks/").content.decode()) == [str(kept.id)]
+    assert Bookmark.objects(post=deleted.id).count() == 0  # gone with the post
+    # A post one cannot see cannot be bookmarked: 404, as its page.
+    assert bob.post(f"/posts/{circle.id}/bookmark/").status_code == 404
+    assert bob.post("/posts/0123456789abcdef01234567/bookmark/").status_code == 404
+    assert bob.post("/posts/nope/unbookmark/").status_code == 404
