@@ -404,3 +404,27 @@ class Bookmark(me.Document):
         "shard_key": ("owner", "post"),
         "auto_create_index": False,
     }
+
+
+class PostRevision(me.Document):
+    """An edited post's earlier version: what its text fields held until
+    `until` (docs/discovery.md#edit-history). Written by the edit, before
+    the post changes; read by whoever may see the post."""
+
+    post = me.ObjectIdField(required=True)
+    by = me.StringField(required=True)  # the post's author
+    detail = me.DictField()  # the editable fields as they were
+    since = me.DateTimeField()  # when that version was written (or last edited)
+    until = me.DateTimeField(default=now)
+
+    meta = {
+        "collection": "post_revision",
+        "indexes": [
+            # The history page, newest first; a deleted post's go with it.
+            {"fields": ["post", "-until", "-_id"], "name": "post_until"},
+            # Erasure: an author's (their posts' go with the posts too).
+            {"fields": ["by"], "name": "by"},
+        ],
+        "shard_key": ("post",),
+        "auto_create_index": False,
+    }

@@ -18,6 +18,7 @@ urlpatterns = [
     path("posts/", posts.post_create, name="create"),
     path("posts/<str:post_id>/", pages.post_detail, name="post"),
     path("posts/<str:post_id>/edit/", posts.post_edit, name="edit"),
+    path("posts/<str:post_id>/history/", pages.post_history, name="history"),
     path("posts/<str:post_id>/delete/", posts.post_delete, name="delete"),
     path("posts/<str:post_id>/vote/", posts.poll_vote, name="vote"),
     path("posts/<str:post_id>/like/", interactions.like, name="like"),

@@ -333,7 +333,11 @@ def test_tag_pages_and_post_search_are_index_served(world, login, recorder):
         bob.post(f"/posts/{kept['_id']}/bookmark/")
     first = visit(bob, recorder, "/bookmarks/")
     visit(bob, recorder, next_link(first, "/bookmarks/"))
-    assert_index_served(recorder, ["tag page 1, 2", "post search 1, 2", "explore", "bookmarks"])
+    edited = Post._get_collection().find_one({"by.id": "ada"})
+    feed_services.post_edit(post_id=edited["_id"], actor=world["ada"], changes={"text": "new"})
+    visit(bob, recorder, f"/posts/{edited['_id']}/history/")
+    pages = ["tag page 1, 2", "post search 1, 2", "explore", "bookmarks", "history"]
+    assert_index_served(recorder, pages)
 
 
 def test_search_and_moderation_pages_are_index_served(world, login, recorder):

@@ -44,6 +44,8 @@ EXPECTED_KEYS = {
     "tag_use": '{_id: "hashed"}',
     # The whole unique key, as for likes: one bookmark each across shards.
     "bookmark": "{owner: 1, post: 1}",
+    # A post's earlier versions stay with the post's.
+    "post_revision": "{post: 1}",
     # GridFS's chunks, by their file: the key GridFS's own guide gives.
     "photos.chunks": "{files_id: 1, n: 1}",
     "exports.chunks": "{files_id: 1, n: 1}",

@@ -9,7 +9,7 @@ from datetime import datetime
 
 from bson import ObjectId
 
-from feeds.documents import CARD_FIELDS, LIVE, PUBLIC, Post
+from feeds.documents import CARD_FIELDS, LIVE, PUBLIC, Post, PostRevision
 
 _posts = Post._get_collection
 
@@ -85,3 +85,10 @@ def failed_deliveries(limit: int) -> tuple[int, list[dict]]:
     failed = {"delivery.state": "failed"}
     rows = posts.find(failed, {"by.id": 1, "delivery": 1}).sort("delivery.queued", -1)
     return posts.count_documents(failed), list(rows.limit(limit))
+
+
+def revisions_of(post_id: ObjectId, limit: int = 100) -> list[dict]:
+    """An edited post's earlier versions, newest first (the history page)."""
+    rows = PostRevision._get_collection().find({"post": post_id})
+    rows = rows.sort([("until", -1), ("_id", -1)])  # same millisecond: the later write
+    return list(rows.limit(limit))

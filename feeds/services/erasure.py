@@ -11,8 +11,18 @@ photos, discussions and notifications, in a few writes for them all.
 
 from contextlib import suppress
 
+from bson import ObjectId
+
 from feeds.delivery import upkeep
-from feeds.documents import CARD_FIELDS, PollVote, Post, PostLike, PostRepost, PulledAuthor
+from feeds.documents import (
+    CARD_FIELDS,
+    PollVote,
+    Post,
+    PostLike,
+    PostRepost,
+    PostRevision,
+    PulledAuthor,
+)
 from feeds.selectors import pulled
 from feeds.services import likes, mentions, photos, polls, posts, reposts
 from feeds.services.interactions import InteractionError
@@ -81,6 +91,7 @@ def posts_erase(handle: str, limit: int) -> int:
         # Its words and tags are the new text's (the handle was a word of it).
         update = posts.with_words({"$set": {"detail": detail}}, detail)
         collection.update_one({"_id": post["_id"]}, {**update, "$pull": {"mentions": handle}})
+        _unmention_revisions(post["_id"], handle)
         upkeep.refresh_copies(post["_id"], ["detail", "mentions"])
     removed = collection.update_many({"removed.by": handle}, {"$set": {"removed.by": ""}})
     return len(named) + removed.modified_count
@@ -101,3 +112,14 @@ def timelines_erase(handle: str, limit: int) -> int:
 def photos_erase(handle: str, limit: int) -> int:
     """Photos left without a post (an upload whose post failed)."""
     return photos.owner_erase(handle, limit)
+
+
+def _unmention_revisions(post_id: ObjectId, handle: str) -> None:
+    """The post's earlier versions lose the handle too (its history page)."""
+    revisions = PostRevision._get_collection()
+    for revision in list(revisions.find({"post": post_id}, {"detail": 1})):
+        detail = {
+            key: mentions.unmention(value, handle) if isinstance(value, str) else value
+            for key, value in (revision.get("detail") or {}).items()
+        }
+        revisions.update_one({"_id": revision["_id"]}, {"$set": {"detail": detail}})

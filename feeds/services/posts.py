@@ -7,7 +7,16 @@ from bson import ObjectId
 
 from feeds import tasks
 from feeds.delivery import upkeep
-from feeds.documents import ALL_CIRCLES, CARD_FIELDS, PUBLIC, Author, Delivery, PollVote, Post
+from feeds.documents import (
+    ALL_CIRCLES,
+    CARD_FIELDS,
+    PUBLIC,
+    Author,
+    Delivery,
+    PollVote,
+    Post,
+    PostRevision,
+)
 from feeds.services import bookmarks, likes, mentions, photos, polls, reposts, trends, words
 from feeds.timelines import stored_models
 from profiles.documents import User
@@ -108,7 +117,18 @@ def post_edit(*, post_id: ObjectId, actor: User, changes: dict) -> None:
     updates = {f"detail.{k}": v for k, v in changes.items() if k in allowed}
     if not updates:
         raise PostError("This post has nothing that can be edited.")
-    detail = {**(post.get("detail") or {}), **{k: v for k, v in changes.items() if k in allowed}}
+    before = post.get("detail") or {}
+    detail = {**before, **{k: v for k, v in changes.items() if k in allowed}}
+    if all(before.get(k) == detail.get(k) for k in allowed):
+        return  # nothing changed: no new version, no "edited" mark
+    # The version being replaced, first: a crash after it leaves one
+    # revision too many (the same text twice), never an edit without history.
+    PostRevision(
+        post=post_id,
+        by=actor.handle,
+        detail={k: before.get(k, "") for k in allowed},
+        since=post.get("edited") or post["ts"],
+    ).save(force_insert=True)
     named = mentions.people_named(detail.get("text"), detail.get("question"))
     edited = Post._get_collection().update_one(
         {"_id": post_id, "by.id": actor.handle, "removed": None},
@@ -149,6 +169,7 @@ def post_delete(*, post_id: ObjectId, actor: User) -> None:
     if post.get("likes_count"):
         likes.likes_delete_for(post_id)
     bookmarks.bookmarks_delete_for([post_id])
+    PostRevision._get_collection().delete_many({"post": post_id})
 
 
 def posts_erase(posts: list[dict]) -> None:
@@ -174,6 +195,7 @@ def posts_erase(posts: list[dict]) -> None:
         PollVote._get_collection().delete_many({"post": {"$in": polls_gone}})
     likes.likes_delete_for_many([post["_id"] for post in posts if post.get("likes_count")])
     bookmarks.bookmarks_delete_for(ids)
+    PostRevision._get_collection().delete_many({"post": {"$in": ids}})
 
 
 def poll_vote(*, post_id: ObjectId, voter: User, option: int) -> None:

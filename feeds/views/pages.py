@@ -12,6 +12,7 @@ from feeds.documents import PUBLIC
 from feeds.forms import PostForm
 from feeds.selectors import newposts
 from feeds.selectors import pages as selectors
+from feeds.selectors import posts as feed_posts
 from feeds.selectors.cards import cards
 from feeds.selectors.visibility import placed_in_from_edges
 from feeds.services import bookmarks, photos
@@ -144,6 +145,15 @@ def post_detail(request, post_id):
     for path in settings.POST_PAGE_EXTENSIONS:
         context.update(import_string(path)(request, post))
     return render(request, "feeds/post_detail.html", context)
+
+
+def post_history(request, post_id):
+    """`/posts/<id>/history/`: the post as it is and as it was, for whoever
+    may see it (docs/discovery.md#edit-history)."""
+    post = visible_post_or_404(request, post_id)
+    card = cards([post], request.user)[0]
+    revisions = feed_posts.revisions_of(post["_id"])
+    return render(request, "feeds/post_history.html", {"card": card, "revisions": revisions})
 
 
 def photo(request, post_id, size):

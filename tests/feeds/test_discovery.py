@@ -221,3 +221,33 @@ def test_a_notification_quotes_only_the_warning_of_a_warned_post(make_user, logi
     likes.like_create(post_id=made.id, user=bob)
     page = login(ada).get("/notifications/").content.decode()
     assert "Content warning: spoilers" in page and "The ending is sad" not in page
+
+
+def test_an_edited_post_keeps_its_earlier_versions_for_whoever_may_see_it(make_user, login):
+    ada, bob = make_user("ada"), make_user("bob")
+    graph.circle_create(owner=ada, name="close")
+    made = post(ada, "First try")
+    posts.post_edit(post_id=made.id, actor=ada, changes={"text": "Second try"})
+    posts.post_edit(post_id=made.id, actor=ada, changes={"text": "Second try"})  # no change
+    posts.post_edit(post_id=made.id, actor=ada, changes={"text": "Third, final"})
+    page = Client().get(f"/posts/{made.id}/").content.decode()
+    assert f'href="/posts/{made.id}/history/"' in page
+    history = Client().get(f"/posts/{made.id}/history/").content.decode()
+    versions = re.findall(
+        r'<li class="revision"[^>]*>.*?<p class="post__text">(.*?)</p>', history, re.S
+    )
+    assert versions == ["Second try", "First try"] and "Third, final" in history
+    secret = post(ada.reload(), "Circle only", circles=["close"])
+    posts.post_edit(post_id=secret.id, actor=ada, changes={"text": "Circle, edited"})
+    assert login(bob).get(f"/posts/{secret.id}/history/").status_code == 404
+    # A moderator's removal freezes it: no edit, and its history is as it was.
+    mod = make_user("mod", role="moderator")
+    moderation.post_remove(moderator=mod, target=resolve_target(f"post:{made.id}"))
+    assert (
+        login(ada.reload()).post(f"/posts/{made.id}/edit/", {"text": "sneaky"}).status_code == 404
+    )
+    assert Client().get(f"/posts/{made.id}/history/").status_code == 404
+    posts.post_delete(post_id=secret.id, actor=ada)
+    from feeds.documents import PostRevision
+
+    assert PostRevision.objects(post=secret.id).count() == 0

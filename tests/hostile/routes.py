@@ -205,6 +205,7 @@ ROUTES: dict[str, Route] = {
     "feed/new/": Route(query={"since": "timeline_cursor"}),
     "incoming/": Route(query=TIMELINE),
     "bookmarks/": Route(query=TIMELINE),
+    "posts/<str:post_id>/history/": Route(path=POST),
     "posts/<str:post_id>/bookmark/": Route(path=POST, form=NEXT),
     "posts/<str:post_id>/unbookmark/": Route(path=POST, form=NEXT),
     "notifications/": Route(query=TIMELINE),

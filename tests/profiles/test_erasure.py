@@ -127,8 +127,11 @@ def act_everywhere(zed: User, others: list[str]) -> dict:
         detail={"text": "Best day?", "options": ["mon", "fri"], "votes": [0, 0]},
         circles=[],
     )
-    posts.post_create(
+    greeting = posts.post_create(
         author=cyd, type="status", detail={"text": f"Say hi to @{HANDLE}!"}, circles=[]
+    )
+    posts.post_edit(  # its history keeps the first version
+        post_id=greeting.id, actor=cyd, changes={"text": f"Say hello to @{HANDLE}!"}
     )
     ann_doc = Post._get_collection().find_one({"_id": ann_post.id})
     comment = comments.comment_create(post=ann_doc, author=zed, text=f"Nice, says {NAME}")
