@@ -77,7 +77,12 @@ def world(make_user, ad_campaign):
         )
 
     photo = photos.process_upload(SimpleUploadedFile("loaf.png", _png(), "image/png"))
-    post(ada, "photo", {"text": "Loaf number fourteen"}, photo=photo)
+    post(
+        ada,
+        "photo",
+        {"text": "Loaf number fourteen", "alt": "A round sourdough loaf on a wooden board"},
+        photo=photo,
+    )
     post(
         ada,
         "checkin",

@@ -36,3 +36,43 @@ def test_search_then_follow_a_tag_into_the_feed(make_user, new_page, sign_in, ar
     # Ada does not follow bob, yet his tagged post is in her feed now.
     page.goto("/feed/")
     expect(page.locator("article.post").filter(has_text="Rye bread, fresh")).to_be_visible()
+
+
+def test_a_warned_post_opens_on_request_and_a_photo_is_described(
+    make_user, new_page, sign_in, artifacts_dir
+):
+    import io
+
+    from django.core.files.uploadedfile import SimpleUploadedFile
+    from PIL import Image
+
+    from feeds.services import photos
+
+    ada = make_user("ada", "Ada Lovelace")
+    posts.post_create(
+        author=ada,
+        type="status",
+        detail={"text": "The butler did it.", "cw": "book spoilers"},
+        circles=[PUBLIC],
+    )
+    buffer = io.BytesIO()
+    Image.new("RGB", (80, 60), (200, 120, 40)).save(buffer, "PNG")
+    photo = photos.process_upload(SimpleUploadedFile("loaf.png", buffer.getvalue(), "image/png"))
+    posts.post_create(
+        author=ada,
+        type="photo",
+        detail={"text": "Fresh", "alt": "A golden loaf cooling on a rack"},
+        circles=[PUBLIC],
+        photo=photo,
+    )
+    page = new_page()
+    sign_in(page, "ada")
+    warned = page.locator("details.cw")
+    expect(warned.locator("summary")).to_contain_text("book spoilers")
+    expect(page.get_by_text("The butler did it.")).to_be_hidden()
+    warned.locator("summary").click()
+    expect(page.get_by_text("The butler did it.")).to_be_visible()
+    expect(page.get_by_role("img", name="A golden loaf cooling on a rack")).to_be_visible()
+    for width in (1280, 390):
+        page.set_viewport_size({"width": width, "height": 900})
+        page.screenshot(path=str(artifacts_dir / f"discovery-cw-{width}.png"), full_page=True)
