@@ -77,8 +77,9 @@ class PageLookups:
             stages += pulls.stages(self.reader, self.pull, PULLED)
         if self.reader is not None:
             ids["_shown"] = _each(at, _SHOWN)
-            if stages:
-                ids["_shown"] = {"$concatArrays": [ids["_shown"], f"${PULLED}._id"]}
+            if stages:  # the pulled authors' posts and the followed tags', read above
+                pulled = [{"$ifNull": [f"${field}._id", []]} for field in (PULLED, pulls.TAGGED)]
+                ids["_shown"] = {"$concatArrays": [ids["_shown"], *pulled]}
             # A circle post's author decides whether the reader sees it (a
             # repost shows a public post: no edge needed).
             ids["_circled"] = _each(at, "$$e.by", {"$and": [_NOT_A_REPOST, _NOT_PUBLIC]})
@@ -118,7 +119,7 @@ class PageLookups:
         """The pulled authors' entries the row was read with, newest first,
         each with the reader's like and vote under FOUND; None when the
         stages did not ask for them."""
-        posts = pulls.posts_of(row, PULLED)
+        posts = pulls.posts_of(row, PULLED, self.pull.limit if self.pull else 0)
         if posts is None:
             return None
         return self.take({**row, "_pulled_entries": pulls.entries(posts)}, "_pulled_entries")

@@ -268,7 +268,7 @@ def _cached(
         # cursor and the cache's oldest entry lives only in `post`.
         return None
     found = _split(new, full=len(new) > COUNT_CAP)
-    found.pulled = pulls.posts_of(row, "pulled") if pulled_stages else []
+    found.pulled = pulls.posts_of(row, "pulled", window.limit) if pulled_stages else []
     return found
 
 

@@ -39,6 +39,9 @@ from feeds.timelines.base import Chunk
 from profiles import selectors as people
 from socialsite.cursors import Cursor, sort_key
 
+# Where `stages` puts the followed tags' posts, beside the pulled authors'.
+TAGGED = "_pull_tagged"
+
 # (when read, by time.monotonic(); handle -> since)
 _known: tuple[float, dict[str, datetime]] = (float("-inf"), {})
 
@@ -77,10 +80,6 @@ class Window:
 
     def candidates(self) -> list[str]:
         return sorted(set(authors()) - self.hidden)
-
-    def empty(self) -> bool:
-        """Nothing to read: no pulled author the reader could follow, no tag."""
-        return not self.tags and not self.candidates()
 
     def match(self) -> dict:
         conditions: list[dict] = [{"circles": PUBLIC}, LIVE]
@@ -165,10 +164,7 @@ def stages(reader: str, window: Window, into: str, projection: dict | None = Non
             _posts_lookup("_pull_authors", window, projection, into),
         ]
     if window.tags:
-        tagged = "_pull_tagged" if candidates else into
-        found += _tags_lookup(replace(window, reader=reader), projection, tagged)
-        if candidates:
-            found.append({"$addFields": {into: {"$concatArrays": [f"${into}", f"${tagged}"]}}})
+        found += _tags_lookup(replace(window, reader=reader), projection, TAGGED)
     return found
 
 
@@ -177,24 +173,43 @@ def read(reader: str, window: Window, projection: dict | None = None) -> list[di
     reader's edges to the pulled authors (`(_f, _t)` index) that looks
     their posts up, and one on `post` for the followed tags."""
     candidates, projection = window.candidates(), projection or card_exclusion()
-    found: list[dict] = []
+    by_authors: list[dict] = []
+    tagged: list[dict] = []
     if candidates:
         then = [_posts_lookup("followed", window, projection, "posts")]
         row = people.followed_among_joined(reader, candidates, then)
-        found += (row or {}).get("posts") or []
+        by_authors = (row or {}).get("posts") or []
     if window.tags:
-        tagged = replace(window, reader=reader)
         pipeline = [{"$match": {"tags": {"$in": list(window.tags)}}}]
-        found += Post._get_collection().aggregate(pipeline + _tag_pipeline(tagged, projection))
-    return _newest(found)
+        pipeline += _tag_pipeline(replace(window, reader=reader), projection)
+        tagged = list(Post._get_collection().aggregate(pipeline))
+    return _combined([by_authors, tagged], window.limit)
 
 
-def posts_of(row: dict, into: str) -> list[dict] | None:
-    """The pulled posts `stages` put at `into`, newest first; None when the
-    row was read without them."""
+def posts_of(row: dict, into: str, limit: int) -> list[dict] | None:
+    """The pulled posts `stages` put at `into` (and the followed tags'),
+    newest first; None when the row was read without them."""
     if into not in row and "_pull_from" not in row and "_pull_tags" not in row:
         return None
-    return _newest(row.get(into) or [])
+    return _combined([row.get(into) or [], row.get(TAGGED) or []], limit)
+
+
+def _combined(sides: list[list[dict]], limit: int) -> list[dict]:
+    """The pulled authors' posts and the followed tags' as one list, each
+    read newest first up to `limit`. A side that stopped at `limit` answers
+    only down to its oldest: below it, posts of its own may not have been
+    read, so nothing goes below the newest such floor. The list then holds
+    that whole side, `limit` posts or more, so `merge` knows more are left."""
+    floors = [sort_key(_as_entry(side[-1])) for side in map(_newest, sides) if len(side) >= limit]
+    posts = _newest([post for side in sides for post in side])
+    if floors:
+        floor = max(floors)
+        posts = [post for post in posts if sort_key(_as_entry(post)) >= floor]
+    return posts
+
+
+def _as_entry(post: dict) -> dict:
+    return {"ts": post["ts"], "id": post["_id"]}
 
 
 def _newest(posts: list[dict]) -> list[dict]:

@@ -138,3 +138,38 @@ def test_a_person_follows_at_most_a_hundred_tags(world):
     with pytest.raises(graph.GraphError, match="at most 100 tags"):
         tags.tag_follow_create(user=user("cyd"), tag="one_more")
     assert len(user("cyd").followed_tags) == tags.MAX_FOLLOWED_TAGS
+
+
+def test_a_pulled_author_and_a_followed_tag_page_together_without_gaps(model, world, settings):
+    """Both read beside the timeline, each up to the page's size: neither
+    side's unread posts may fall between two pages."""
+    from feeds.delivery import pulled as pulling
+    from feeds.selectors import pulled
+    from socialsite.cursors import EPOCH
+
+    settings.FEED_PAGE_SIZE = 3
+    pulling.mark("bob", since=EPOCH)
+    pulled.forget()
+    start = now() - timedelta(hours=3)
+    made = []
+    for n in range(14):  # bob's run, then cyd's tagged run, then mixed
+        author, text = ("bob", f"bob {n}") if n < 5 or n % 2 else ("cyd", f"cyd {n} #bread")
+        made.append(post(author, text, ts=start + timedelta(minutes=n)))
+    seen, cursor = [], None
+    while True:
+        page = selectors.news_page(user("ada"), cursor)
+        seen += [str(p["_id"]) for p in page.posts]
+        if not page.next_cursor:
+            break
+        cursor = Cursor.decode(page.next_cursor)
+    assert seen == [str(p.id) for p in reversed(made)]
+
+
+def test_the_readers_like_shows_on_a_tag_post(world, login):
+    from feeds.services import likes
+
+    tagged = post("cyd", "liked loaf #bread")
+    likes.like_create(post_id=tagged.id, user=user("ada"))
+    page = login(user("ada")).get("/feed/").content.decode()
+    card = page[page.index(f'id="post-{tagged.id}"') :]
+    assert 'aria-pressed="true"' in card[: card.index("</article>")]
