@@ -55,7 +55,7 @@ from feeds.selectors.visibility import Sight, news_hidden
 from feeds.timelines import get_store
 from feeds.timelines.base import month_of
 from feeds.timelines.cache import CacheStore
-from feeds.timelines.read import EXPLODE_LIMIT, NEWEST_FIRST, news_query, without_blockers
+from feeds.timelines.read import EXPLODE_LIMIT, NEWEST_FIRST, hidden_with_blockers, news_query
 from profiles import selectors as people
 from profiles.documents import User
 from socialsite.cursors import EPOCH, Cursor, sort_key
@@ -287,13 +287,12 @@ def _read(owner: str, since: Cursor, hidden: list[str], tags: tuple[str, ...]) -
     and the reposts above it by the reader and the people they follow (not
     by, nor of, anyone hidden), each list at most COUNT_CAP + 1."""
     graph = people.news_graph(owner)
-    query = {"$and": [news_query(owner, hidden, graph, tags), LIVE, *_newer(since)]}
+    left_out = hidden_with_blockers(owner, hidden, tags)
+    query = {"$and": [news_query(owner, left_out, graph, tags), LIVE, *_newer(since)]}
     limit = COUNT_CAP + 1
     posts = list(
         Post._get_collection().find(query, {"_id": 1, "by.id": 1}).sort(NEWEST_FIRST).limit(limit)
     )
-    if tags:
-        posts = without_blockers(posts, owner, graph[0])
     reposters = sorted(({owner} | set(graph[0])) - set(hidden))
     clauses = [
         {"by": {"$in": reposters[i : i + EXPLODE_LIMIT]}}

@@ -63,13 +63,13 @@ def news_query(
     return query
 
 
-def without_blockers(posts: list[dict], reader: str, followed: Collection[str]) -> list[dict]:
-    """Posts a followed tag brought, less those whose author blocked the
-    reader (one `$in` read, only for the authors the reader does not follow:
-    a block ends a follow, so a followed author has not blocked them)."""
-    strangers = sorted({p["by"]["id"] for p in posts} - set(followed) - {reader})
-    blockers = people.blockers_among(reader, strangers) if strangers else set()
-    return [p for p in posts if p["by"]["id"] not in blockers]
+def hidden_with_blockers(reader: str, hidden: Collection[str], tags: Collection[str]) -> list[str]:
+    """The authors a news query leaves out: with followed tags, which bring
+    strangers' posts, also everyone who blocked the reader (one read on the
+    `blocked` index), so the query's pages are exact."""
+    if not tags:
+        return list(hidden)
+    return sorted(set(hidden) | people.blockers_of(reader))
 
 
 def _chunks(authors: list[str]) -> list[list[str]]:
@@ -188,10 +188,11 @@ def read_entries(
     """Posts and reposts, merged in (ts, id) order: each query returns its
     `limit + 1` newest, which hold the merged page's `limit + 1` newest."""
     graph = people.news_graph(owner) if kind == "news" else None
-    query = news_query(owner, blocked, graph, tags) if kind == "news" else wall_query(owner)
+    if kind == "news":
+        query = news_query(owner, hidden_with_blockers(owner, blocked, tags), graph, tags)
+    else:
+        query = wall_query(owner)
     posts = posts_page(query, before, limit + 1)
-    if tags and graph is not None:
-        posts = without_blockers(posts, owner, graph[0])
     # Entries from the read model carry the post: it is loaded already. A
     # repost's links to its original, read with the page's other links.
     entries = [entry_for(p, embed=True, stored=False) for p in posts]

@@ -86,6 +86,13 @@ def suspended_among(handles: list[str] | set[str]) -> set[str]:
     return {row["_id"] for row in rows}
 
 
+def blockers_of(handle: str) -> set[str]:
+    """Everyone who blocked `handle`, on the `blocked` index (a page that
+    shows strangers' posts leaves theirs out)."""
+    rows = User._get_collection().find({"blocked": handle}, {"_id": 1})
+    return {row["_id"] for row in rows}
+
+
 def blockers_among(handle: str, among: list[str]) -> set[str]:
     """Which of `among` blocked `handle`: one `$in` read."""
     rows = User._get_collection().find({"_id": {"$in": among}, "blocked": handle}, {"_id": 1})
