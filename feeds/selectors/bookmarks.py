@@ -38,7 +38,8 @@ def bookmarks_page(viewer: User, before: Cursor | None, limit: int) -> FeedPage:
     page, more = rows[:limit], len(rows) > limit
     cursor = Cursor(page[-1]["ts"], page[-1]["_id"]).encode() if more else None
     posts = [row["_post"][0] for row in page if row["_post"]]
-    posts = [p for p in posts if p["by"]["id"] not in set(viewer.blocked)]
+    blocked = set(viewer.blocked)
+    posts = [p for p in posts if p["by"]["id"] not in blocked]
     strangers = sorted({p["by"]["id"] for p in posts} - {viewer.handle})
     blockers = people.blockers_among(viewer.handle, strangers) if strangers else set()
     posts = visible_posts(viewer, [p for p in posts if p["by"]["id"] not in blockers])

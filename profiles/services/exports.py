@@ -27,7 +27,7 @@ BUCKET = "exports"
 
 
 class ExportRefused(Exception):
-    pass
+    """Asked again within EXPORT_EVERY_HOURS; the message says so."""
 
 
 def _fs() -> gridfs.GridFS:

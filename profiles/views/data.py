@@ -3,7 +3,6 @@
 
 from django.conf import settings
 from django.contrib import messages
-from django.contrib.auth.hashers import check_password
 from django.http import FileResponse, Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
@@ -11,8 +10,8 @@ from django.views.decorators.http import require_GET, require_http_methods
 from profiles import auth
 from profiles.documents import DataExport
 from profiles.forms import AccountDeleteForm
-from profiles.services import erasure, exports, twofactor
-from socialsite import ratelimit
+from profiles.services import erasure, exports
+from profiles.views import confirm
 from socialsite.clock import aware, now
 from socialsite.http import login_required
 from socialsite.ids import parse_object_id
@@ -69,27 +68,17 @@ def delete(request):
     )
     status = 200
     if request.method == "POST":
-        limit = ("account_delete", [f"user:{user.handle}"], settings.RATELIMIT_ACCOUNT_DELETE)
-        try:
-            ratelimit.check(*limit)
-        except ratelimit.RateLimited as exc:
-            form.is_valid()  # an error needs a cleaned form
-            form.add_error(None, str(exc))
-            status = 429
-        else:
-            if form.is_valid() and _proves_it(user, form.cleaned_data):
-                erasure.erasure_begin(user=user)
-                auth.logout(request)
-                messages.success(request, "Your account is deleted. Goodbye.")
-                return redirect("/")
-            if form.is_valid():
-                ratelimit.count(*limit)
-                form.add_error(None, "That password (or code) does not match your account.")
+        ok, status = confirm.proven(
+            request,
+            form,
+            scope="account_delete",
+            rule=settings.RATELIMIT_ACCOUNT_DELETE,
+            mismatch="That password (or code) does not match your account.",
+        )
+        if ok:
+            erasure.erasure_begin(user=user)
+            auth.logout(request)
+            messages.success(request, "Your account is deleted. Goodbye.")
+            return redirect("/")
     context = {"form": form, "hold_days": settings.HANDLE_HOLD_DAYS}
     return render(request, "accounts/delete.html", context, status=status)
-
-
-def _proves_it(user, data: dict) -> bool:
-    if not check_password(data["password"], user.password):
-        return False
-    return not user.has_2fa or twofactor.verify(user=user, code=data["code"])

@@ -3,13 +3,13 @@ step of a login (`/accounts/login/2fa/`) (docs/accounts.md#two-factor-login)."""
 
 from django.conf import settings
 from django.contrib import messages
-from django.contrib.auth.hashers import check_password
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
 from profiles import auth
 from profiles.forms import TwoFactorCodeForm, TwoFactorEnrolForm, TwoFactorOffForm
 from profiles.services import twofactor
+from profiles.views import confirm
 from socialsite import ratelimit
 from socialsite.http import login_required
 
@@ -47,22 +47,17 @@ def _turn_off(request):
     status = 200
     if request.method == "POST":
         # Wrong passwords and codes are limited as a password change's are.
-        limit = ("password", [f"user:{user.handle}"], settings.RATELIMIT_PASSWORD)
-        try:
-            ratelimit.check(*limit)
-        except ratelimit.RateLimited as exc:
-            form.is_valid()  # an error needs a cleaned form
-            form.add_error(None, str(exc))
-            status = 429
-        else:
-            if form.is_valid():
-                password_ok = check_password(form.cleaned_data["password"], user.password)
-                if password_ok and twofactor.verify(user=user, code=form.cleaned_data["code"]):
-                    twofactor.disable(user=user)
-                    messages.success(request, "Two-factor login is off.")
-                    return redirect("profiles:settings_2fa")
-                ratelimit.count(*limit)
-                form.add_error(None, "That password and code do not match your account.")
+        ok, status = confirm.proven(
+            request,
+            form,
+            scope="password",
+            rule=settings.RATELIMIT_PASSWORD,
+            mismatch="That password and code do not match your account.",
+        )
+        if ok:
+            twofactor.disable(user=user)
+            messages.success(request, "Two-factor login is off.")
+            return redirect("profiles:settings_2fa")
     left = len(user.recovery_codes or [])
     return render(
         request, "accounts/twofactor_on.html", {"form": form, "left": left}, status=status
