@@ -1,0 +1,46 @@
+"""What the trends count, and the tags moderators keep out of them
+(docs/discovery.md#trends)."""
+
+import mongoengine as me
+
+from socialsite.clock import now
+
+
+class TagUse(me.Document):
+    """One author's use of one tag in one hour, in a public post: the trends'
+    counting (feeds/services/trends.py). One document per (tag, hour,
+    author), so counting distinct authors is counting documents, and one
+    person posting a tag a hundred times is one use an hour. Expired
+    TREND_DAYS after its hour."""
+
+    id = me.StringField(primary_key=True)  # "<tag>|<YYYYmmddHH>|<author>"
+    tag = me.StringField(required=True)
+    hour = me.DateTimeField(required=True)
+    author = me.StringField(required=True)
+    expires = me.DateTimeField(required=True)
+
+    meta = {
+        "collection": "tag_use",
+        "indexes": [
+            # The trends page: the uses of the last days.
+            {"fields": ["hour", "tag"], "name": "hour_tag"},
+            {"fields": ["expires"], "expireAfterSeconds": 0, "name": "expires_ttl"},
+            # Erasure: a person's uses.
+            {"fields": ["author"], "name": "author"},
+        ],
+        # Written by `_id` alone (an upsert that may race: E11000 is the
+        # same use); hashed, as one busy tag would fill one ranged chunk.
+        "shard_key": ("id",),
+        "shard_hashed": "id",
+        "auto_create_index": False,
+    }
+
+
+class HiddenTag(me.Document):
+    """A tag a moderator took out of the trends (its page and posts stay).
+    Few: read whole by the trends page."""
+
+    tag = me.StringField(primary_key=True)
+    since = me.DateTimeField(default=now)
+
+    meta = {"collection": "hidden_tag", "indexes": [], "auto_create_index": False}
