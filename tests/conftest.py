@@ -79,6 +79,18 @@ FAST_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
 @pytest.fixture(autouse=True)
+def _one_rate_window(monkeypatch):
+    """Rate limits count in fixed windows (socialsite/ratelimit.py): a test
+    that fills one must not see it end half way, when the wall clock crosses
+    a window's boundary (it did, once, on the wire server). Each test counts
+    with the time it started."""
+    from socialsite import ratelimit
+
+    started = ratelimit.now()
+    monkeypatch.setattr(ratelimit, "now", lambda: started)
+
+
+@pytest.fixture(autouse=True)
 def _fast_hashing(settings):
     settings.PASSWORD_HASHERS = FAST_HASHERS
 
