@@ -1,7 +1,8 @@
 """Demo discussions: a few long ones (over 300 comments, several pages), a few
 deep ones (replies more than 10 levels down, past COMMENTS_MAX_DEPTH), and
 small ones under many posts, written through the configured comment store,
-then each post's count and last comments refreshed for the feed cards.
+then each post's count and last comments refreshed for the feed cards. The
+long ones get votes, so Best and Top rank them.
 
 Comments go only on public posts, by people the post's author has not
 blocked, at times between the post and now. Alice (the demo login) sees the
@@ -12,7 +13,7 @@ follows where there are such posts.
 import random
 from datetime import timedelta
 
-from comments import services
+from comments import services, votes
 from comments.stores import get_store, shadows
 from comments.stores.base import Comment
 from feeds.selectors.posts import recent_public_posts
@@ -87,6 +88,35 @@ def _discuss(store, rng, post, people, blocked, n, *, deep=0) -> tuple[int, int]
     return len(made), max((c.depth for c in made), default=0)
 
 
+def _vote(store, rng, post, people, blocked) -> int:
+    """Votes on a long discussion, so Best and Top have something to rank:
+    most comments get a few, some many, and a few are voted far down
+    (folded). Nobody votes on their own comment or across a block."""
+    comments = store.page(post["_id"], order="oldest", limit=1000).comments
+    owner = post["by"]["id"]
+    ballots: dict[str, list[tuple[str, int]]] = {}
+    for c in comments:
+        if c.deleted or not c.author.get("id"):
+            continue
+        author = c.author["id"]
+        eligible = [
+            p["id"]
+            for p in people
+            if p["id"] != author
+            and not ({author, owner} & blocked.get(p["id"], set()))
+            and p["id"] not in blocked.get(author, set()) | blocked.get(owner, set())
+        ]
+        if rng.random() < 0.06:
+            ups, downs = rng.randint(0, 1), rng.randint(5, 9)  # a comment people disliked
+        else:
+            ups = min(int(rng.paretovariate(1.3)) - 1, 40)
+            downs = rng.randint(0, max(1, ups // 3)) if rng.random() < 0.4 else 0
+        voters = rng.sample(eligible, min(len(eligible), ups + downs))
+        ballots[c.slug] = [(v, 1 if i < ups else -1) for i, v in enumerate(voters)]
+    ballots = {slug: cast for slug, cast in ballots.items() if cast}
+    return votes.votes_seed(post["_id"], ballots, now())
+
+
 def seed_more(*, handles: list[str], seed: int, stdout=None) -> None:
     rng = random.Random(seed + 2)
     store = get_store()
@@ -104,10 +134,11 @@ def seed_more(*, handles: list[str], seed: int, stdout=None) -> None:
     preferred = [p for p in posts if p["by"]["id"] in followed] or posts
     featured = preferred[: LONG[0] + DEEP[0]]
     others = [p for p in posts if p not in featured]
-    total, deepest, longest, touched = 0, 0, 0, []
+    total, deepest, longest, touched, voted = 0, 0, 0, [], 0
     for i, post in enumerate(featured):
         if i < LONG[0]:
             n, depth = _discuss(store, rng, post, people, blocked, rng.randint(*LONG[1:]))
+            voted += _vote(store, rng, post, people, blocked)
         else:
             chain = rng.randint(*DEEP[1:])
             n, depth = _discuss(
@@ -129,7 +160,8 @@ def seed_more(*, handles: list[str], seed: int, stdout=None) -> None:
     if stdout:
         stdout.write(
             f"  {total} comments on {len(touched)} posts ({store.name} store; "
-            f"the longest discussion {longest}, the deepest reply at depth {deepest})"
+            f"the longest discussion {longest}, the deepest reply at depth {deepest}; "
+            f"{voted} votes on the long ones)"
         )
 
 

@@ -10,6 +10,8 @@
 - `comment_log`: a line per comment of the two array stores, indexed by
   time and by author for the moderation pages (`CommentLogEntry`).
 - `comment_budget`: the `embedded` store's running byte count per post.
+- `comment_vote`: one person's up or down vote on one comment; the counts
+  live on the comment in every store (comments/votes.py).
 
 `auto_create_index` is off as everywhere in the project: `manage.py
 ensure_indexes` (and the test session) create the indexes.
@@ -38,6 +40,13 @@ class CommentDocument(me.Document):
     mentions = me.ListField(me.StringField(), default=None)
     edited = me.DateTimeField()
     deleted_by = me.StringField(choices=DELETED_BY)
+    # Votes (comments/votes.py): the counts, and the two ranks the `best`
+    # and `top` orders sort on (comments/ranking.py).
+    ups = me.IntField(default=0)
+    downs = me.IntField(default=0)
+    score = me.IntField(default=0)
+    best = me.FloatField(default=0.0)
+    replies = me.IntField(default=0)  # direct replies: what a ranked page says waits
 
     meta = {
         "collection": "comments",
@@ -61,10 +70,50 @@ class CommentDocument(me.Document):
             {"fields": ["posted"], "name": "posted"},
             # Erasure: the comments mentioning a person.
             {"fields": ["mentions"], "name": "mentions", "sparse": True},
+            # The ranked orders: a discussion's top-level comments by rank,
+            # the newest first among equals, read in index order (keyset).
+            {"fields": ["discussion_id", "depth", "-best", "-_id"], "name": "discussion_best"},
+            {"fields": ["discussion_id", "depth", "-score", "-_id"], "name": "discussion_top"},
         ],
         # Seed 004 (Sharding): the discussion plus the slug. (discussion_id,
         # slug) rather than full_slug because a unique index must be prefixed
         # by the shard key, and slug is what must be unique.
+        "shard_key": ("discussion_id", "slug"),
+        "auto_create_index": False,
+    }
+
+
+class CommentVote(me.Document):
+    """One person's vote on one comment (comments/votes.py): the record the
+    comment's counts are kept in step with, unique per (comment, voter) so
+    that racing votes by one person land once."""
+
+    discussion_id = me.ObjectIdField(required=True)
+    slug = me.StringField(required=True)
+    voter = me.StringField(required=True)  # the handle
+    dir = me.IntField(required=True, choices=(1, -1))  # up or down
+    ts = me.DateTimeField(required=True)
+    # Set by the write that changes the vote, taken off once the comment's
+    # counts follow: one older than FEED_PENDING_SECONDS belongs to a process
+    # that died in between, and `settle_comment_votes` recounts its comment.
+    pending = me.ObjectIdField()
+
+    meta = {
+        "collection": "comment_vote",
+        "indexes": [
+            # One vote per person per comment; also a page's "my votes" read
+            # ($in on the page's slugs) and a discussion's recount.
+            {
+                "fields": ["discussion_id", "slug", "voter"],
+                "unique": True,
+                "name": "comment_voter",
+            },
+            # Erasure and export: a person's votes, newest first.
+            {"fields": ["voter", "-ts"], "name": "voter_ts"},
+            # The sweeper: votes whose counts may not have followed.
+            {"fields": ["pending"], "name": "pending", "sparse": True},
+        ],
+        # As `comments`: a comment's votes live with it.
         "shard_key": ("discussion_id", "slug"),
         "auto_create_index": False,
     }

@@ -1,6 +1,6 @@
 """The comments app's collections in the owner registry (socialsite/owners.py)."""
 
-from comments import selectors, services
+from comments import selectors, services, votes
 from socialsite import owners
 
 APP = "comments"
@@ -22,3 +22,10 @@ owners.owned(
 )
 owners.owned("comment_budget", app=APP, fields=(), why="a post's byte count")
 owners.exported("comments", app=APP, export=selectors.comments_export)
+owners.owned(
+    "comment_vote",
+    app=APP,
+    fields=("voter",),
+    erase=votes.votes_erase,
+)
+owners.exported("comment_votes", app=APP, export=votes.votes_export)

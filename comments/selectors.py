@@ -8,12 +8,14 @@ from typing import TYPE_CHECKING
 from bson import ObjectId
 from django.conf import settings
 
+from comments import votes
 from comments.documents import CommentDocument
 from comments.stores import Comment, CommentPage, ThreadingUnsupported, get_store, ledger
 from comments.stores.arrays import ArrayCommentUpdates
-from comments.stores.base import CommentStore
+from comments.stores.base import RANKED, CommentStore
 from profiles import selectors as people
 from profiles.documents import User
+from profiles.filters import KeywordFilter, filters_for
 from socialsite import active
 
 if TYPE_CHECKING:
@@ -31,6 +33,42 @@ class Thread:
     # Of those, the ones whose comment is on an earlier page: the page starts
     # with their hidden replies, so it starts with their links.
     continue_before: list = field(default_factory=list)
+    votes: dict = field(default_factory=dict)  # the viewer's: {slug: 1 or -1}
+    ranked: bool = False  # `best` or `top`: top-level comments, each with its replies a link away
+    filtered: dict = field(default_factory=dict)  # {slug: phrase} the viewer's filters fold
+
+
+def _matches(
+    comments: list[Comment], viewer: "User | AnonymousVisitor | None"
+) -> dict[str, KeywordFilter]:
+    """{slug: the filter} of the comments the viewer's keyword filters of the
+    "thread" context match (docs/privacy.md#keyword-filters), read from
+    their document (no query). Their own comments pass, as deleted ones do."""
+    filters = filters_for(viewer, "thread") if viewer is not None else None
+    if not filters:
+        return {}
+    found = {}
+    for c in comments:
+        if c.deleted or filters.mine(c.author.get("id")):
+            continue
+        if (matched := filters.first_match(c.text)) is not None:
+            found[c.slug] = matched
+    return found
+
+
+def _filtered(
+    comments: list[Comment], viewer: "User | AnonymousVisitor | None", *, keep: str | None = None
+) -> tuple[list[Comment], dict[str, str]]:
+    """The comments without those a hide filter matches (their replies
+    stay), and {slug: phrase} of those a warn filter folds. `keep` (a
+    permalink's own comment) is folded rather than hidden."""
+    found = _matches(comments, viewer)
+    shown = [
+        c
+        for c in comments
+        if c.slug not in found or found[c.slug].action != "hide" or c.slug == keep
+    ]
+    return shown, {c.slug: found[c.slug].phrase for c in shown if c.slug in found}
 
 
 def _suspended(comments: list[Comment]) -> set[str]:
@@ -51,9 +89,9 @@ def _blocked_on_page(comments: list[Comment], blocked: frozenset[str]) -> set[st
 
 def orders(store: CommentStore | None = None) -> list[str]:
     """The orders a store can give, its default first: the buckets store
-    keeps comments chronologically only, so it offers no threaded order."""
-    store = store or get_store()
-    return ["threaded", "oldest", "newest"] if store.threaded else ["oldest", "newest"]
+    keeps comments chronologically only, so it offers no threaded order,
+    and only the documents store has the indexes that rank by votes."""
+    return list((store or get_store()).orders)
 
 
 def _depth_limited(comments: list[Comment], base_depth: int = 0) -> tuple[list, set]:
@@ -94,16 +132,24 @@ def thread(
             "showing the discussion oldest first."
         )
         order = "oldest"
+    elif order in RANKED and order not in store.orders:
+        notice = (
+            "Best and Top need an index this comment store does not keep; "
+            f"showing the discussion {'threaded' if store.threaded else 'oldest first'}."
+        )
+        order = orders(store)[0]
     try:
         page = store.page(post_id, order=order, after=after, before=before)
     except ThreadingUnsupported:  # pragma: no cover - guarded by `store.threaded`
         page = store.page(post_id, order="oldest", after=after, before=before)
-    result = Thread(page=page, order=order, notice=notice)
+    result = Thread(page=page, order=order, notice=notice, ranked=order in RANKED)
     if order == "threaded":
         page.comments, result.continue_at = _depth_limited(page.comments)
         result.continue_before = _elsewhere(result.continue_at, page.comments)
     result.hidden_authors = _suspended(page.comments)
     result.blocked_authors = _blocked_on_page(page.comments, blocked_by(viewer))
+    page.comments, result.filtered = _filtered(page.comments, viewer)
+    result.votes = votes.votes_of(viewer, post_id, (c.slug for c in page.comments))
     return result
 
 
@@ -116,6 +162,8 @@ class Permalink:
     continue_at: set
     continue_before: list = field(default_factory=list)
     blocked_authors: set = field(default_factory=set)
+    votes: dict = field(default_factory=dict)  # the viewer's: {slug: 1 or -1}
+    filtered: dict = field(default_factory=dict)  # {slug: phrase} the viewer's filters fold
 
 
 def permalink(
@@ -140,6 +188,9 @@ def permalink(
         if (ancestor := store.get(post_id, "/".join(parts[:i]))) is not None
     ]
     comments, continue_at = _depth_limited(page.comments, base_depth=comment.depth)
+    comments, filtered = _filtered(comments, viewer, keep=slug)
+    # An ancestor a filter matches is named by its phrase, not quoted.
+    filtered |= {a: f.phrase for a, f in _matches(ancestors, viewer).items()}
     page.comments = comments
     everyone = [*ancestors, comment, *comments]
     return Permalink(
@@ -150,6 +201,8 @@ def permalink(
         continue_at,
         _elsewhere(continue_at, comments),
         _blocked_on_page(everyone, blocked_by(viewer)),
+        votes.votes_of(viewer, post_id, (c.slug for c in everyone)),
+        filtered,
     )
 
 

@@ -58,14 +58,14 @@ def comment_create(
     (or whom the author blocked), and as a reply to a comment by either.
     Raises UnknownParent for a parent the discussion does not hold, and
     CommentLimitReached when the store has no room for it."""
-    _refuse_if_frozen(post)
+    refuse_if_frozen(post)
     replying_to = None
     if parent_slug is not None:
         parent = shadows.primary().get(post["_id"], parent_slug)
         if parent is None:
             raise UnknownParent(post["_id"], parent_slug)
         replying_to = parent.author["id"]
-    _refuse_across_blocks(author, owner=post["by"]["id"], replying_to=replying_to)
+    refuse_across_blocks(author, owner=post["by"]["id"], replying_to=replying_to)
     try:
         comment = shadows.primary().post(
             post["_id"],
@@ -85,31 +85,42 @@ def comment_create(
     return comment
 
 
-def _refuse_if_frozen(post: dict) -> None:
+def refuse_if_frozen(post: dict) -> None:
     """Removed means frozen (docs/privacy.md): while a moderator has the post
     removed, nothing in its thread changes, so a restore shows it as it was."""
     if post.get("removed"):
         raise CommentRefused("This post was removed by a moderator: its comments can't change.")
 
 
-def _refuse_across_blocks(actor: User, *, owner: str, replying_to: str | None = None) -> None:
+#: What refusing across a block says of the comment acted on, by action.
+ACROSS_BLOCK = {
+    "reply": ("unblock them to reply", "You can't reply to @{}."),
+    "vote": ("unblock them to vote on their comments", "You can't vote on @{}'s comments."),
+}
+
+
+def refuse_across_blocks(
+    actor: User, *, owner: str, replying_to: str | None = None, action: str = "reply"
+) -> None:
     """Blocks hide in both directions (docs/privacy.md): nobody comments on the
     posts of someone who blocked them or whom they blocked, nor replies to
-    such a person's comment. One read (by `_id`), and only when others are
-    involved; the actor's own list is on their document."""
+    (or votes on: `action`) such a person's comment. One read (by `_id`),
+    and only when others are involved; the actor's own list is on their
+    document."""
     others = [h for h in dict.fromkeys((owner, replying_to)) if h and h != actor.handle]
     if not others:
         return
+    unblock, refused = ACROSS_BLOCK[action]
     mine = set(actor.blocked or ())
     if owner in mine:
         raise CommentRefused(f"You blocked @{owner}: unblock them to comment on their posts.")
     if replying_to in mine:
-        raise CommentRefused(f"You blocked @{replying_to}: unblock them to reply.")
+        raise CommentRefused(f"You blocked @{replying_to}: {unblock}.")
     blockers = people.blockers_among(actor.handle, others)
     if owner in blockers:
         raise CommentRefused(f"You can't comment on @{owner}'s posts.")
     if replying_to in blockers:
-        raise CommentRefused(f"You can't reply to @{replying_to}.")
+        raise CommentRefused(refused.format(replying_to))
 
 
 def _post_of(post_id: ObjectId) -> dict:
@@ -119,7 +130,7 @@ def _post_of(post_id: ObjectId) -> dict:
     return post
 
 
-def _alive(post_id: ObjectId, slug: str) -> Comment:
+def alive(post_id: ObjectId, slug: str) -> Comment:
     comment = shadows.primary().get(post_id, slug)
     if comment is None or comment.deleted:
         raise CommentRefused("That comment is gone.")
@@ -130,11 +141,11 @@ def comment_edit(*, post_id: ObjectId, slug: str, actor: User, text: str) -> Non
     """Only the comment's author, never on a removed post, nor on the post of
     someone who blocked them."""
     post = _post_of(post_id)
-    _refuse_if_frozen(post)
-    comment = _alive(post_id, slug)
+    refuse_if_frozen(post)
+    comment = alive(post_id, slug)
     if comment.author["id"] != actor.handle:
         raise CommentRefused("Only its author can change a comment.")
-    _refuse_across_blocks(actor, owner=post["by"]["id"])
+    refuse_across_blocks(actor, owner=post["by"]["id"])
     try:
         edited = shadows.primary().edit(post_id, slug, text=text)
     except DiscussionFull as exc:
@@ -152,8 +163,8 @@ def comment_delete(*, post_id: ObjectId, slug: str, actor: User) -> str:
     (`comment_removed_by_post_author`: the moderation audit log records it).
     Returns who deleted it (a DELETED_BY value)."""
     post = _post_of(post_id)
-    _refuse_if_frozen(post)
-    comment = _alive(post_id, slug)
+    refuse_if_frozen(post)
+    comment = alive(post_id, slug)
     if comment.author["id"] == actor.handle:
         by = "author"
     elif post["by"]["id"] == actor.handle:

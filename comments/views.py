@@ -7,7 +7,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from comments import selectors, services
+from comments import selectors, services, votes
 from comments.forms import CommentForm
 from comments.stores import InvalidCursor, UnknownParent, cursors
 from comments.stores.base import ORDERS
@@ -18,12 +18,21 @@ from feeds.views.pages import visible_post_or_404
 from socialsite import ratelimit
 from socialsite.http import login_required, redirect_back
 
-ORDER_LABELS = {"threaded": "Threaded", "oldest": "Oldest", "newest": "Newest"}
+ORDER_LABELS = {
+    "threaded": "Threaded",
+    "best": "Best",
+    "top": "Top",
+    "newest": "Newest",
+    "oldest": "Oldest",
+}
+#: The short names links elsewhere use (docs/features.md#routes).
+ORDER_ALIASES = {"new": "newest", "old": "oldest"}
 
 
 def _order(request) -> str | None:
     """The order asked for, or None for the store's default."""
     order = request.GET.get("order")
+    order = ORDER_ALIASES.get(order, order) if isinstance(order, str) else None
     return order if order in ORDERS else None
 
 
@@ -53,8 +62,9 @@ def thread_context(request, post: dict) -> dict:
     return {
         "thread_template": "comments/_thread.html",
         "thread": thread,
-        # Only what this store can give: no "Threaded" under `buckets`.
-        "comment_orders": [(o, ORDER_LABELS[o]) for o in selectors.orders()],
+        # Only what this store can give: no "Threaded" under `buckets`, no
+        # "Best" without the documents store's ranking index.
+        "comment_orders": [(o, ORDER_LABELS[o]) for o in ORDER_LABELS if o in selectors.orders()],
         "comment_form": CommentForm(),
         "max_depth": settings.COMMENTS_MAX_DEPTH,
     }
@@ -151,7 +161,7 @@ def _act(request, post_id, slug, action):
         raise Http404("No such comment.")
     back = redirect_back(request, reverse("feeds:post", args=[post_id]))
     try:
-        message = action(post["_id"])
+        message = action(post)
     except services.CommentRefused as exc:
         messages.error(request, str(exc))
         return back
@@ -164,7 +174,7 @@ def _act(request, post_id, slug, action):
 def comment_edit(request, post_id, slug):
     form = CommentForm(request.POST)
 
-    def act(pid):
+    def act(post):
         try:
             ratelimit.hit(
                 "comment_edit", [f"user:{request.user.handle}"], settings.RATELIMIT_COMMENT_EDIT
@@ -174,7 +184,7 @@ def comment_edit(request, post_id, slug):
         if not form.is_valid():
             raise services.CommentRefused(" ".join(form.errors.get("text", ["Invalid comment."])))
         services.comment_edit(
-            post_id=pid, slug=slug, actor=request.user, text=form.cleaned_data["text"]
+            post_id=post["_id"], slug=slug, actor=request.user, text=form.cleaned_data["text"]
         )
         return "Comment updated."
 
@@ -183,9 +193,33 @@ def comment_edit(request, post_id, slug):
 
 @login_required
 @require_POST
+def comment_vote(request, post_id, slug):
+    """`dir` = up, down or none (take it back); one vote per person."""
+    direction = request.POST.get("dir")
+
+    def act(post):
+        if not votes.is_direction(direction):
+            raise services.CommentRefused("Vote up, down or none.")
+        try:
+            ratelimit.hit(
+                "comment_vote", [f"user:{request.user.handle}"], settings.RATELIMIT_COMMENT_VOTE
+            )
+        except ratelimit.RateLimited as exc:
+            raise services.CommentRefused(str(exc)) from exc
+        votes.comment_vote(post=post, slug=slug, voter=request.user, direction=direction)
+        return VOTED[direction]
+
+    return _act(request, post_id, slug, act)
+
+
+VOTED = {"up": "Voted up.", "down": "Voted down.", "none": "Vote taken back."}
+
+
+@login_required
+@require_POST
 def comment_delete(request, post_id, slug):
-    def act(pid):
-        by = services.comment_delete(post_id=pid, slug=slug, actor=request.user)
+    def act(post):
+        by = services.comment_delete(post_id=post["_id"], slug=slug, actor=request.user)
         return "Comment removed from your post." if by == "post_author" else "Comment deleted."
 
     return _act(request, post_id, slug, act)

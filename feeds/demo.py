@@ -32,6 +32,7 @@ from feeds.services import posts as services
 from feeds.timelines import write_stores
 from profiles import selectors as people
 from profiles.documents import User
+from profiles.services import pins as pin_services
 from profiles.services import standing
 from socialsite import events
 from socialsite.clock import aware, now, to_millis
@@ -283,6 +284,23 @@ def deliver_pending() -> int:
     return len(post_ids)
 
 
+def _pin(made: list, users: dict, rng: random.Random) -> int:
+    """Some people pin a public post or two to their wall: alice always, so
+    her wall shows pins (docs/discovery.md#pins). Returns how many pins."""
+    public: dict[str, list] = {}
+    for post in made:
+        if PUBLIC in post.circles and not post.to:
+            public.setdefault(post.by.id, []).append(post)
+    pins = 0
+    for handle, posts in sorted(public.items()):
+        if handle != "alice" and rng.random() > 0.1:
+            continue
+        for post in rng.sample(posts, min(len(posts), 2 if handle == "alice" else 1)):
+            if pin_services.pin_add(handle=handle, post_id=post.id):
+                pins += 1
+    return pins
+
+
 def seed_more(
     *,
     handles: list[str],
@@ -307,6 +325,7 @@ def seed_more(
     polls_made = [post for post in made if post.type == "poll"]
     for post in polls_made:
         _vote(post, rng.sample(handles, min(len(handles), 12)), rng)
+    pins_made = _pin(made, users, rng)
     if bulk and deliver:
         deliver_pending()  # after the votes: the copies carry them
     elif not bulk:
@@ -314,7 +333,9 @@ def seed_more(
             tasks.refresh_copies.enqueue(str(post.id), ["detail"])
     if stdout:
         state = "delivered" if deliver or not bulk else "waiting for delivery"
-        stdout.write(f"  {len(made)} posts {state} ({Post.objects.count()} in all)")
+        stdout.write(
+            f"  {len(made)} posts {state} ({Post.objects.count()} in all; {pins_made} pinned)"
+        )
 
 
 def seed_stage(seeding) -> None:

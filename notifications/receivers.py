@@ -1,6 +1,7 @@
 """What the apps below announce (socialsite/events.py) reaches notifications:
 a follow is news to the person followed; after a block or a mute (and an
-unmute) the unread count follows what the page will now list; likes,
+unmute), or a keyword filter added or deleted, the unread count follows what
+the page will now list; likes,
 reposts, posts and comments tell the people they concern
 (notifications/events.py); a deleted post or comment takes its
 notifications with it, and a moderator's removal or restore of a post
@@ -37,6 +38,12 @@ def _muted(sender, muter, muted, **kwargs):
 @receiver(events.unmuted, dispatch_uid="notifications.unmuted")
 def _unmuted(sender, muter, muted, **kwargs):
     notifications_recount(owner=muter)
+
+
+@receiver(events.filters_changed, dispatch_uid="notifications.filters_changed")
+def _filters_changed(sender, owner, **kwargs):
+    # A keyword filter hides (or stops hiding) items: the count follows the page.
+    notifications_recount(owner=owner)
 
 
 @receiver(events.post_created, dispatch_uid="notifications.post_created")

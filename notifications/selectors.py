@@ -12,7 +12,9 @@ or a reply in a circle post), exactly as on every other page.
 
 Visibility is decided here, when the page is read: nothing from someone the
 recipient blocked or muted (a like group shows only the likers who remain),
-nothing about a post they can no longer see. A page can therefore list fewer
+nothing about a post they can no longer see, nor about one their keyword
+filters of the notifications context hide; one a warn filter matches is
+marked, and shows folded (docs/privacy.md#keyword-filters). A page can therefore list fewer
 items than its size; its `rel="next"` cursor still moves past every item it
 read, so paging never repeats or skips one.
 """
@@ -25,10 +27,12 @@ from bson import ObjectId
 from django.conf import settings
 
 from feeds.selectors import posts as feed_posts
+from feeds.selectors.filtering import TEXT_FIELDS, match
 from feeds.selectors.visibility import Sight
 from notifications import buckets
 from notifications.documents import NotificationBucket
 from profiles.documents import User
+from profiles.filters import NO_FILTERS, Filters, KeywordFilter, filters_for
 from socialsite.clock import aware
 from socialsite.cursors import Cursor, older_than, sort_key
 
@@ -38,8 +42,8 @@ POST_FIELDS = {
     "circles": 1,
     "removed": 1,
     "type": 1,
-    "detail.text": 1,
-    "detail.cw": 1,
+    # Every text a keyword filter matches on (the text and cw among them).
+    **TEXT_FIELDS,
 }
 PAGE_BUCKETS = 3
 EARLIEST = ObjectId("0" * 24)
@@ -57,6 +61,7 @@ class Notification:
     comment: str | None = None
     post_text: str = ""
     others: int = 0  # likes: how many more people liked it
+    filtered: KeywordFilter | None = None  # the warn filter its post matched
 
 
 @dataclass
@@ -93,12 +98,20 @@ def _posts_seen_by(viewer: User, post_ids: Collection[ObjectId]) -> dict[ObjectI
 
 
 def _shown(
-    item: dict, viewer: User, hidden: set[str], posts: dict, seen: datetime | None
+    item: dict,
+    viewer: User,
+    hidden: set[str],
+    posts: dict,
+    seen: datetime | None,
+    filters: Filters = NO_FILTERS,
 ) -> Notification | None:
     """The item as the viewer may see it, or None when it is hidden."""
     post_id = item.get("post")
     post = posts.get(post_id) if post_id is not None else None
     if post_id is not None and post is None:
+        return None
+    matched = match(filters, post) if post is not None else None
+    if matched is not None and matched.action == "hide":
         return None
     actor, others = item["actor"], 0
     if item["kind"] == "like":
@@ -124,6 +137,7 @@ def _shown(
         comment=item.get("comment"),
         post_text=_excerpt(post),
         others=others,
+        filtered=matched,
     )
 
 
@@ -148,7 +162,8 @@ def notification_page(viewer: User, before: Cursor | None) -> NotificationPage:
         },
     )
     seen = aware(getattr(viewer, "notifications_seen", None))
-    items = [n for item in candidates if (n := _shown(item, viewer, hidden, posts, seen))]
+    filters = filters_for(viewer, "notifications")
+    items = [n for item in candidates if (n := _shown(item, viewer, hidden, posts, seen, filters))]
     next_cursor = None
     if more:
         if candidates:
@@ -172,7 +187,8 @@ def unread_visible(viewer: User, *, max_buckets: int = 10) -> int:
     unread = [i for row in rows for i in row["items"] if seen is None or aware(i["ts"]) > seen]
     hidden = _hidden_people(viewer)
     posts = _posts_seen_by(viewer, {i["post"] for i in unread if i.get("post") is not None})
-    return sum(1 for item in unread if _shown(item, viewer, hidden, posts, seen))
+    filters = filters_for(viewer, "notifications")
+    return sum(1 for item in unread if _shown(item, viewer, hidden, posts, seen, filters))
 
 
 def notifications_export(handle: str) -> Iterator[dict]:

@@ -28,10 +28,12 @@ from bson import ObjectId
 from bson.errors import InvalidId
 
 from feeds.selectors import posts as feed_posts
+from feeds.selectors.filtering import TEXT_FIELDS, hidden
 from feeds.selectors.visibility import can_see, circles_placed_in, needs_graph
 from notifications import buckets
 from profiles import selectors as profile_selectors
 from profiles.documents import User
+from profiles.filters import filters_of
 from profiles.services import standing
 from socialsite.clock import aware, now
 
@@ -40,8 +42,15 @@ log = logging.getLogger(__name__)
 KINDS = ("follow", "like", "repost", "comment", "reply", "mention", "wall")
 # The kinds that are always about a post (a mention may be in a post or a comment).
 POST_KINDS = {"like", "repost", "comment", "reply", "mention", "wall"}
-USER_FIELDS = {"name": 1, "blocked": 1, "muted": 1, "status": 1, "notifications_seen": 1}
-POST_FIELDS = {"by": 1, "to": 1, "circles": 1, "removed": 1}
+USER_FIELDS = {
+    "name": 1,
+    "blocked": 1,
+    "muted": 1,
+    "status": 1,
+    "notifications_seen": 1,
+    "filters": 1,
+}
+POST_FIELDS = {"by": 1, "to": 1, "circles": 1, "removed": 1, **TEXT_FIELDS}
 
 
 def notify(
@@ -94,8 +103,15 @@ def _notify(
         return
     if actor in target.get("muted", []):
         return
-    if post_id is not None and not _recipient_sees(target, post_id):
-        return
+    post = None
+    if post_id is not None:
+        post = _seen_post(target, post_id)
+        if post is None:
+            return
+    # Stored, but not counted, when the recipient's keyword filters hide its
+    # post: the page will not list it while they do (docs/privacy.md#keyword-filters).
+    filters = filters_of(target.get("filters"), "notifications", owner=target.get("_id"))
+    counted = post is None or not hidden(filters, post)
     seen = aware(target.get("notifications_seen"))
     ts = now()
     if kind == "like" and post_id is not None:  # a like is always of a post (above)
@@ -110,7 +126,8 @@ def _notify(
         if outcome in ("already", "joined-unread"):
             return
         if outcome == "joined-read":
-            _count_one_more(recipient)
+            if counted:
+                _count_one_more(recipient)
             return
     item = {
         "id": ObjectId(),
@@ -125,14 +142,15 @@ def _notify(
         item["comment"] = str(comment_slug)
     if kind == "like":
         item.update(actors=[actor], actor_count=1)
-    if buckets.push_item(recipient, item):
+    if buckets.push_item(recipient, item) and counted:
         _count_one_more(recipient)
 
 
-def _recipient_sees(target: dict, post_id: ObjectId) -> bool:
+def _seen_post(target: dict, post_id: ObjectId) -> dict | None:
+    """The post if the recipient may see it, else None."""
     post = feed_posts.post_read(post_id, POST_FIELDS)
     if post is None or post.get("removed") is not None:
-        return False
+        return None
     # A stand-in with what visibility reads of a viewer: the recipient is not
     # the signed-in user, and their document was read as a dict.
     viewer: Any = SimpleNamespace(
@@ -141,7 +159,7 @@ def _recipient_sees(target: dict, post_id: ObjectId) -> bool:
     placed_in = {}
     if needs_graph(viewer, post):
         placed_in = circles_placed_in(viewer.handle, [post["by"]["id"]])
-    return can_see(viewer, post, placed_in)
+    return post if can_see(viewer, post, placed_in) else None
 
 
 def _count_one_more(recipient: str) -> None:

@@ -34,6 +34,19 @@ class Profile(me.DynamicEmbeddedDocument):
     website = me.StringField(max_length=200, default="")
 
 
+class StoredFilter(me.EmbeddedDocument):
+    """One keyword filter of its owner's (profiles/filters.py reads them,
+    profiles/services/filters.py writes them): `expires` None for never."""
+
+    id = me.StringField(required=True)
+    phrase = me.StringField(required=True)
+    contexts = me.ListField(me.StringField(), default=list)
+    action = me.StringField(required=True)
+    expires = me.DateTimeField()
+
+    meta = {"strict": False}
+
+
 class User(me.Document):
     handle = me.StringField(primary_key=True, regex=r"^[a-z0-9_]{3,30}$")
     name = me.StringField(required=True, max_length=80)
@@ -55,6 +68,11 @@ class User(me.Document):
     # user's news when it is read. At most MAX_FOLLOWED_TAGS
     # (profiles/services/tags.py).
     followed_tags = me.ListField(me.StringField(), default=list)
+    # Post ids this user pinned to the top of their wall, newest pin first,
+    # at most MAX_PINS (profiles/services/pins.py refuses more in the same
+    # update). Here because the wall's page loads its owner's document with
+    # the session: knowing the pins costs no query (docs/discovery.md#pins).
+    pinned = me.ListField(me.ObjectIdField(), default=list)
     followers_count = me.IntField(default=0)
     following_count = me.IntField(default=0)
     posts_count = me.IntField(default=0)
@@ -90,6 +108,11 @@ class User(me.Document):
     totp_pending = me.StringField()
     totp_step = me.IntField(default=0)
     recovery_codes = me.ListField(me.StringField(), default=list)
+    # Keyword filters (docs/privacy.md#keyword-filters): on the reader's own
+    # document, which every page loads with the session, so applying them
+    # costs no query. At most MAX_FILTERS (profiles/filters.py), held by the
+    # update that adds one.
+    filters = me.ListField(me.EmbeddedDocumentField(StoredFilter), default=list)
 
     meta = {
         "collection": "user",

@@ -4,6 +4,7 @@ from django.contrib.auth import password_validation
 from django.core.exceptions import FieldDoesNotExist
 from django.core.validators import URLValidator
 
+from profiles.filters import CONTEXT_LABELS, CONTEXTS, MAX_PHRASE, phrase_pattern
 from profiles.names import clean_display_name
 from socialsite.ids import HANDLE_RE
 from socialsite.text import PlainCharField
@@ -258,3 +259,47 @@ class AccountDeleteForm(forms.Form):
             self.fields["code"].required = True
         else:
             del self.fields["code"]
+
+
+class KeywordFilterForm(forms.Form):
+    """A keyword filter (docs/privacy.md#keyword-filters): the phrase, where
+    it applies (`context`, repeated), what it does and how long it lasts."""
+
+    phrase = PlainCharField(
+        label="Word or phrase",
+        max_length=MAX_PHRASE,
+        help_text="Whole words, any case: “cat” does not filter “category”.",
+    )
+    context = forms.MultipleChoiceField(
+        label="Filter it in",
+        choices=[(c, CONTEXT_LABELS[c]) for c in CONTEXTS],
+        widget=forms.CheckboxSelectMultiple,
+        error_messages={"required": "Choose at least one place to filter it in."},
+    )
+    action = forms.ChoiceField(
+        label="Then",
+        choices=[("warn", "Warn: show it folded, naming the filter"), ("hide", "Hide it")],
+        initial="warn",
+        widget=forms.RadioSelect,
+    )
+    expires = forms.ChoiceField(
+        label="Expires",
+        choices=[
+            ("never", "Never"),
+            ("1h", "After 1 hour"),
+            ("1d", "After 1 day"),
+            ("7d", "After 7 days"),
+            ("30d", "After 30 days"),
+        ],
+        initial="never",
+        required=False,
+    )
+
+    def clean_expires(self):
+        return self.cleaned_data["expires"] or "never"
+
+    def clean_phrase(self):
+        phrase = " ".join(self.cleaned_data["phrase"].split())
+        if phrase_pattern(phrase) is None:
+            raise forms.ValidationError("Give a word or phrase to filter.")
+        return phrase

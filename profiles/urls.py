@@ -1,6 +1,6 @@
 from django.urls import path
 
-from profiles.views import accounts, data, people, recovery, sessions, twofactor
+from profiles.views import accounts, data, filters, people, recovery, sessions, twofactor
 
 app_name = "profiles"
 
@@ -20,6 +20,8 @@ urlpatterns = [
         "settings/export/<str:export_id>/download/", data.export_download, name="export_download"
     ),
     path("settings/delete/", data.delete, name="delete"),
+    path("settings/filters/", filters.filter_list, name="filters"),
+    path("settings/filters/<str:filter_id>/delete/", filters.filter_delete, name="filter_delete"),
     path("accounts/verify/<str:token>/", recovery.email_verify, name="email_verify"),
     path("accounts/password/reset/", recovery.password_reset, name="password_reset"),
     # Before the token route: "sent" is never a token (they hold a ":").

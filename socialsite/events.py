@@ -31,6 +31,8 @@ unmuted = Signal()
 circle_members_changed = Signal()
 # owner: str, old: str, new: str
 circle_renamed = Signal()
+# owner: str - a keyword filter was added or deleted: what their pages show changed
+filters_changed = Signal()
 
 # --- posts and the marks people leave on them (feeds) -------------------
 
@@ -55,6 +57,11 @@ post_reposted = Signal()
 post_unreposted = Signal()
 
 # --- comments -------------------------------------------------------------
+
+# older_than_seconds: int | None - the sweeper's round (`redeliver_pending`):
+# each app settles what a process that died mid-write left pending, and
+# answers a line for the command to print
+pending_swept = Signal()
 
 # post: dict (the commented post: _id, by), comment: Comment,
 # replying_to: str | None (the author of the comment it answers)

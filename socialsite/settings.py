@@ -183,6 +183,7 @@ RATELIMIT_FOLLOW = env.str("RATELIMIT_FOLLOW", default="30/300")
 RATELIMIT_PROFILE_EDIT = env.str("RATELIMIT_PROFILE_EDIT", default="20/300")
 RATELIMIT_CIRCLES = env.str("RATELIMIT_CIRCLES", default="60/300")
 RATELIMIT_MUTE = env.str("RATELIMIT_MUTE", default="30/300")  # mutes and unmutes
+RATELIMIT_FILTERS = env.str("RATELIMIT_FILTERS", default="30/300")  # keyword filters
 RATELIMIT_PASSWORD = env.str("RATELIMIT_PASSWORD", default="5/900")  # wrong old passwords
 # Reset requests, per IP and per address; address changes (each sends a mail), per user.
 RATELIMIT_PASSWORD_RESET = env.str("RATELIMIT_PASSWORD_RESET", default="5/3600")
@@ -280,6 +281,7 @@ RATELIMIT_POST_EDIT = env.str("RATELIMIT_POST_EDIT", default="30/300")  # per us
 RATELIMIT_VOTE = env.str("RATELIMIT_VOTE", default="60/300")  # per user
 RATELIMIT_LIKE = env.str("RATELIMIT_LIKE", default="120/300")  # likes and unlikes, per user
 RATELIMIT_BOOKMARK = env.str("RATELIMIT_BOOKMARK", default="120/300")  # bookmarks kept and dropped
+RATELIMIT_PIN = env.str("RATELIMIT_PIN", default="30/300")  # pins and unpins, per user
 RATELIMIT_REPOST = env.str("RATELIMIT_REPOST", default="30/300")  # reposts and undos, per user
 PHOTO_MAX_BYTES = env.int("PHOTO_MAX_BYTES", default=5 * 1024 * 1024)
 # Checked on the image header, before decoding: bounds an upload's memory.
@@ -310,6 +312,7 @@ COMMENTS_PAGE_SIZE = env.int("COMMENTS_PAGE_SIZE", default=50)
 FEED_COMMENTS_SHOWN = env.int("FEED_COMMENTS_SHOWN", default=3)  # latest comments on a card
 RATELIMIT_COMMENT = env.str("RATELIMIT_COMMENT", default="20/300")
 RATELIMIT_COMMENT_EDIT = env.str("RATELIMIT_COMMENT_EDIT", default="20/300")  # per user
+RATELIMIT_COMMENT_VOTE = env.str("RATELIMIT_COMMENT_VOTE", default="120/300")  # per user
 
 # --- Notifications (see notifications/documents.py) -----------------------
 NOTIFICATIONS_BUCKET_SIZE = env.int("NOTIFICATIONS_BUCKET_SIZE", default=100)  # items per bucket

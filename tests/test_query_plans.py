@@ -230,6 +230,11 @@ def world(feed_model, make_user, settings):
     for target in [f"post:{p.id}" for p in posts[5:8]]:
         moderation.post_remove(moderator=mod, target=resolve_target(target), reason="spam")
         moderation.post_restore(moderator=mod, target=resolve_target(target), reason="fine")
+    # Ada's wall starts with a pin (docs/discovery.md#pins): read with the
+    # timeline under `cache`, by `_id` under the other models.
+    from feeds.services import pins
+
+    pins.post_pin(user=ada, post=Post._get_collection().find_one({"_id": posts[6].id}))
     return {"ada": ada, "bob": bob, "mod": mod, "post": posts[0], "reply": reply}
 
 
@@ -685,6 +690,11 @@ def _actions(values: dict, model: str = "cache") -> dict[str, list[tuple[str, di
         "mod/tags/<str:tag>/show/": [("mod", {"reason": "fine"})],
         "tags/<str:tag>/unfollow/": [("bob", {})],
         "settings/delete/": [("bob", {"password": PASSWORD})],
+        "settings/filters/": [
+            ("alice", {"phrase": "cats", "context": ["home", "public"], "action": "hide"}),
+            ("alice", {"phrase": "dogs", "context": "thread", "action": "warn", "expires": "1d"}),
+        ],
+        "settings/filters/<str:filter_id>/delete/": [("alice", {})],
         # Alice confirms her enrolment (the page shows her recovery codes
         # once: a 200, `SHOWN_ONCE`); cyd's code completes her login.
         "settings/2fa/": [("alice", {"code": lambda: _code(values, "totp_pending")})],
@@ -715,6 +725,9 @@ def _actions(values: dict, model: str = "cache") -> dict[str, list[tuple[str, di
         "posts/<str:post_id>/like/": [("bob", {})],
         "posts/<str:post_id>/bookmark/": [("bob", {})],
         "posts/<str:post_id>/unbookmark/": [("bob", {})],
+        # Alice pins her status, and unpins the link she pinned in the world.
+        "posts/<str:post_id>/pin/": [("alice", {})],
+        "posts/<str:post_id>/unpin/": [("alice", {})],
         "posts/<str:post_id>/unlike/": [("bob", {})],
         "posts/<str:post_id>/repost/": [("bob", {})],
         "posts/<str:post_id>/unrepost/": [("bob", {})],
@@ -723,6 +736,12 @@ def _actions(values: dict, model: str = "cache") -> dict[str, list[tuple[str, di
             ("alice", {"text": "thanks", "parent": values["slug"][0]}),
         ],
         "posts/<str:post_id>/comments/<path:slug>/edit/": [("bob", {"text": "edited"})],
+        # Alice votes on bob's comment, and takes it back.
+        "posts/<str:post_id>/comments/<path:slug>/vote/": [
+            ("alice", {"dir": "up"}),
+            ("alice", {"dir": "down"}),
+            ("alice", {"dir": "none"}),
+        ],
         "posts/<str:post_id>/comments/<path:slug>/delete/": [("bob", {})],
         "report/": [("bob", {"target": target, "reason": "spam", "note": "ads"})],
         "mod/act/": [

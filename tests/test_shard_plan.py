@@ -33,6 +33,7 @@ EXPECTED_KEYS = {
     "following": "{_f: 1, _t: 1}",
     "followers": "{_f: 1, _t: 1}",
     "comments": "{discussion_id: 1, slug: 1}",
+    "comment_vote": "{discussion_id: 1, slug: 1}",
     "comment_buckets": "{discussion_id: 1, bucket: 1}",
     "comment_log": "{discussion_id: 1, slug: 1}",
     "comment_budget": '{_id: "hashed"}',

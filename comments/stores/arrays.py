@@ -1,7 +1,7 @@
 """What the stores that keep comments as array elements (embedded in the
 post, or in buckets) share: edits, soft deletes and restores as one
-positional `$set` on the document that holds the comment, and a batch read of
-comments by (discussion, slug).
+positional `$set` on the document that holds the comment, vote counts as one
+positional `$inc`, and a batch read of comments by (discussion, slug).
 
 On a sharded cluster an update of one document must carry the collection's
 whole shard key (docs/performance.md), so `_holder` names the exact document: the
@@ -43,6 +43,21 @@ class ArrayCommentUpdates(ABC):
         result = collection.update_one(
             {**holder, "comments": {"$elemMatch": match}},
             {"$set": {f"comments.$.{k}": v for k, v in fields.items()}},
+        )
+        return result.modified_count == 1
+
+    def tally(self, discussion_id, slug, *, ups, downs) -> bool:
+        """One positional `$inc` of the comment's counts. No ranking field:
+        an array store has no index to rank by (it offers no `best`)."""
+        if not slugs.is_slug(slug):
+            return False
+        found = self._holder(discussion_id, slug)
+        if found is None:
+            return False
+        collection, holder = found
+        result = collection.update_one(
+            {**holder, "comments.slug": slug},
+            {"$inc": {"comments.$.ups": ups, "comments.$.downs": downs}},
         )
         return result.modified_count == 1
 

@@ -22,11 +22,15 @@ from typing import Literal
 from bson import ObjectId
 from django.conf import settings
 
+from comments import ranking
 from comments.stores import slugs
 from socialsite.clock import aware
 
-Order = Literal["threaded", "oldest", "newest"]
-ORDERS: tuple[str, ...] = ("threaded", "oldest", "newest")
+Order = Literal["threaded", "oldest", "newest", "best", "top"]
+ORDERS: tuple[str, ...] = ("threaded", "oldest", "newest", "best", "top")
+#: The orders that rank conversations by their votes (comments/ranking.py):
+#: top-level comments only, each leading to its replies.
+RANKED: tuple[str, ...] = ("best", "top")
 #: Who soft-deleted a comment: its author, a moderator, or the author of the
 #: post it is on (who keeps their threads clean, docs/privacy.md).
 #: "erased": its author's account was erased (docs/accounts.md#erasure); the
@@ -71,6 +75,11 @@ class ThreadingUnsupported(CommentError):
     a notice and offers the chronological orders instead."""
 
 
+class RankingUnsupported(CommentError):
+    """The store keeps comments in arrays (embedded, buckets): no index ranks
+    them by votes, so it offers no `best` or `top` order."""
+
+
 class DiscussionFull(CommentError):
     """The discussion cannot take this comment (or edit) without passing the
     store's size budget (`embedded`: COMMENTS_EMBEDDED_MAX_BYTES)."""
@@ -101,6 +110,18 @@ class Comment:
     text: str  # "" once soft-deleted
     edited: datetime | None = None
     deleted_by: str | None = None  # one of DELETED_BY, or None
+    ups: int = 0  # votes (comments/votes.py), counted on the comment
+    downs: int = 0
+    replies: int = 0  # direct replies, where the store counts them (documents)
+
+    @property
+    def score(self) -> int:
+        return ranking.score(self.ups, self.downs)
+
+    @property
+    def collapsed(self) -> bool:
+        """Voted down far enough to be shown folded (ranking.COLLAPSE_AT)."""
+        return self.score <= ranking.COLLAPSE_AT
 
     @property
     def parent_slug(self) -> str | None:
@@ -136,6 +157,9 @@ class Comment:
             text=doc.get("text") or "",
             edited=aware(doc.get("edited")),
             deleted_by=doc.get("deleted_by"),
+            ups=doc.get("ups") or 0,
+            downs=doc.get("downs") or 0,
+            replies=doc.get("replies") or 0,
         )
 
 
@@ -160,6 +184,9 @@ class CommentStore(ABC):
     name: str
     #: False for `buckets`: page(order="threaded") raises ThreadingUnsupported.
     threaded: bool = True
+    #: The orders `page` serves from an index, its default first. A store
+    #: offers `best` and `top` only where an index ranks the comments.
+    orders: tuple[str, ...] = ("threaded", "oldest", "newest")
 
     @property
     def max_stored_depth(self) -> int:
@@ -269,6 +296,13 @@ class CommentStore(ABC):
         """Make the comment an ERASED placeholder, whatever its state."""
 
     @abstractmethod
+    def tally(self, discussion_id: ObjectId, slug: str, *, ups: int, downs: int) -> bool:
+        """Add `ups` and `downs` (a vote's change: -1, 0 or 1 each; a
+        recount's difference) to the comment's vote counts in one atomic
+        write (comments/votes.py), whatever its state.
+        False when the store does not hold the comment."""
+
+    @abstractmethod
     def delete_discussion(self, discussion_id: ObjectId) -> None:
         """Drop every comment of the discussion (the post is being deleted)."""
 
@@ -305,6 +339,8 @@ def stored_form(comment: Comment) -> dict:
         "mentions": slugs.mentioned(comment.text),
         "edited": comment.edited,
         "deleted_by": comment.deleted_by,
+        "ups": comment.ups,
+        "downs": comment.downs,
     }
 
 
@@ -319,9 +355,13 @@ def page_size(limit: int | None) -> int:
     return limit
 
 
-def check_order(order: str) -> str:
+def check_order(order: str, offered: tuple[str, ...] = ORDERS) -> str:
+    """`order`, if it is an order at all (ValueError) that ranks only where
+    the store's index can (RankingUnsupported)."""
     if order not in ORDERS:
         raise ValueError(f"order must be one of {', '.join(ORDERS)}, not {order!r}")
+    if order in RANKED and order not in offered:
+        raise RankingUnsupported(f"this store keeps no index to rank comments by {order!r}")
     return order
 
 

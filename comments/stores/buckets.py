@@ -75,6 +75,7 @@ def _counter_is(n: int) -> dict:
 class BucketsStore(ArrayCommentUpdates, CommentStore):
     name = "buckets"
     threaded = False
+    orders = ("oldest", "newest")
 
     @property
     def bucket_size(self) -> int:
@@ -230,7 +231,7 @@ class BucketsStore(ArrayCommentUpdates, CommentStore):
         return result
 
     def page(self, discussion_id, *, order="threaded", after=None, before=None, limit=None):
-        check_order(order)
+        check_order(order, self.orders)
         if order == "threaded":
             raise ThreadingUnsupported(
                 "Threaded view is not available with the buckets store: "

@@ -4,7 +4,8 @@ Three kinds, each tied to how a store pages:
 - "t": a full slug, the keyset of the threaded order (documents, embedded);
 - "c": (posted, _id), the keyset of the chronological order (documents);
 - "o": a position in the chronological sequence, oldest first (embedded's
-  `$slice` and buckets' skip/limit; appends never move a position).
+  `$slice` and buckets' skip/limit; appends never move a position);
+- "r": (rank, _id), the keyset of the `best` and `top` orders (documents).
 
 A cursor is urlsafe base64 of "<kind>|<value>", so a view passes it through
 `?after=` / `?before=` untouched. Decoding anything else raises InvalidCursor.
@@ -72,6 +73,24 @@ def decode_chrono(cursor) -> tuple[datetime, ObjectId]:
         return _EPOCH + timedelta(milliseconds=int(millis)), oid
     except OverflowError as exc:  # before year 1 or after 9999
         raise InvalidCursor("cursor time out of range") from exc
+
+
+def ranked(rank: float | int, comment_id: str) -> str:
+    # repr() of a float reads back as the same float: the keyset's bound
+    # equals the stored `best` exactly.
+    return _encode("r", f"{rank!r}|{comment_id}")
+
+
+#: A rank as `ranked` writes it: an int (a score) or a float's repr.
+_RANK = re.compile(r"-?[0-9]{1,12}(\.[0-9]{1,20})?(e-?[0-9]{1,3})?")
+
+
+def decode_ranked(cursor) -> tuple[float | int, ObjectId]:
+    rank, _, comment_id = _decode("r", cursor).partition("|")
+    oid = parse_object_id(comment_id)
+    if oid is None or not _RANK.fullmatch(rank):
+        raise InvalidCursor("malformed cursor")
+    return (float(rank) if any(c in rank for c in ".e") else int(rank)), oid
 
 
 def offset(position: int) -> str:

@@ -7,14 +7,22 @@ reads what page 1 reads: one indexed range scan, one round trip. A
 sub-discussion is *Storing Comments*'s prefix query on `full_slug`, as a string range
 (`slugs.subtree_range`) so that the index bounds it.
 
+The `best` and `top` orders rank the top-level comments by their votes
+(comments/ranking.py) on the (discussion_id, depth, best|score, _id) indexes:
+each comment keeps `ups`, `downs`, `score` and `best`, and counts its direct
+`replies` so a ranked page can say how many wait under each.
+
 Every write of one comment filters on (discussion_id, slug), the collection's
 shard key, so a sharded cluster routes it to one shard.
 """
 
+from collections import Counter
+
 from bson import ObjectId
-from pymongo import ASCENDING, DESCENDING
+from pymongo import ASCENDING, DESCENDING, ReturnDocument
 from pymongo.errors import DuplicateKeyError
 
+from comments import ranking
 from comments.documents import CommentDocument
 from comments.stores import cursors, slugs
 from comments.stores.base import (
@@ -51,8 +59,25 @@ def _beyond(fields: tuple[str, ...], key: tuple, ascending: bool) -> dict:
     }
 
 
+def _ranked(comment: dict) -> dict:
+    """The stored comment with its ranking fields, from its vote counts."""
+    ups, downs = comment.get("ups") or 0, comment.get("downs") or 0
+    return {
+        **comment,
+        "ups": ups,
+        "downs": downs,
+        "score": ranking.score(ups, downs),
+        "best": ranking.wilson_lower_bound(ups, downs),
+    }
+
+
+#: The ranked orders: the field each sorts on, highest first.
+RANK_FIELDS = {"best": "best", "top": "score"}
+
+
 class DocumentsStore(CommentStore):
     name = "documents"
+    orders = ("threaded", "oldest", "newest", "best", "top")
 
     def post(self, discussion_id, *, author, text, parent_slug=None, posted=None) -> Comment:
         posted = slugs.posted_time(posted)
@@ -69,13 +94,17 @@ class DocumentsStore(CommentStore):
             if parent is None:
                 raise UnknownParent(discussion_id, parent_slug)
         for _ in range(ATTEMPTS):
-            doc = slugs.new_comment(posted=posted, parent=parent, author=author, text=text)
+            doc = _ranked(
+                slugs.new_comment(posted=posted, parent=parent, author=author, text=text)
+            )
             doc["discussion_id"] = discussion_id
             doc["parent_id"] = parent["_id"] if parent else None
             try:
                 _collection().insert_one(doc)
             except DuplicateKeyError:
                 continue  # a sibling holds this slug already
+            if parent is not None:
+                self._replied(discussion_id, parent["slug"])
             return Comment.from_dict(doc, discussion_id)
         raise CommentError("could not find a free slug")
 
@@ -83,6 +112,8 @@ class DocumentsStore(CommentStore):
         check_order(order)
         limit = page_size(limit)
         fields: tuple[str, ...]
+        if order in RANK_FIELDS:
+            return self._ranked_page(discussion_id, order, after, before, limit)
         if order == "threaded":
             after_key, before_key = cursors.decode_optional(cursors.decode_threaded, after, before)
             fields = ("full_slug",)
@@ -102,6 +133,34 @@ class DocumentsStore(CommentStore):
             limit=limit,
             order=order,
             encode=encode,
+        )
+
+    def _ranked_page(self, discussion_id, order, after, before, limit) -> CommentPage:
+        """Top-level comments, highest `best` (or score) first, the newest
+        first among equals: a keyset on (rank, _id), both descending, read
+        in the order of the rank's index."""
+        field = RANK_FIELDS[order]
+        after_key, before_key = cursors.decode_optional(cursors.decode_ranked, after, before)
+
+        def encode(c: Comment) -> str:
+            rank = ranking.wilson_lower_bound(c.ups, c.downs) if order == "best" else c.score
+            return cursors.ranked(rank, c.id)
+
+        return self._keyset(
+            {"discussion_id": discussion_id, "depth": 0},
+            fields=(field, "_id"),
+            ascending=False,
+            after=after_key,
+            before=before_key,
+            limit=limit,
+            order=order,
+            encode=encode,
+        )
+
+    def _replied(self, discussion_id, parent_slug: str) -> None:
+        """Count a reply on its parent (a ranked page says how many wait)."""
+        _collection().update_one(
+            {"discussion_id": discussion_id, "slug": parent_slug}, {"$inc": {"replies": 1}}
         )
 
     @staticmethod
@@ -215,6 +274,29 @@ class DocumentsStore(CommentStore):
         )
         return result.modified_count == 1
 
+    def tally(self, discussion_id, slug, *, ups, downs) -> bool:
+        """The counts by `$inc`, so racing votes all count; then `best`,
+        which no `$inc` can compute, set only if the counts are still the
+        ones it was computed from. A vote landing in between fails that
+        check, and its own tally sets `best` from the newer counts: the last
+        `$inc` to land always writes the `best` of the final counts."""
+        if not slugs.is_slug(slug):
+            return False
+        key = {"discussion_id": discussion_id, "slug": slug}
+        counts = _collection().find_one_and_update(
+            key,
+            {"$inc": {"ups": ups, "downs": downs, "score": ups - downs}},
+            projection={"ups": 1, "downs": 1},
+            return_document=ReturnDocument.AFTER,
+        )
+        if counts is None:
+            return False
+        _collection().update_one(
+            {**key, "ups": counts["ups"], "downs": counts["downs"]},
+            {"$set": {"best": ranking.wilson_lower_bound(counts["ups"], counts["downs"])}},
+        )
+        return True
+
     def restore(self, discussion_id, slug, *, text) -> bool:
         if not slugs.is_slug(slug):
             return False
@@ -255,17 +337,25 @@ class DocumentsStore(CommentStore):
             parent_id = parent["_id"]
         try:
             _collection().insert_one(
-                {**comment, "discussion_id": discussion_id, "parent_id": parent_id}
+                {**_ranked(comment), "discussion_id": discussion_id, "parent_id": parent_id}
             )
         except DuplicateKeyError:  # the unique (discussion_id, slug): there already
             return False
+        if parent_slug:
+            self._replied(discussion_id, parent_slug)
         return True
 
     def replace_thread(self, discussion_id, comments) -> None:
         _collection().delete_many({"discussion_id": discussion_id})
         ids = {c["slug"]: c["_id"] for c in comments}
+        replies = Counter(parent_of(c["slug"]) for c in comments)
         docs = [
-            {**c, "discussion_id": discussion_id, "parent_id": ids.get(parent_of(c["slug"]))}
+            {
+                **_ranked(c),
+                "discussion_id": discussion_id,
+                "parent_id": ids.get(parent_of(c["slug"])),
+                "replies": replies[c["slug"]],
+            }
             for c in comments
         ]
         if docs:

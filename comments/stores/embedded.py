@@ -188,7 +188,7 @@ class EmbeddedStore(ArrayCommentUpdates, CommentStore):
         return doc.get(TREE) or [], {c["slug"]: c for c in doc.get("comments") or []}
 
     def page(self, discussion_id, *, order="threaded", after=None, before=None, limit=None):
-        check_order(order)
+        check_order(order, self.orders)
         limit = page_size(limit)
         if order == "threaded":
             tree, by_slug = self._whole(discussion_id)

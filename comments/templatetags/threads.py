@@ -21,6 +21,12 @@ def indent(comment, base=0) -> int:
     return max(0, min(comment.depth - int(base or 0), limit))
 
 
+@register.filter
+def phrase_of(filtered: dict, slug: str) -> str:
+    """The phrase of the viewer's keyword filter that matched comment `slug`."""
+    return filtered.get(slug, "")
+
+
 @register.simple_tag
 def blocked_text() -> str:
     """The placeholder for a comment by someone the viewer blocked."""
@@ -48,7 +54,9 @@ def _max_stored_depth(context) -> int:
     return render_context[_max_stored_depth]
 
 
-def _comment_fragment(context, page, c, hidden, blocked, continue_at, base) -> tuple:
+def _comment_fragment(
+    context, page, c, hidden, blocked, continue_at, base, votes, ranked, filtered
+) -> tuple:
     """A comment's cache key (every input the template reads) and the
     context its template renders with (only what the key holds)."""
     card = context["card"]
@@ -68,6 +76,9 @@ def _comment_fragment(context, page, c, hidden, blocked, continue_at, base) -> t
             c.slug in continue_at,
             indent(c, base),
             c.depth < _max_stored_depth(context),
+            votes.get(c.slug, 0),
+            ranked,
+            filtered.get(c.slug),
         ],
         "linked": mentions.linked_mentions(c.text),
     }
@@ -82,18 +93,36 @@ def _comment_fragment(context, page, c, hidden, blocked, continue_at, base) -> t
         "linked": c.slug if c.slug == linked else None,
         "base": base,
         "moment": c.posted,
+        "my_vote": votes.get(c.slug, 0),  # the viewer's: 1, -1 or 0
+        "ranked": ranked,
+        "filtered": filtered.get(c.slug),  # the phrase of the viewer's warn filter
     }
     return key, template_context
 
 
 @register.simple_tag(takes_context=True)
-def comment_list(context, comments, *, hidden, blocked, continue_at, base=0):
+def comment_list(
+    context,
+    comments,
+    *,
+    hidden,
+    blocked,
+    continue_at,
+    base=0,
+    votes=None,
+    ranked=False,
+    filtered=None,
+):
     """A page of comments (templates/comments/_comment.html each), cached as
     one fragment under all their keys (socialsite/fragments.py): the next view of
     an unchanged page is one lookup, whatever its length."""
     page = fragments.page_of(context)
+    votes, filtered = votes or {}, filtered or {}
     parts = [
-        _comment_fragment(context, page, c, hidden, blocked, continue_at, base) for c in comments
+        _comment_fragment(
+            context, page, c, hidden, blocked, continue_at, base, votes, ranked, filtered
+        )
+        for c in comments
     ]
     if not parts:
         return ""

@@ -4,10 +4,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from feeds.documents import ALL_CIRCLES, PUBLIC
+from feeds.selectors.filtering import match
 from feeds.selectors.pages import viewer_votes
 from feeds.services import likes, mentions, polls, reposts
 from feeds.timelines.base import FOUND, PULLED_IN
 from profiles.documents import User
+from profiles.filters import KeywordFilter, filters_for
 from socialsite import fragments
 from socialsite.clock import aware
 
@@ -22,12 +24,19 @@ class Seer:
 
     handle: str | None  # None: not signed in
     blocked: frozenset[str]
+    # The ids (as strings) of the viewer's own pinned posts: their cards
+    # offer "Unpin" rather than "Pin" (docs/discovery.md#pins).
+    pinned: frozenset[str] = frozenset()
 
     @classmethod
     def of(cls, viewer: "User | AnonymousVisitor") -> "Seer":
         if not viewer.is_authenticated:
             return cls(None, frozenset())
-        return cls(viewer.handle, frozenset(getattr(viewer, "blocked", None) or ()))
+        return cls(
+            viewer.handle,
+            frozenset(getattr(viewer, "blocked", None) or ()),
+            frozenset(str(post_id) for post_id in getattr(viewer, "pinned", None) or ()),
+        )
 
 
 class PostCard:
@@ -63,6 +72,9 @@ class PostCard:
         self.pulled = bool(post.get(PULLED_IN))
         self.liked = liked
         self.reposted = reposted  # the viewer reposted it, wherever this card shows it
+        # The viewer's keyword filter it matched on this page, if any
+        # (`cards(context=...)`): the card then shows folded under its name.
+        self.filtered: KeywordFilter | None = None
         seer = seer or Seer.of(viewer)
         # Blocks hide in both directions (docs/privacy.md): the viewer never sees
         # a preview by someone they blocked. Their list is on their document.
@@ -74,6 +86,10 @@ class PostCard:
         self.removed = bool(post.get("removed"))
         self.viewer_handle = seer.handle
         self.is_own = seer.handle is not None and seer.handle == self.author_handle
+        # The author pinned it (known for one's own posts only), and whether
+        # this card shows it as a pin, first on the wall (set by the wall).
+        self.in_pins = self.is_own and self.id in seer.pinned
+        self.pinned = False
         self.poll = (
             polls.poll_results(post, seer.handle, choice=choice) if self.type == "poll" else None
         )
@@ -89,6 +105,8 @@ class PostCard:
             "state": [
                 self.liked,
                 self.is_own,
+                self.in_pins,
+                self.pinned,
                 self.reposted_by_viewer,
                 self.poll["choice"] if self.poll else None,
                 in_thread,
@@ -123,6 +141,12 @@ class PostCard:
         )
 
     @property
+    def can_pin(self) -> bool:
+        """The Pin button shows on one's own public, live posts (the
+        service checks again); Unpin on every post one pinned."""
+        return self.is_own and self.is_public and not self.removed and not self.in_pins
+
+    @property
     def can_repost(self) -> bool:
         """The button shows where a repost could be allowed: someone else's
         public post (the service decides the rest: blocks, a removal)."""
@@ -135,7 +159,11 @@ class PostCard:
 
 
 def cards(
-    posts: list[dict], viewer: "User | AnonymousVisitor", *, repost_state: bool = False
+    posts: list[dict],
+    viewer: "User | AnonymousVisitor",
+    *,
+    repost_state: bool = False,
+    context: str | None = None,
 ) -> list[PostCard]:
     """The page's cards, with every @mention they show announced, so that the
     page looks them up in one query (feeds/services/mentions.py).
@@ -143,7 +171,11 @@ def cards(
     `repost_state`: ask which of the posts the viewer reposted (the post
     page). A timeline knows it only of the entries that are the viewer's
     own reposts, and asking costs a query its round-trip budget has no room
-    for (docs/performance.md)."""
+    for (docs/performance.md).
+
+    `context`: the page's keyword-filter context (profiles/filters.py
+    CONTEXTS): each card the viewer's filters of it match is marked. The
+    page's selector already left out what a hide filter matches."""
     # What the timeline's read looked up beside a post (FOUND) needs no
     # query; the rest (the post page, the read model) is asked for in one.
     known = {p["_id"]: p[FOUND] for p in posts if "liked" in (p.get(FOUND) or {})}
@@ -186,4 +218,7 @@ def cards(
             if text is not None and "@" in str(text) and not mentions.learn(text, people_then):
                 unknown_texts.append(text)
     mentions.prefetch(unknown_texts)
+    if context is not None and (filters := filters_for(viewer, context)):
+        for card in page_cards:
+            card.filtered = match(filters, card.raw)
     return page_cards

@@ -14,11 +14,13 @@ from typing import TYPE_CHECKING
 from django.conf import settings
 
 from feeds.documents import LIVE, PUBLIC
+from feeds.selectors.filtering import without_hidden
 from feeds.selectors.lookups import PageLookups
 from feeds.selectors.pages import FeedPage
 from feeds.services import words
 from feeds.timelines.read import posts_page
 from profiles import selectors as people
+from profiles.filters import filters_for
 from socialsite.cursors import Cursor
 
 if TYPE_CHECKING:
@@ -49,7 +51,9 @@ def _page(query: dict, viewer: "User | AnonymousVisitor", before: Cursor | None)
     if viewer.is_authenticated and authors:
         blockers = people.blockers_among(viewer.handle, authors)
         page = [p for p in page if p["by"]["id"] not in blockers]
-    return FeedPage(page, cursor)
+    # Tag pages and search are "public" to the viewer's keyword filters
+    # (docs/privacy.md#keyword-filters); the cursor above moved past them.
+    return FeedPage(without_hidden(filters_for(viewer, "public"), page), cursor)
 
 
 def tag_page(tag: str, viewer: "User | AnonymousVisitor", before: Cursor | None) -> FeedPage:

@@ -22,6 +22,7 @@ query per kind of fact for the whole page.
 
 from dataclasses import dataclass
 
+from bson import ObjectId
 from mongoengine import Document
 
 from feeds.documents import LIVE, PUBLIC, PollVote, Post, PostLike, card_exclusion
@@ -66,6 +67,9 @@ class PageLookups:
     # A news page: the pulled authors' posts it merges, read with it
     # (feeds/selectors/pulled.py), their likes and votes too.
     pull: pulls.Window | None = None
+    # A wall's first page: its owner's pinned posts, read by `_id` beside the
+    # entries (docs/discovery.md#pins), with the reader's likes and votes.
+    pins: tuple[ObjectId, ...] = ()
 
     def stages(self, entries: str) -> list[dict]:
         """Stages for rows that hold an array of timeline entries at the
@@ -83,6 +87,10 @@ class PageLookups:
             # A circle post's author decides whether the reader sees it (a
             # repost shows a public post: no edge needed).
             ids["_circled"] = _each(at, "$$e.by", {"$and": [_NOT_A_REPOST, _NOT_PUBLIC]})
+        if self.pins:
+            ids["_pins"] = {"$literal": list(self.pins)}
+            if "_shown" in ids:
+                ids["_shown"] = {"$concatArrays": [ids["_shown"], ids["_pins"]]}
         if self.wall_owner is not None:
             guest = {"$and": [_NOT_A_REPOST, {"$ne": ["$$e.by", self.wall_owner]}]}
             ids["_guests"] = _each(at, "$$e.by", guest)
@@ -90,6 +98,14 @@ class PageLookups:
             {"$addFields": ids},
             _lookup(Post, "_links", "_id", [{"$match": LIVE}, {"$project": card_exclusion()}]),
         ]
+        if self.pins:
+            # Only what a pin may be: the owner's own public, live post.
+            pinnable = {"by.id": self.wall_owner, "circles": PUBLIC, **LIVE}
+            stages.append(
+                _lookup(
+                    Post, "_pins", "_id", [{"$match": pinnable}, {"$project": card_exclusion()}]
+                )
+            )
         if self.reader is not None:
             stages += [
                 _lookup(
@@ -123,6 +139,26 @@ class PageLookups:
         if posts is None:
             return None
         return self.take({**row, "_pulled_entries": pulls.entries(posts)}, "_pulled_entries")
+
+    def pinned(self, row: dict) -> list[dict] | None:
+        """The pinned posts the row was read with, in the order of `pins`
+        (newest pin first), each with the reader's like and vote under FOUND;
+        None when the stages did not ask for them."""
+        if not self.pins or "_pins" not in row:
+            return None
+        found = {post["_id"]: post for post in row.get("_pins_found") or ()}
+        liked = {like["post"] for like in row.get("_liked") or ()}
+        votes = {vote["post"]: vote.get("option") for vote in row.get("_votes") or ()}
+        out = []
+        for post_id in self.pins:
+            if post_id in found:
+                facts = (
+                    {}
+                    if self.reader is None
+                    else {"liked": post_id in liked, "vote": votes.get(post_id)}
+                )
+                out.append({**found[post_id], FOUND: facts})
+        return out
 
     def take(self, row: dict, entries: str) -> list[dict]:
         """The entries of a row, each with what the lookups found under FOUND:

@@ -35,6 +35,13 @@ signed-in user every page costs:
   posts by others: whether the viewer is still in those circles is the live
   graph's answer (`Sight`, the same query the feed page makes for them).
 
+The reader's keyword filters of the home context (docs/privacy.md#keyword-filters)
+leave out what they hide, as the page does. Their texts come with the reads
+above, at no round trip more: under `cache` a `$lookup` of the new entries'
+posts in the same aggregate, under `month` and `size` one in theirs; the
+read model's posts, the pulled posts and the reposted originals are read
+with a wider projection. Only a reader with such filters pays for it.
+
 The count stops at COUNT_CAP, so the work is bounded however old the cursor.
 """
 
@@ -51,6 +58,8 @@ from feeds.documents import (
     SizeTimeline,
 )
 from feeds.selectors import pulled as pulls
+from feeds.selectors.filtering import TEXT_FIELDS
+from feeds.selectors.filtering import hidden as filtered_out
 from feeds.selectors.visibility import Sight, news_hidden
 from feeds.timelines import get_store
 from feeds.timelines.base import month_of
@@ -58,6 +67,7 @@ from feeds.timelines.cache import CacheStore
 from feeds.timelines.read import EXPLODE_LIMIT, NEWEST_FIRST, hidden_with_blockers, news_query
 from profiles import selectors as people
 from profiles.documents import User
+from profiles.filters import Filters, filters_for
 from socialsite.cursors import EPOCH, Cursor, sort_key
 
 # "100+ new posts": past this nobody reads the number, and the reader's next
@@ -84,10 +94,29 @@ class _Candidates:
     # The pulled authors' posts above the cursor (feeds/selectors/pulled.py),
     # when read with the entries; None: not read yet.
     pulled: list[dict] | None = None
+    # Post id -> the post's texts (`detail`), read for the keyword filters.
+    texts: dict = field(default_factory=dict)
 
 
 # What the count reads of a pulled author's post.
 PULL_FIELDS = {"_id": 1, "ts": 1, "by.id": 1, "circles": 1, "to": 1}
+
+
+def _pull_fields(texts: bool) -> dict:
+    return {**PULL_FIELDS, **TEXT_FIELDS} if texts else PULL_FIELDS
+
+
+def _texts_lookup(ids: str, into: str) -> dict:
+    """The texts of the posts whose ids are the array at `ids`, by `_id`."""
+    return {
+        "$lookup": {
+            "from": Post._get_collection_name(),
+            "localField": ids,
+            "foreignField": "_id",
+            "pipeline": [{"$project": {"by.id": 1, **TEXT_FIELDS}}],
+            "as": into,
+        }
+    }
 
 
 def _pull_window(
@@ -102,6 +131,7 @@ def _with_pulled(found: _Candidates) -> _Candidates:
     """The stored candidates with the pulled posts among them, each post once
     (one pushed before its author was pulled is in both), newest first."""
     held = {row["id"] for row in found.posts}
+    texts = {**found.texts, **{p["_id"]: p for p in found.pulled or () if "detail" in p}}
     rows = [
         {
             "id": p["_id"],
@@ -114,10 +144,11 @@ def _with_pulled(found: _Candidates) -> _Candidates:
         if p["_id"] not in held
     ]
     if not rows:
+        found.texts = texts
         return found
     posts = sorted(found.posts + rows, key=sort_key, reverse=True)
     full = found.full or len(posts) > COUNT_CAP or len(found.pulled or ()) > COUNT_CAP
-    return _Candidates(posts[: COUNT_CAP + 1], found.reposts, full=full)
+    return _Candidates(posts[: COUNT_CAP + 1], found.reposts, full=full, texts=texts)
 
 
 def new_posts(viewer: User, since: Cursor) -> NewPosts:
@@ -125,22 +156,30 @@ def new_posts(viewer: User, since: Cursor) -> NewPosts:
     hidden = sorted(news_hidden(viewer))
     tags = tuple(viewer.followed_tags)
     window = _pull_window(since, hidden, tags, viewer.handle)
+    home = filters_for(viewer, "home")
+    texts = bool(home)  # read the posts' texts, for the filters to judge
     store = get_store()
     found = None
     if store.stores_entries and viewer.feed_rebuild is None:
-        found = _stored(store.name, viewer.handle, since, hidden, window)
+        found = _stored(store.name, viewer.handle, since, hidden, window, texts)
         if found is not None and not found.full and found.pulled is None:
-            found.pulled = pulls.read(viewer.handle, window, PULL_FIELDS)
+            found.pulled = pulls.read(viewer.handle, window, _pull_fields(texts))
         if found is not None:
             found = _with_pulled(found)
     if found is None:
-        found = _read(viewer.handle, since, hidden, tags)
-    shown = _shown(viewer, found, set(hidden))
+        found = _read(viewer.handle, since, hidden, tags, texts)
+    shown = _shown(viewer, found, set(hidden), home)
     return NewPosts(min(shown, COUNT_CAP), found.full or shown > COUNT_CAP)
 
 
-def _shown(viewer: User, found: _Candidates, hidden: set[str]) -> int:
-    """How many distinct posts of the candidates the feed would show."""
+def _shown(viewer: User, found: _Candidates, hidden: set[str], home: Filters) -> int:
+    """How many distinct posts of the candidates the feed would show: not
+    by a hidden author, nor hidden by a keyword filter (`home`)."""
+
+    def filtered(post_id: ObjectId) -> bool:
+        post = found.texts.get(post_id)
+        return bool(home) and post is not None and filtered_out(home, post)
+
     posts = [
         {
             "_id": row["id"],
@@ -149,7 +188,7 @@ def _shown(viewer: User, found: _Candidates, hidden: set[str]) -> int:
             "to": row.get("to"),
         }
         for row in found.posts
-        if row["by"] not in hidden
+        if row["by"] not in hidden and not filtered(row["id"])
     ]
     if not found.decided:
         # `to` is known only for an embedded entry: a link entry is judged as
@@ -157,11 +196,15 @@ def _shown(viewer: User, found: _Candidates, hidden: set[str]) -> int:
         posts = Sight(viewer, news=True).visible(posts)
     shown = {post["_id"] for post in posts}
     originals = {row["of"] for row in found.reposts if row["by"] not in hidden} - shown
+    originals -= {post_id for post_id in originals if filtered(post_id)}
     if originals:
-        rows = Post._get_collection().find(
-            {"_id": {"$in": sorted(originals)}, **LIVE}, {"_id": 1, "by.id": 1}
-        )
-        shown |= {row["_id"] for row in rows if row["by"]["id"] not in hidden}
+        fields = {"_id": 1, "by.id": 1, **(TEXT_FIELDS if home else {})}
+        rows = Post._get_collection().find({"_id": {"$in": sorted(originals)}, **LIVE}, fields)
+        shown |= {
+            row["_id"]
+            for row in rows
+            if row["by"]["id"] not in hidden and not (home and filtered_out(home, row))
+        }
     return len(shown)
 
 
@@ -209,11 +252,12 @@ def _split(rows: list[dict], full: bool) -> _Candidates:
 
 
 def _stored(
-    model: str, owner: str, since: Cursor, hidden: list[str], window: pulls.Window
+    model: str, owner: str, since: Cursor, hidden: list[str], window: pulls.Window, texts: bool
 ) -> _Candidates | None:
-    """The entries above the cursor, or None where the read model must answer."""
+    """The entries above the cursor, or None where the read model must answer;
+    with `texts`, their posts' texts too."""
     if model == "cache":
-        return _cached(owner, since, hidden, window)
+        return _cached(owner, since, hidden, window, texts)
     if model == "month":
         collection = MonthTimeline._get_collection()
         match = {"owner": owner, "kind": "news", "month": {"$gte": month_of(since.ts)}}
@@ -229,17 +273,28 @@ def _stored(
             # re-delivery after a rollover can leave a second copy).
             {"$group": {"_id": "$new.id", "entry": {"$first": "$new"}}},
             {"$limit": COUNT_CAP + 1},
+            *([_texts_lookup("_id", "texts")] if texts else []),
         ]
     )
+    rows = list(rows)
     entries = [row["entry"] for row in rows]
-    return _split(entries, full=len(entries) > COUNT_CAP)
+    found = _split(entries, full=len(entries) > COUNT_CAP)
+    found.texts = {post["_id"]: post for row in rows for post in row.get("texts") or ()}
+    return found
 
 
 def _cached(
-    owner: str, since: Cursor, hidden: list[str], window: pulls.Window
+    owner: str, since: Cursor, hidden: list[str], window: pulls.Window, texts: bool
 ) -> _Candidates | None:
     # The pulled authors' (and followed tags') posts above the cursor come in the same aggregate.
-    pulled_stages = pulls.stages(owner, window, "pulled", PULL_FIELDS)
+    pulled_stages = pulls.stages(owner, window, "pulled", _pull_fields(texts))
+    # The new entries' posts' texts too, for the keyword filters. (`$addFields`
+    # first: the embedded database's `$lookup` reads no path through an array.)
+    text_stages = (
+        [{"$addFields": {"_text_ids": "$new.id"}}, _texts_lookup("_text_ids", "_texts")]
+        if texts
+        else []
+    )
     rows = list(
         CacheTimeline._get_collection().aggregate(
             [
@@ -255,6 +310,7 @@ def _cached(
                     }
                 },
                 *pulled_stages,
+                *text_stages,
             ]
         )
     )
@@ -269,6 +325,7 @@ def _cached(
         return None
     found = _split(new, full=len(new) > COUNT_CAP)
     found.pulled = pulls.posts_of(row, "pulled", window.limit) if pulled_stages else []
+    found.texts = {post["_id"]: post for post in row.get("_texts") or ()}
     return found
 
 
@@ -282,17 +339,19 @@ def _newer(since: Cursor) -> list[dict]:
     ]
 
 
-def _read(owner: str, since: Cursor, hidden: list[str], tags: tuple[str, ...]) -> _Candidates:
-    """The read model's candidates: its feed query's posts above the cursor,
-    and the reposts above it by the reader and the people they follow (not
-    by, nor of, anyone hidden), each list at most COUNT_CAP + 1."""
+def _read(
+    owner: str, since: Cursor, hidden: list[str], tags: tuple[str, ...], texts: bool
+) -> _Candidates:
+    """The read model's candidates: its feed query's posts above the cursor
+    (with their texts, if asked), and the reposts above it by the reader and
+    the people they follow (not by, nor of, anyone hidden), each list at
+    most COUNT_CAP + 1."""
     graph = people.news_graph(owner)
     left_out = hidden_with_blockers(owner, hidden, tags)
     query = {"$and": [news_query(owner, left_out, graph, tags), LIVE, *_newer(since)]}
     limit = COUNT_CAP + 1
-    posts = list(
-        Post._get_collection().find(query, {"_id": 1, "by.id": 1}).sort(NEWEST_FIRST).limit(limit)
-    )
+    fields = {"_id": 1, "by.id": 1, **(TEXT_FIELDS if texts else {})}
+    posts = list(Post._get_collection().find(query, fields).sort(NEWEST_FIRST).limit(limit))
     reposters = sorted(({owner} | set(graph[0])) - set(hidden))
     clauses = [
         {"by": {"$in": reposters[i : i + EXPLODE_LIMIT]}}
@@ -312,6 +371,7 @@ def _read(owner: str, since: Cursor, hidden: list[str], tags: tuple[str, ...]) -
         reposts=[{"of": r["post"], "by": r["by"]} for r in reposts],
         decided=True,
         full=len(posts) > COUNT_CAP or len(reposts) > COUNT_CAP,
+        texts={p["_id"]: p for p in posts} if texts else {},
     )
 
 

@@ -8,7 +8,7 @@ filters, and falls back to the read model where the store cannot answer
 """
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from bson import ObjectId
@@ -17,7 +17,9 @@ from django.conf import settings
 from feeds.documents import CARD_FIELDS, LIVE, Post
 from feeds.selectors import pulled as pulls
 from feeds.selectors.entries import reads_copies, resolve
+from feeds.selectors.filtering import keeping, without_hidden
 from feeds.selectors.lookups import PageLookups
+from feeds.selectors.pins import Pins
 from feeds.selectors.repeats import Once
 from feeds.selectors.visibility import Sight, news_hidden, visible_posts
 from feeds.services import polls
@@ -26,6 +28,7 @@ from feeds.timelines.base import FOUND, PULLED_IN, Chunk
 from feeds.timelines.read import posts_page, read_entries
 from profiles import selectors as people
 from profiles.documents import User
+from profiles.filters import filters_for
 from socialsite.clock import aware
 from socialsite.cursors import Cursor
 
@@ -46,6 +49,9 @@ class FeedPage:
     posts: list[dict]
     next_cursor: str | None
     rebuilding: bool = False
+    # A wall's first page: its owner's pinned posts, shown above `posts`
+    # (which leave them out): feeds/selectors/pins.py.
+    pinned: list[dict] = field(default_factory=list)
 
 
 def _live_posts(ids: list) -> dict:
@@ -80,13 +86,16 @@ def _page(
     hidden: list[str] | None = None,
     reader: str | None = None,
     wall_owner: str | None = None,
+    pins: Pins | None = None,
 ) -> FeedPage:
     """`keep` filters each chunk of posts; `keep_read`, when given, replaces it
     for chunks the read model answered (its query may decide everything).
     `hidden`: the authors the read model's news query leaves out (default:
     the owner's blocks). `reader`: the signed-in viewer, whose likes, votes
     and circle edges the timeline's read looks up beside the entries
-    (feeds/selectors/lookups.py)."""
+    (feeds/selectors/lookups.py). `pins`: a wall's first page's pinned posts,
+    read with the first chunk and left out of the chronological posts."""
+    pins = pins or Pins(owner.handle, [], owner)  # none: nothing read, nothing left out
     hidden = owner.blocked if hidden is None else hidden
     limit = limit or settings.FEED_PAGE_SIZE
     store = get_store()
@@ -104,7 +113,8 @@ def _page(
     once = Once(kind, owner.handle, before, hidden)
     cursor = before
     for _ in range(MAX_CHUNKS):
-        want = limit + 1 - len(collected)
+        # Room for the pins the page leaves out, so that they cost no second chunk.
+        want = limit + 1 - len(collected) + pins.room
         if use_read:
             chunk = read_entries(kind, owner.handle, cursor, want, hidden, tags=tags)
         else:
@@ -125,17 +135,18 @@ def _page(
                 cursor,
                 ask,
                 copies=reads_copies(),
-                lookups=replace(lookups, pull=window) if pulling else lookups,
+                lookups=pins.asking(replace(lookups, pull=window) if pulling else lookups),
             )
             if pulling:
                 chunk = _with_pulled(chunk, owner.handle, window, ask)
                 pulled_ids |= {entry["id"] for entry in chunk.pulled or ()}
+        pins.found(chunk)
         entries, used = once.pick(chunk.entries, want)
         posts = _resolve(entries)
         for post in posts:
             if post["_id"] in pulled_ids and not post.get("reposted_by"):
                 post[PULLED_IN] = True
-        posts = (keep_read or keep)(posts) if use_read else keep(posts)
+        posts = pins.drop((keep_read or keep)(posts) if use_read else keep(posts))
         collected += once.first_sightings(posts, store=None if use_read else store)
         if used:
             cursor = Cursor.of(chunk.entries[used - 1])
@@ -151,7 +162,7 @@ def _page(
     page = collected[:limit]
     more = len(collected) > limit
     next_cursor = position(page[-1]).encode() if more and page else None
-    return FeedPage(page, next_cursor)
+    return FeedPage(page, next_cursor, pinned=pins.posts)
 
 
 def _with_pulled(chunk: Chunk, reader: str, window: pulls.Window, limit: int) -> Chunk:
@@ -179,13 +190,16 @@ def news_page(viewer: User, before: Cursor | None = None) -> FeedPage:
     nothing, and an unmute brings their posts back at once."""
     rebuilding = viewer.feed_rebuild is not None
     sight = Sight(viewer, news=True)
+    # The home filters' hidden posts leave every chunk, the read model's too
+    # (docs/privacy.md#keyword-filters): as a mute, at read time.
+    home = filters_for(viewer, "home")
     page = _page(
         "news",
         viewer,
         before,
-        sight.visible,
+        keeping(sight.visible, home),
         force_read=rebuilding,
-        keep_read=list,
+        keep_read=keeping(list, home),
         hidden=sorted(news_hidden(viewer)),
         reader=viewer.handle,
     )
@@ -223,7 +237,23 @@ def wall_page(
         ]
         return visible_posts(viewer, posts)
 
-    return _page("wall", owner, before, keep, reader=viewer.handle, wall_owner=owner.handle)
+    # The first page starts with the owner's pins (docs/discovery.md#pins),
+    # which the owner does not hold up to someone they blocked.
+    shows_pins = before is None and not (viewer.is_authenticated and viewer.handle in blocked)
+    pins = Pins(owner.handle, list(owner.pinned or ()) if shows_pins else [], viewer)
+    # A wall is "public" to the viewer's keyword filters (docs/privacy.md#keyword-filters).
+    public = filters_for(viewer, "public")
+    page = _page(
+        "wall",
+        owner,
+        before,
+        keeping(keep, public),
+        reader=viewer.handle,
+        wall_owner=owner.handle,
+        pins=pins,
+    )
+    page.pinned = without_hidden(public, page.pinned)
+    return page
 
 
 def wall_shows(owner: str, author: str) -> bool:
@@ -245,7 +275,9 @@ def incoming_page(owner: User, before: Cursor | None = None) -> FeedPage:
     posts = posts_page(query, before, limit + 1, lookups=PageLookups(owner.handle))
     page = posts[:limit]
     more = len(posts) > limit
-    return FeedPage(page, Cursor(page[-1]["ts"], page[-1]["_id"]).encode() if more else None)
+    cursor = Cursor(page[-1]["ts"], page[-1]["_id"]).encode() if more else None
+    # After the cursor: it moves past a post the owner's home filters hide.
+    return FeedPage(without_hidden(filters_for(owner, "home"), page), cursor)
 
 
 def post_by_id(post_id: ObjectId) -> dict | None:

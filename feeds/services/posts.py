@@ -17,7 +17,7 @@ from feeds.documents import (
     Post,
     PostRevision,
 )
-from feeds.services import bookmarks, likes, mentions, photos, polls, reposts, trends, words
+from feeds.services import bookmarks, likes, mentions, photos, pins, polls, reposts, trends, words
 from feeds.timelines import stored_models
 from profiles.documents import User
 from profiles.services import standing
@@ -169,6 +169,10 @@ def post_delete(*, post_id: ObjectId, actor: User) -> None:
     if post.get("likes_count"):
         likes.likes_delete_for(post_id)
     bookmarks.bookmarks_delete_for([post_id])
+    # Out of the author's pins (the wall would no longer show it anyway),
+    # so it holds no place there: docs/discovery.md#pins.
+    if post_id in (actor.pinned or []):
+        pins.post_unpin(user=actor, post_id=post_id)
     PostRevision._get_collection().delete_many({"post": post_id})
 
 

@@ -69,6 +69,20 @@ def terms_of(texts: Iterable[object]) -> list[str]:
     return sorted(found)[:MAX_TERMS]
 
 
+# The fields of a post's `detail` that hold words its card shows: what
+# `searchable` indexes, and the content warning and the photo's description.
+SHOWN_TEXT_KEYS = ("text", "question", "title", "place", "cw", "alt", "options")
+
+
+def shown_texts(detail: dict | None) -> list[str]:
+    """Every text of a post's `detail` a reader sees (keyword filters match
+    them: docs/privacy.md#keyword-filters)."""
+    detail = detail or {}
+    texts = [detail.get(key) for key in SHOWN_TEXT_KEYS if key != "options"]
+    texts += list(detail.get("options") or [])
+    return [text for text in texts if isinstance(text, str) and text]
+
+
 def searchable(detail: dict) -> dict:
     """`tags` and `terms` for a post's `detail`: its text, a link's title, a
     check-in's place, a poll's question and options. None for an empty list

@@ -4,6 +4,7 @@ the @mentions of people who exist (see feeds/services/mentions.py)."""
 import re
 
 from django import template
+from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.html import escape, format_html
 from django.utils.safestring import mark_safe
@@ -21,7 +22,7 @@ def post_card(context, card):
     page = fragments.page_of(context)
     viewer = page.viewer(card.author_handle)
     in_thread = bool(context.get("thread_template"))
-    return fragments.render(
+    html = fragments.render(
         "card",
         card.id,
         card.fragment_key(viewer, in_thread=in_thread),
@@ -29,6 +30,12 @@ def post_card(context, card):
         {"card": card, "user": viewer, "thread_template": in_thread, "moment": card.ts},
         page,
     )
+    # A keyword filter's warning folds the card, outside the cached fragment:
+    # the filter is the viewer's, the card is the same for every viewer like them.
+    matched = getattr(card, "filtered", None)
+    if matched is None:
+        return html
+    return render_to_string("feeds/_filtered.html", {"matched": matched, "body": html})
 
 
 @register.simple_tag(takes_context=True)

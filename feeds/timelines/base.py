@@ -35,7 +35,8 @@ class Lookups(Protocol):
     `$lookup` stages for rows holding an array of entries at `entries`, and
     `take`, which gives back a row's entries with what was found, and
     `pulled`, the entries of pulled authors read beside them (None: not
-    asked; feeds/selectors/pulled.py). A store
+    asked; feeds/selectors/pulled.py), and `pinned`, a wall owner's pinned
+    posts read beside them (None: not asked). A store
     whose read is one aggregate over one document appends them; the others
     ignore them and the page asks for the same facts in queries of its own."""
 
@@ -44,6 +45,8 @@ class Lookups(Protocol):
     def take(self, row: dict, entries: str) -> list[dict]: ...
 
     def pulled(self, row: dict) -> list[dict] | None: ...
+
+    def pinned(self, row: dict) -> list[dict] | None: ...
 
 
 @dataclass
@@ -61,6 +64,9 @@ class Chunk:
     # The newest entries of pulled authors older than the cursor, when the
     # store read them with its entries (`Lookups.pulled`); None: not read.
     pulled: list[dict] | None = None
+    # A wall owner's pinned posts, when the store read them with its entries
+    # (`Lookups.pinned`, docs/discovery.md#pins); None: not read.
+    pinned: list[dict] | None = None
 
 
 class TimelineStore(ABC):

@@ -108,9 +108,10 @@ class CacheStore(EntryArrayStore):
         # with entries of the same millisecond.
         page = sorted(found, key=sort_key, reverse=True)
         pulled = None if lookups is None else lookups.pulled(rows[0])
+        pinned = None if lookups is None else lookups.pinned(rows[0])
         if len(page) > limit:
-            return Chunk(page[:limit], exhausted=False, pulled=pulled)
+            return Chunk(page[:limit], exhausted=False, pulled=pulled, pinned=pinned)
         if stored >= self.cap:
             # Past the cap: what is older than the cache lives only in `post`.
-            return Chunk(page, exhausted=False, complete=False, pulled=pulled)
-        return Chunk(page, exhausted=True, pulled=pulled)
+            return Chunk(page, exhausted=False, complete=False, pulled=pulled, pinned=pinned)
+        return Chunk(page, exhausted=True, pulled=pulled, pinned=pinned)

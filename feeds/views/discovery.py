@@ -23,7 +23,8 @@ def tag_page(request, tag):
     if folded is None:
         raise Http404("That is not a tag.")
     page = discovery.tag_page(folded, request.user, _cursor(request))
-    context = {"tag": folded, "page": page, "cards": cards(page.posts, request.user)}
+    page_cards = cards(page.posts, request.user, context="public")
+    context = {"tag": folded, "page": page, "cards": page_cards}
     if request.user.is_authenticated:
         context["following"] = folded in request.user.followed_tags
     return render(request, "feeds/tag.html", context)
@@ -38,7 +39,7 @@ def search_context(request, query: str) -> dict:
     return {
         "posts_template": "feeds/_post_results.html",
         "post_page": page,
-        "post_cards": cards(page.posts, request.user),
+        "post_cards": cards(page.posts, request.user, context="public"),
     }
 
 

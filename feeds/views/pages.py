@@ -45,7 +45,11 @@ def _composer(request, **initial) -> PostForm:
 @login_required
 def feed(request):
     page = selectors.news_page(request.user, _cursor(request))
-    context = {"page": page, "cards": cards(page.posts, request.user), "form": _composer(request)}
+    context = {
+        "page": page,
+        "cards": cards(page.posts, request.user, context="home"),
+        "form": _composer(request),
+    }
     # For "n new posts": where the list starts, and how often to ask.
     context.update(since=newposts.since_of(page.posts), poll_ms=settings.FEED_NEW_POLL_MS)
     return render(request, "feeds/feed.html", context)
@@ -72,9 +76,8 @@ def new_posts(request):
 @login_required
 def incoming(request):
     page = selectors.incoming_page(request.user, _cursor(request))
-    return render(
-        request, "feeds/incoming.html", {"page": page, "cards": cards(page.posts, request.user)}
-    )
+    page_cards = cards(page.posts, request.user, context="home")
+    return render(request, "feeds/incoming.html", {"page": page, "cards": page_cards})
 
 
 def wall_context(request, person) -> dict:
@@ -87,11 +90,15 @@ def wall_context(request, person) -> dict:
     before = _cursor(request)
     hidden = viewer.is_authenticated and person.handle in viewer.blocked
     page = selectors.FeedPage([], None) if hidden else selectors.wall_page(person, viewer, before)
+    # The first page's pinned posts come first, marked (docs/discovery.md#pins).
+    page_cards = cards(page.pinned + page.posts, viewer, context="public")
+    for card in page_cards[: len(page.pinned)]:
+        card.pinned = True
     context = {
         "wall_template": "feeds/_wall.html",
         "wall_hidden": hidden,
         "page": page,
-        "cards": cards(page.posts, viewer),
+        "cards": page_cards,
         # The wall's public posts as Atom (feeds/views/atom.py), unless it is hidden.
         "atom_url": None if hidden else reverse("feeds:atom", args=[person.handle]),
     }
@@ -136,7 +143,12 @@ def visible_post_or_404(request, post_id):
 
 def post_detail(request, post_id):
     post = visible_post_or_404(request, post_id)
-    context: dict[str, object] = {"card": cards([post], request.user, repost_state=True)[0]}
+    card = cards([post], request.user, repost_state=True, context="thread")[0]
+    context: dict[str, object] = {"card": card}
+    if card.filtered is not None and card.filtered.action == "hide":
+        # The viewer's "thread" filter hides it: the page says so instead of
+        # showing it (docs/privacy.md#keyword-filters).
+        context["hidden_by"] = card.filtered
     if request.user.is_authenticated:
         context["bookmarked"] = bookmarks.bookmarked(
             owner=request.user.handle, post_id=post["_id"]

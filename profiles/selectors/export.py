@@ -4,6 +4,7 @@ they wrote or chose, other people by handle only."""
 from collections.abc import Iterator
 
 from profiles.documents import FollowerEdge, FollowingEdge, User
+from profiles.filters import stored_filters
 
 
 def _user(handle: str) -> dict:
@@ -22,7 +23,19 @@ def profile_export(handle: str) -> Iterator[dict]:
             "role": user.get("role", "user"),
             "created": user.get("created"),
             "two_factor": bool(user.get("totp_secret")),
+            # Their keyword filters, expired ones too (docs/privacy.md#keyword-filters).
+            "filters": [
+                {
+                    "phrase": kept.phrase,
+                    "contexts": list(kept.contexts),
+                    "action": kept.action,
+                    "expires": kept.expires,
+                }
+                for kept in stored_filters(user.get("filters"))
+            ],
             "followed_tags": user.get("followed_tags", []),
+            # The posts pinned to their wall, newest pin first (docs/discovery.md#pins).
+            "pinned": [str(post_id) for post_id in user.get("pinned", [])],
         }
 
 

@@ -5,14 +5,22 @@ cluster an update_one, delete_one or find_one_and_update without it fails.
 The test wraps the collection class (mongomock's, or pymongo's on a real
 server) and reads each write's filter against the shard keys the documents
 declare, for the three stores and every write path: post, reply, edit, soft
-delete by the author and by a moderator, restore, and the post's summary.
+delete by the author and by a moderator, restore, votes, and the post's summary.
 """
+
+from datetime import timedelta
 
 import pytest
 from bson import ObjectId
 
-from comments import services
-from comments.documents import CommentBucket, CommentBudget, CommentDocument, CommentLogEntry
+from comments import services, votes
+from comments.documents import (
+    CommentBucket,
+    CommentBudget,
+    CommentDocument,
+    CommentLogEntry,
+    CommentVote,
+)
 from comments.stores import get_store
 from feeds.documents import PUBLIC, Post
 from feeds.services import posts as feeds
@@ -21,7 +29,7 @@ from tests.comments.helpers import ALICE, new_discussion
 STORES = ["documents", "embedded", "buckets"]
 #: The collection that holds each store's comments.
 HOLDER = {"documents": "comments", "embedded": "post", "buckets": "comment_buckets"}
-DOCUMENTS = (CommentDocument, CommentBucket, CommentLogEntry, CommentBudget, Post)
+DOCUMENTS = (CommentDocument, CommentBucket, CommentLogEntry, CommentBudget, CommentVote, Post)
 SINGLE_WRITES = (
     "update_one",
     "replace_one",
@@ -96,6 +104,21 @@ def test_every_comment_write_carries_the_full_shard_key(settings, make_user, wri
     services.comment_delete(post_id=post.id, slug=first.slug, actor=bob)
     services.comment_soft_delete(post_id=post.id, slug=reply.slug, by="moderator")
     assert services.comment_restore(post_id=post.id, slug=reply.slug, text="reply, edited")
+    # Votes: cast, changed, taken back; a dead request's vote settled; erased.
+    for direction in ("up", "down", "none", "up"):
+        votes.comment_vote(post=doc, slug=reply.slug, voter=bob, direction=direction)
+    CommentVote._get_collection().insert_one(
+        {
+            "discussion_id": post.id,
+            "slug": reply.slug,
+            "voter": "cyd",
+            "dir": -1,
+            "ts": post.ts,
+            "pending": ObjectId.from_datetime(post.ts - timedelta(hours=1)),
+        }
+    )
+    assert votes.votes_settle(older_than_seconds=60) == 1
+    assert votes.votes_erase("bob", 10) == 1
 
     store = get_store()
     assert store.get(post.id, first.slug).deleted_by == "author"

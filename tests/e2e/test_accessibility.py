@@ -11,6 +11,7 @@ test-artifacts/a11y-<page>-<width>.png, pass or fail, for a person to look at.
 
 import io
 import re
+from datetime import timedelta
 from types import SimpleNamespace
 
 import pytest
@@ -21,6 +22,8 @@ from playwright.sync_api import expect
 
 from ads.serving.choosing import choose_ads
 from comments import services as comments
+from comments import votes as comment_votes
+from comments.stores import get_store as get_comment_store
 from feeds.documents import ALL_CIRCLES, PUBLIC, Post
 from feeds.services import photos
 from feeds.services import posts as feeds
@@ -29,6 +32,7 @@ from moderation.services.reports import report_create
 from moderation.targets import resolve_target
 from profiles import services as graph
 from profiles.services import exports
+from profiles.services import filters as keyword_filters
 from profiles.services.users import profile_update
 
 DESKTOP, PHONE = 1280, 390
@@ -115,9 +119,12 @@ def world(make_user, ad_campaign):
     rude = comments.comment_create(post=stored, author=cyd, text="Nobody cares about your bread")
     first = comments.comment_create(post=stored, author=bob, text="Mine is from my gran.")
     stored = Post._get_collection().find_one({"_id": thread.id})
-    comments.comment_create(
+    answer = comments.comment_create(
         post=stored, author=ada, text="@bob Bring some on Sunday?", parent_slug=first.slug
     )
+    # Votes: bob's up vote pressed on ada's reply; the rude comment folded.
+    comment_votes.comment_vote(post=stored, slug=answer.slug, voter=bob, direction="up")
+    get_comment_store().tally(thread.id, rude.slug, ups=0, downs=5)
     report_create(
         reporter=bob,
         target=resolve_target("comment", f"{thread.id}/{rude.slug}"),
@@ -132,6 +139,18 @@ def world(make_user, ad_campaign):
     for viewer in ("bob", "cyd"):
         choose_ads(site=settings.ADS_SITE_ID, zone="feed", viewer=viewer)
     exports.export_request(handle="ada")  # ready at once: the page links it
+    # Keyword filters: a warned post folds on her feed and wall, and the
+    # settings page lists both kinds.
+    keyword_filters.keyword_filter_create(
+        user=ada, phrase="recipe", contexts=["home", "public"], action="warn", expires_in=None
+    )
+    keyword_filters.keyword_filter_create(
+        user=ada,
+        phrase="spoiler",
+        contexts=["thread"],
+        action="hide",
+        expires_in=timedelta(days=1),
+    )
     return SimpleNamespace(thread_id=str(thread.id), campaign_id=campaign_id)
 
 
@@ -142,12 +161,14 @@ PAGES = {
     "feed": ("ada", lambda w: "/feed/"),
     "wall": ("bob", lambda w: "/u/ada/"),
     "post": ("bob", lambda w: f"/posts/{w.thread_id}/"),
+    "post-best": ("bob", lambda w: f"/posts/{w.thread_id}/?order=best"),
     "settings": ("ada", lambda w: "/settings/profile/"),
     "circles": ("ada", lambda w: "/circles/"),
     "email": ("ada", lambda w: "/settings/email/"),
     "sessions": ("ada", lambda w: "/settings/sessions/"),
     "two-factor": ("ada", lambda w: "/settings/2fa/"),
     "export": ("ada", lambda w: "/settings/export/"),
+    "filters": ("ada", lambda w: "/settings/filters/"),
     "delete-account": ("ada", lambda w: "/settings/delete/"),
     "password-reset": (None, lambda w: "/accounts/password/reset/"),
     "dev-mail": ("mod", lambda w: "/dev/mail/"),
@@ -174,6 +195,7 @@ NO_ADS = {
     "sessions",
     "two-factor",
     "export",
+    "filters",
     "delete-account",
     "password-reset",
     "moderation",

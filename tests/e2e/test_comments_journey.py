@@ -1,4 +1,5 @@
 """Comments in a real browser: a reply to a reply is indented one step further;
+a vote shows on the comment and is taken back; Best lists conversations;
 past COMMENTS_MAX_DEPTH "Continue this thread" leads to the permalink; the
 author deletes a comment and sees "[deleted]" with its replies still there."""
 
@@ -89,6 +90,21 @@ def test_reply_indent_continue_and_delete(post_id, new_page, settings, artifacts
     slugs = [a.get_attribute("data-slug") for a in articles.all()]
     assert slugs[1].startswith(slugs[0] + "/") and slugs[2].startswith(slugs[1] + "/")
     bob.screenshot(path=str(artifacts_dir / "comments-thread.png"), full_page=True)
+
+    # Bob votes Ada's reply up: its score shows, his button stays pressed,
+    # and pressing it again takes the vote back.
+    comment(bob, "Note G").get_by_role("button", name="▲ Up").click()
+    expect(bob.locator(".messages")).to_contain_text("Voted up.")
+    expect(comment(bob, "Note G")).to_have_attribute("data-score", "1")
+    pressed = comment(bob, "Note G").get_by_role("button", name="▲ Up")
+    expect(pressed).to_have_attribute("aria-pressed", "true")
+    pressed.click()
+    expect(bob.locator(".messages")).to_contain_text("Vote taken back.")
+    expect(comment(bob, "Note G")).to_have_attribute("data-score", "0")
+    # Best lists the conversations, each with its replies a link away.
+    bob.goto(url + "?order=best")
+    expect(bob.locator("article.comment")).to_have_count(1)
+    expect(bob.locator('[data-replies="1"]')).to_have_text("1 reply →")
 
     # A chain past the depth limit: below it, a link to the permalink instead.
     settings.COMMENTS_MAX_DEPTH = 2

@@ -26,7 +26,8 @@ STATIC_VALUES: dict[str, list[str]] = {
     "short": ["Alice", "al", "x"],
     "circle_name": ["pals", "Work mates"],
     "next": ["/feed/", "/u/alice/", "/posts/"],
-    "order": ["oldest", "threaded", "newest"],
+    "order": ["oldest", "threaded", "newest", "best", "top", "new", "old"],
+    "vote_dir": ["up", "down", "none"],
     "mod_status": list(STATUSES),
     "mod_type": list(TARGET_TYPES),
     "mod_reason": list(REASONS),
@@ -67,6 +68,11 @@ STATIC_VALUES: dict[str, list[str]] = {
     # world has the tokens and sessions).
     "totp_code": ["123456", "000000", "abcde-fghjk", "١٢٣٤٥٦", "12 34 56"],
     "email": ["alice@example.org", "ALICE@Example.org ", "not an address"],
+    # Keyword filters (docs/privacy.md#keyword-filters); the world has alice's
+    # filter ids.
+    "filter_context": ["home", "notifications", "public", "thread"],
+    "filter_action": ["hide", "warn"],
+    "filter_expires": ["never", "1h", "1d", "7d", "30d"],
 }
 
 
@@ -161,6 +167,17 @@ ROUTES: dict[str, Route] = {
     "settings/export/": Route(method="POST"),
     "settings/export/<str:export_id>/download/": Route(path={"export_id": "export_id"}),
     "settings/delete/": Route(form={"password": "password", "code": "totp_code"}),
+    "settings/filters/": Route(
+        form={
+            "phrase": "short",
+            "context": "filter_context",
+            "action": "filter_action",
+            "expires": "filter_expires",
+        }
+    ),
+    "settings/filters/<str:filter_id>/delete/": Route(
+        path={"filter_id": "filter_id"}, method="POST"
+    ),
     "settings/sessions/<str:session_id>/end/": Route(
         path={"session_id": "session_id"}, method="POST"
     ),
@@ -208,6 +225,10 @@ ROUTES: dict[str, Route] = {
     "posts/<str:post_id>/history/": Route(path=POST),
     "posts/<str:post_id>/bookmark/": Route(path=POST, form=NEXT),
     "posts/<str:post_id>/unbookmark/": Route(path=POST, form=NEXT),
+    # Pins (docs/discovery.md#pins): any post id to pin (alice's status first);
+    # to unpin, the post alice has pinned in the world first.
+    "posts/<str:post_id>/pin/": Route(path=POST, form=NEXT),
+    "posts/<str:post_id>/unpin/": Route(path={"post_id": "pinned_post_id"}, form=NEXT),
     "notifications/": Route(query=TIMELINE),
     "posts/": Route(
         query=NEXT,
@@ -264,6 +285,9 @@ ROUTES: dict[str, Route] = {
         path=COMMENT, query=NEXT, form={"text": "text", **NEXT}
     ),
     "posts/<str:post_id>/comments/<path:slug>/delete/": Route(path=COMMENT, query=NEXT, form=NEXT),
+    "posts/<str:post_id>/comments/<path:slug>/vote/": Route(
+        path=COMMENT, query=NEXT, form={"dir": "vote_dir", **NEXT}
+    ),
     "report/": Route(
         query=NEXT, form={"target": "target", "reason": "mod_reason", "note": "text", **NEXT}
     ),

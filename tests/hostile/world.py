@@ -20,13 +20,16 @@ from comments import services as comments
 from comments.stores import cursors
 from feeds.documents import ALL_CIRCLES, PUBLIC, Post
 from feeds.services import photos
+from feeds.services import pins as feed_pins
 from feeds.services import posts as feeds
 from moderation import services as moderation
 from moderation.targets import resolve_target
 from profiles import auth
 from profiles import services as graph
 from profiles.documents import User
+from profiles.filters import CONTEXTS
 from profiles.services import exports, recovery, twofactor
+from profiles.services import filters as keyword_filters
 from socialsite import sessions
 from socialsite.cursors import Cursor
 from tests.conftest import PASSWORD, written
@@ -162,6 +165,9 @@ def build() -> World:
     _post(alice, "status", {"text": "all circles"}, circles=[ALL_CIRCLES])
     on_wall = _post(bob, "status", {"text": "on your wall"}, to="alice")
     posts = [status, link, poll, checkin, photo, circle, on_wall]
+    # Alice's link is pinned to her wall (docs/discovery.md#pins): walls show a
+    # pin, and unpinning has one to take out.
+    feed_pins.post_pin(user=alice.reload(), post=Post._get_collection().find_one({"_id": link.id}))
 
     doc = Post._get_collection().find_one({"_id": status.id})
     first = comments.comment_create(post=doc, author=bob, text="first!")
@@ -208,6 +214,21 @@ def build() -> World:
     # A ready export each: alice's is hers to download, bob's is not hers.
     alice_export = exports.export_request(handle="alice")
     bob_export = exports.export_request(handle="bob")
+    # Keyword filters: alice's (one to delete, one that warns), and bob's,
+    # which is not hers to delete.
+    alice_filter = keyword_filters.keyword_filter_create(
+        user=alice.reload(), phrase="spoiler", contexts=["home"], action="hide", expires_in=None
+    )
+    keyword_filters.keyword_filter_create(
+        user=alice.reload(),
+        phrase="world",
+        contexts=list(CONTEXTS),
+        action="warn",
+        expires_in=None,
+    )
+    bob_filter = keyword_filters.keyword_filter_create(
+        user=bob.reload(), phrase="tea", contexts=["public"], action="hide", expires_in=None
+    )
 
     values = {
         "handle": ["bob", "alice", "cyd", "dora", "mod", "admin", "nobody_here"],
@@ -215,6 +236,7 @@ def build() -> World:
         # The post that has the thread, for routes that name a comment too.
         "thread_post_id": [str(status.id)],
         "own_post_id": [str(p.id) for p in (status, link, poll, checkin, photo)],
+        "pinned_post_id": [str(link.id)] + [str(p.id) for p in [*posts, removed]],
         "poll_post_id": [str(poll.id), str(status.id)],
         "photo_post_id": [str(photo.id), str(status.id)],
         "slug": [first.slug, reply.slug, spam.slug, gone.slug, f"{reply.slug}/zzzz", "zzzz"],
@@ -237,6 +259,7 @@ def build() -> World:
         "session_id": [other_session, "0123456789abcdef0123", "nosuchsession"],
         "tag": ["world", "World", "123", "nosuchtag"],
         "export_id": [str(alice_export.id), str(bob_export.id), "0123456789abcdef01234567"],
+        "filter_id": [alice_filter.id, bob_filter.id, "0123456789abcdef01234567"],
         # Not form fields: what the query-plan driver makes valid codes from.
         "totp_secret": [cyd_secret],
         "totp_pending": [alice_pending],

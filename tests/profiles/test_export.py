@@ -30,6 +30,7 @@ LISTED = {
     "profile",
     "posts",
     "comments",
+    "comment_votes",
     "following",
     "followers",
     "circles",

@@ -3,13 +3,14 @@ from django.core.management.base import BaseCommand, CommandError
 
 from feeds.delivery import fanout
 from feeds.services import counts
+from socialsite import events
 
 
 class Command(BaseCommand):
     help = (
         "Re-enqueue the delivery of posts stuck in `pending` or `delivering` for "
         "longer than --older-than seconds, and recount the likes and reposts of posts "
-        "a crash left half counted. Run it from cron; both are idempotent."
+        "a crash left half counted (comment votes too). Run it from cron; all are idempotent."
     )
 
     def add_arguments(self, parser):
@@ -27,3 +28,6 @@ class Command(BaseCommand):
         self.stdout.write(self.style.SUCCESS(f"{count} post(s) re-enqueued for delivery."))
         settled = counts.counts_sweep(older_than_seconds=older_than)
         self.stdout.write(self.style.SUCCESS(f"{settled} post(s) recounted."))
+        # The apps above settle their own (comment votes): they listen.
+        for _, line in events.pending_swept.send(sender=None, older_than_seconds=older_than):
+            self.stdout.write(self.style.SUCCESS(line))
