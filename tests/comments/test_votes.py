@@ -19,6 +19,7 @@ from comments.stores.shadows import write_stores
 from feeds.documents import PUBLIC, Post
 from feeds.services import posts as feeds
 from profiles import services as graph
+from profiles.services import circles
 from profiles.services import filters as keyword_filters
 from socialsite import clock
 
@@ -425,3 +426,27 @@ def test_an_expired_thread_filter_stops_applying(cast, login, settings, monkeypa
     later = clock.now() + timedelta(hours=2)
     monkeypatch.setattr(clock, "now", lambda: later)
     assert "a spoiler ahead" in login(ada).get(url).content.decode()
+
+
+def test_a_former_circle_member_can_no_longer_vote_or_see_scores(cast, login, settings):
+    """Visibility is decided when the vote is read (docs/privacy.md): once out
+    of the circle, the post is a 404, its comments' votes and scores too."""
+    settings.COMMENTS_STORE = "documents"
+    ada, bob, cyd = cast
+    graph.follow_create(follower=ada, followee="bob")
+    circles.circle_create(owner=ada.reload(), name="pals")
+    circles.circle_add_member(owner=ada.reload(), name="pals", member="bob")
+    made = feeds.post_create(
+        author=ada.reload(), type="status", detail={"text": "pals only"}, circles=["pals"]
+    )
+    post = Post._get_collection().find_one({"_id": made.id})
+    c = say(post, ada, "for pals")
+    url = f"/posts/{made.id}/comments/{c.slug}/vote/"
+    client = login(bob)
+    assert client.post(url, {"dir": "up"}).status_code == 302
+    assert counts(post, c.slug) == (1, 0)
+    circles.circle_remove_member(owner=ada.reload(), name="pals", member="bob")
+    assert client.post(url, {"dir": "none"}).status_code == 404
+    assert client.get(f"/posts/{made.id}/").status_code == 404
+    assert login(cyd).post(url, {"dir": "down"}).status_code == 404
+    assert counts(post, c.slug) == (1, 0)
