@@ -130,6 +130,7 @@ class CommentBucket(me.Document):
     discussion_id = me.ObjectIdField(required=True)
     bucket = me.IntField(required=True)
     count = me.IntField(default=0)
+    bytes = me.IntField(default=0)  # the comments' BSON size, kept by the append
     comments = me.ListField(me.DictField(), default=list)
 
     meta = {

@@ -9,7 +9,7 @@ import mongoengine as me
 
 from socialsite.clock import now
 
-TARGET_TYPES = ("post", "comment", "user")
+TARGET_TYPES = ("post", "comment", "user", "message")
 # What the audit log can name besides: a tag hidden from the trends.
 AUDIT_TARGET_TYPES = (*TARGET_TYPES, "tag")
 REASONS = ("spam", "harassment", "illegal", "other")
@@ -20,7 +20,8 @@ class Report(me.Document):
     """One person's report of one item; reporting again updates it."""
 
     target_type = me.StringField(choices=TARGET_TYPES, required=True)
-    target_id = me.StringField(required=True)  # post id, "<post id>/<slug>", or handle
+    # post id, "<post id>/<slug>", handle, or "<conversation id>/<message id>"
+    target_id = me.StringField(required=True)
     reporter = me.StringField(required=True)
     reason = me.StringField(choices=REASONS, required=True)
     note = me.StringField(max_length=500, default="")

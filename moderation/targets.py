@@ -1,7 +1,9 @@
-"""What a report or a moderator action points at: a post, a comment or a user.
+"""What a report or a moderator action points at: a post, a comment, a user
+or a direct message.
 
 A target key is "<type>:<id>": "post:<post id>", "comment:<post id>/<slug
-path>", "user:<handle>". Keys come from forms, so they are parsed strictly.
+path>", "user:<handle>", "message:<conversation id>/<message id>". Keys come
+from forms, so they are parsed strictly.
 """
 
 from dataclasses import dataclass
@@ -9,6 +11,7 @@ from dataclasses import dataclass
 from bson import ObjectId
 
 from feeds.selectors import posts as feed_posts
+from messaging import selectors as messaging
 from profiles.documents import User
 from socialsite.ids import parse_handle, parse_object_id
 
@@ -32,6 +35,12 @@ class Target:
     def comment_address(self) -> tuple[ObjectId, str]:
         post_id, slug = self.id.split("/", 1)
         return ObjectId(post_id), slug
+
+    @property
+    def message_address(self) -> tuple[ObjectId, ObjectId]:
+        """(conversation id, message id) of a "message" target."""
+        conversation_id, message_id = self.id.split("/", 1)
+        return ObjectId(conversation_id), ObjectId(message_id)
 
 
 def parse_slug(value) -> str | None:
@@ -112,4 +121,39 @@ def resolve_target(key_or_type, target_id=None) -> Target | None:
         if user is None:
             return None
         return Target("user", handle, handle, _excerpt(user.name), f"/u/{handle}/")
+    if kind == "message":
+        return _message_target(target_id)
     return None
+
+
+def parse_message_address(value) -> tuple[ObjectId, ObjectId] | None:
+    """The (conversation id, message id) a "message" target id names, both
+    ObjectIds ("<24 hex>/<24 hex>"); None for anything else."""
+    if not isinstance(value, str) or value.count("/") != 1:
+        return None
+    raw_conversation, raw_message = value.split("/")
+    conversation_id, message_id = parse_object_id(raw_conversation), parse_object_id(raw_message)
+    if conversation_id is None or message_id is None:
+        return None
+    return conversation_id, message_id
+
+
+def _message_target(target_id) -> Target | None:
+    """A direct message: only the message itself, never the rest of its
+    conversation (docs/moderation.md#direct-messages). No link: a moderator
+    who is not in the conversation gets a 404 there, as everyone else does."""
+    address = parse_message_address(target_id)
+    message = messaging.message_of(*address) if address else None
+    # A "left the conversation" line has no words of anyone's to report.
+    if address is None or message is None or message.get("kind") == "left":
+        return None
+    by = message.get("by") or ""
+    return Target(
+        "message",
+        f"{address[0]}/{address[1]}",
+        by or None,
+        _excerpt(message.get("text") or ""),
+        "",
+        # Removed by a moderator, or its author's account was erased.
+        bool(message.get("removed_by")) or not by,
+    )

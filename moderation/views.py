@@ -14,9 +14,11 @@ from django.views.decorators.http import require_POST
 
 from feeds.selectors import pages as feed_selectors
 from feeds.services import words
+from messaging import selectors as messaging
 from moderation import selectors, services
 from moderation.documents import REASONS, STATUSES, TARGET_TYPES
 from moderation.targets import Target, resolve_target
+from profiles import selectors as people
 from profiles.documents import ROLES
 from socialsite import ratelimit
 from socialsite.http import login_redirect, login_required, redirect_back
@@ -55,7 +57,7 @@ def _reason(request) -> str:
 @login_required
 @require_POST
 def report(request):
-    """Any signed-in user reports a post, a comment or a user."""
+    """Any signed-in user reports a post, a comment, a user or a message."""
     target = resolve_target(request.POST.get("target"))
     if target is None or not _may_see(request.user, target):
         raise Http404("Nothing to report.")
@@ -72,13 +74,33 @@ def report(request):
         messages.error(request, str(exc))
     else:
         messages.success(request, "Thanks. A moderator will look at it.")
-    return redirect_back(request, target.link)
+    return redirect_back(request, _back(target))
+
+
+def _back(target: Target) -> str:
+    """Where the reporter goes back to without a `next`: the item, or for a
+    message (which has no link a moderator could follow) its conversation,
+    which the reporter is in."""
+    if target.type == "message":
+        return reverse("messaging:conversation", args=[target.message_address[0]])
+    return target.link
 
 
 def _may_see(viewer, target: Target) -> bool:
-    """A post or comment is reportable only by someone who may see it (else 404)."""
+    """A post, comment or message is reportable only by someone who may see
+    it (else 404)."""
     if target.type == "user":
         return True
+    if target.type == "message":
+        # Only an active member reads a conversation (docs/messages.md), and a
+        # message across a block is hidden from both sides of it.
+        conversation_id, _ = target.message_address
+        if not messaging.member_of(conversation_id, viewer.handle):
+            return False
+        author = target.author
+        return not author or not (
+            author in (viewer.blocked or ()) or people.blockers_among(viewer.handle, [author])
+        )
     post_id = ObjectId(target.id.split("/")[0])  # parsed already by resolve_target
     return feed_selectors.post_for_viewer(post_id, viewer) is not None
 

@@ -47,6 +47,11 @@ class StoredFilter(me.EmbeddedDocument):
     meta = {"strict": False}
 
 
+#: Who may start a conversation with a person: anyone, the people they
+#: follow, or nobody.
+MESSAGES_FROM = ("everyone", "following", "nobody")
+
+
 class User(me.Document):
     handle = me.StringField(primary_key=True, regex=r"^[a-z0-9_]{3,30}$")
     name = me.StringField(required=True, max_length=80)
@@ -78,6 +83,11 @@ class User(me.Document):
     posts_count = me.IntField(default=0)
     # Notifications not yet seen, as the page would list them (the header's
     # number), and the time of the newest item the page showed when opened.
+    # Unread conversations (the messaging app keeps it, through standing.py):
+    # the header's count, read with the session.
+    messages_unread = me.IntField(default=0)
+    # Who may start a conversation with this person (docs/messages.md).
+    messages_from = me.StringField(choices=MESSAGES_FROM, default="everyone")
     notifications_unread = me.IntField(default=0)
     notifications_seen = me.DateTimeField()
     # Bumped by every write to the two above: a recount writes only if it is

@@ -207,6 +207,17 @@ class ProfileForm(forms.Form):
         validators=[http_only],
         widget=forms.URLInput(attrs={"placeholder": "https://"}),
     )
+    # Left out of a post: unchanged (docs/messages.md#who-may-write-to-you).
+    messages_from = forms.ChoiceField(
+        label="Who may start a conversation with you",
+        choices=[
+            ("everyone", "Everyone"),
+            ("following", "People you follow"),
+            ("nobody", "Nobody"),
+        ],
+        required=False,
+        widget=forms.RadioSelect,
+    )
 
     def clean_name(self):
         return clean_display_name(self.cleaned_data["name"])

@@ -57,6 +57,7 @@ INSTALLED_APPS = [
     "profiles",
     "feeds",
     "comments",
+    "messaging",
     "moderation",
     "ads",
     "notifications",
@@ -135,6 +136,7 @@ TEMPLATES = [
                 "django.contrib.messages.context_processors.messages",
                 "socialsite.context_processors.site",
                 "notifications.context_processors.unread",
+                "messaging.context_processors.unread",
             ],
         },
     }
@@ -312,6 +314,14 @@ COMMENTS_PAGE_SIZE = env.int("COMMENTS_PAGE_SIZE", default=50)
 FEED_COMMENTS_SHOWN = env.int("FEED_COMMENTS_SHOWN", default=3)  # latest comments on a card
 RATELIMIT_COMMENT = env.str("RATELIMIT_COMMENT", default="20/300")
 RATELIMIT_COMMENT_EDIT = env.str("RATELIMIT_COMMENT_EDIT", default="20/300")  # per user
+# Direct messages (docs/messages.md): about this many a bucket, and at most
+# about this many bytes (a page of MESSAGES_PAGE_SIZE fits in two buckets).
+MESSAGES_BUCKET_SIZE = env.int("MESSAGES_BUCKET_SIZE", default=100)
+MESSAGES_BUCKET_MAX_BYTES = env.int("MESSAGES_BUCKET_MAX_BYTES", default=1_000_000)
+MESSAGES_PAGE_SIZE = env.int("MESSAGES_PAGE_SIZE", default=30)
+MESSAGES_INBOX_PAGE_SIZE = env.int("MESSAGES_INBOX_PAGE_SIZE", default=20)
+RATELIMIT_CONVERSATION = env.str("RATELIMIT_CONVERSATION", default="10/3600")  # new ones, per user
+RATELIMIT_MESSAGE = env.str("RATELIMIT_MESSAGE", default="60/300")  # messages, per user
 RATELIMIT_COMMENT_VOTE = env.str("RATELIMIT_COMMENT_VOTE", default="120/300")  # per user
 
 # --- Notifications (see notifications/documents.py) -----------------------

@@ -9,6 +9,7 @@ urlpatterns = [
     path("", include("profiles.urls")),
     path("", include("feeds.urls")),
     path("", include("comments.urls")),
+    path("", include("messaging.urls")),
     path("", include("moderation.urls")),
     path("", include("notifications.urls")),
     path("ads/", include("ads.urls")),

@@ -43,6 +43,8 @@ def probing(settings):
     # Small pages, so that the paging code (cursors, "next" links) runs too.
     settings.FEED_PAGE_SIZE = 2
     settings.COMMENTS_PAGE_SIZE = 2
+    settings.MESSAGES_PAGE_SIZE = 2
+    settings.MESSAGES_INBOX_PAGE_SIZE = 2
     yield
     world.clear_photos()
 

@@ -1,5 +1,5 @@
 """Dependencies point one way (docs/architecture.md): socialsite <- profiles
-<- feeds <- comments <- moderation, with notifications, ads and devlens on
+<- feeds <- comments and messaging <- moderation, with notifications, ads and devlens on
 top. A lower app never imports a higher one, not even inside a function: it
 sends a signal from socialsite/events.py and the higher app listens. The
 embedded database is selected by the connection setup alone.
@@ -20,6 +20,7 @@ LAYERS = {
     "profiles": 1,
     "feeds": 2,
     "comments": 3,
+    "messaging": 3,
     "moderation": 4,
     "notifications": 5,
     "ads": 5,
@@ -28,7 +29,7 @@ LAYERS = {
 #: The apps on top do not use each other.
 ALLOWED_SIDEWAYS: set[tuple[str, str]] = set()
 #: What the apps of the domain itself never reach, at any depth.
-DOMAIN = ("profiles", "feeds", "comments")
+DOMAIN = ("profiles", "feeds", "comments", "messaging")
 ON_TOP = ("notifications", "ads", "devlens", "moderation")
 EMBEDDED = "embedded_mongo"
 #: The one module that may select the embedded database.

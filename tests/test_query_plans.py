@@ -379,6 +379,72 @@ def test_notifications_page_is_index_served(world, login, recorder, settings):
     assert_index_served(recorder, ["/notifications/", "/notifications/ page 2"])
 
 
+def _joins(queries: list[plans.Query]) -> list[plans.Query]:
+    """The reads of each aggregate's `$lookup` stages (localField form), as
+    the server runs them, once per joined value: the foreign field fixed,
+    then the lookup pipeline's leading `$match`, `$sort` and `$limit`. The
+    recorder checks an aggregate's first stages only; a page of one
+    aggregate does its real reading in its joins."""
+    found = []
+    for query in queries:
+        for stage in query.pipeline or []:
+            lookup = stage.get("$lookup") or {}
+            if "foreignField" not in lookup:
+                continue
+            inner = list(lookup.get("pipeline") or [])
+            # A placeholder for each local value: the plan is the same for all.
+            match = {lookup["foreignField"]: "<each local value>"}
+            if inner and "$match" in inner[0]:
+                match.update(inner.pop(0)["$match"])
+            sort = tuple(inner.pop(0)["$sort"].items()) if inner and "$sort" in inner[0] else ()
+            limit = inner[0]["$limit"] if inner and "$limit" in inner[0] else 0
+            caller = f"{query.caller} ($lookup of {lookup['from']})"
+            found.append(plans.Query(lookup["from"], match, sort, limit, caller=caller))
+    return found
+
+
+def prev_link(page: str, url: str) -> str:
+    match = re.search(r'<a rel="prev"[^>]*href="([^"]+)"', page)
+    assert match, "the page has no rel=prev link"
+    return urljoin(url, html.unescape(match.group(1)))
+
+
+def test_the_messages_pages_are_index_served(make_user, login, recorder, settings):
+    """The inbox and its page 2 through the cursor; a conversation's newest
+    page (unread: opening it moves the read marker and the header count),
+    an older one through `rel="prev"` and a newer one back through
+    `rel="next"` (`?after=`). Their `$lookup` joins (the buckets on
+    (conversation, bucket), the people and the last author's block list on
+    `_id`) are held to the same rules."""
+    settings.MESSAGES_PAGE_SIZE = 3
+    settings.MESSAGES_BUCKET_SIZE = 4  # pages that reach across buckets
+    settings.MESSAGES_INBOX_PAGE_SIZE = 2
+    from messaging import services as messaging
+
+    ada, bob = make_user("ada"), make_user("bob")
+    cyd, dee = make_user("cyd"), make_user("dee")
+    for sender in (cyd, dee):
+        messaging.conversation_start(sender=sender, to=["ada"], text=f"from {sender.handle}")
+    long = messaging.conversation_start(sender=ada, to=["bob"], text="m0")
+    for n in range(1, 12):  # bob's last: ada has it unread
+        sender = bob if n % 2 else ada
+        messaging.message_send(conversation_id=long, sender=sender, text=f"m{n}")
+    client = login(ada)
+    first = visit(client, recorder, "/messages/")
+    visit(client, recorder, next_link(first, "/messages/"))
+    url = f"/messages/{long}/"
+    newest = visit(client, recorder, url)
+    older = visit(client, recorder, prev_link(newest, url))
+    visit(client, recorder, next_link(older, url))
+    pages = ["/messages/", "/messages/ page 2", "conversation", "older", "newer"]
+    assert_index_served(recorder, pages)
+    assert any(q.caller == "messaging.services.conversation_read" for q in recorder.queries)
+    joins = _joins([q for q in recorder.queries if q.caller.startswith("messaging.")])
+    assert {q.collection for q in joins} == {"message_buckets", "user"}, joins
+    found = problems(joins)
+    assert not found, "\n".join(found)
+
+
 def test_the_developers_lens_pages_are_index_served(settings, make_user, login, recorder):
     """/dev/ and /dev/compare/ (issue 14): the compare page sends its page's
     queries under every timeline model and comment store, shadows on."""
@@ -772,6 +838,20 @@ def _actions(values: dict, model: str = "cache") -> dict[str, list[tuple[str, di
         "ads/manage/campaigns/<str:campaign_id>/activate/": [("admin", {})],
         "ads/manage/campaigns/<str:campaign_id>/deactivate/": [("admin", {})],
         "dev/": [("admin", {"timeline_model": model, "comment_store": "documents"})],
+        # Direct messages (the world's: alice and bob's conversation first):
+        # a new one-to-one, a new group past bob's "people I follow" (he
+        # follows alice), and one continuing alice and bob's; a message
+        # each way; then bob leaves it, which writes the line alice sees.
+        "messages/": [
+            ("alice", {"to": "mod", "text": "a new one"}),
+            ("alice", {"to": ["bob", "mod"], "text": "the three of us"}),
+            ("alice", {"to": "bob", "text": "and again"}),
+        ],
+        "messages/<str:conversation_id>/": [
+            ("alice", {"text": "hello"}),
+            ("bob", {"text": "hello back"}),
+        ],
+        "messages/<str:conversation_id>/leave/": [("bob", {})],
     }
 
 

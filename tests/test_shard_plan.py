@@ -37,6 +37,9 @@ EXPECTED_KEYS = {
     "comment_buckets": "{discussion_id: 1, bucket: 1}",
     "comment_log": "{discussion_id: 1, slug: 1}",
     "comment_budget": '{_id: "hashed"}',
+    "conversation": '{_id: "hashed"}',
+    "conversation_key": '{_id: "hashed"}',
+    "message_buckets": "{conversation: 1, bucket: 1}",
     "session": '{_id: "hashed"}',
     "ratelimit": '{_id: "hashed"}',
     # A held handle is read by its keyed hash alone.

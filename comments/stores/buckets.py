@@ -8,7 +8,8 @@ means 0), where *Storing Comments* keeps it: on the discussion.
 Posting is *Storing Comments*'s: a find-and-modify upsert on the last known bucket
 (`$inc` count, `$push` the comment); when that bucket has reached its size,
 bump `num_buckets` with an update whose query includes the number just used,
-so of several racers only one advances it. Therefore:
+so of several racers only one advances it (socialsite/buckets.py, which the
+conversations' messages share). Therefore:
 
 - no comment is lost: every comment is one atomic `$push`;
 - no bucket is empty: a bucket only comes into being by the upsert that
@@ -35,8 +36,7 @@ moderation pages read by time and by author with an index.
 """
 
 from django.conf import settings
-from pymongo import ASCENDING, DESCENDING, ReturnDocument
-from pymongo.errors import DuplicateKeyError
+from pymongo import ASCENDING, DESCENDING
 
 from comments.documents import CommentBucket
 from comments.stores import ledger, slugs
@@ -54,6 +54,7 @@ from comments.stores.base import (
 )
 from comments.stores.paging import keyset_in_memory, offset_page
 from feeds.documents import discussion_host
+from socialsite.buckets import AppendFailed, Buckets, BucketsMissing
 
 ATTEMPTS = 16  # fresh slugs / retried upserts before giving up
 COUNTER = "num_buckets"
@@ -67,9 +68,14 @@ def _posts():
     return discussion_host()
 
 
-def _counter_is(n: int) -> dict:
-    """`num_buckets == n`, where a post without the field is at bucket 0."""
-    return {COUNTER: n} if n else {COUNTER: {"$in": [0, None]}}
+BUCKETS = Buckets(
+    buckets=_buckets,
+    parents=_posts,
+    owner="discussion_id",
+    items="comments",
+    counter=COUNTER,
+    size=lambda: settings.COMMENTS_BUCKET_SIZE,
+)
 
 
 class BucketsStore(ArrayCommentUpdates, CommentStore):
@@ -127,43 +133,35 @@ class BucketsStore(ArrayCommentUpdates, CommentStore):
         ledger.record_many(discussion_id, comments)
 
     def _push(self, discussion_id, comment: dict, *, redraw) -> dict | None:
-        """Seed 004's find-and-modify upsert into the bucket being filled.
-        When a racer took the comment's slug, `redraw()` gives a new comment
-        (a new post) or None (a copy: it is there already, stop)."""
-        for _ in range(ATTEMPTS):
-            head = _posts().find_one({"_id": discussion_id}, {COUNTER: 1})
-            if head is None:
-                raise DiscussionNotFound(f"no post {discussion_id}")
-            number = head.get(COUNTER) or 0
-            try:
-                bucket = _buckets().find_one_and_update(
-                    # The $ne guard: no duplicate slug in this bucket, atomically.
-                    {
-                        "discussion_id": discussion_id,
-                        "bucket": number,
-                        "comments.slug": {"$ne": comment["slug"]},
-                    },
-                    {"$inc": {"count": 1}, "$push": {"comments": comment}},
-                    projection={"count": 1},
-                    upsert=True,
-                    return_document=ReturnDocument.AFTER,
-                )
-            except DuplicateKeyError:
-                # A racer created this bucket first (retry), or a racer took
-                # our slug in it (draw a new one).
-                if self._find(discussion_id, comment["slug"]) is not None:
-                    comment = redraw()
-                    if comment is None:
-                        return None
-                continue
-            if bucket["count"] >= self.bucket_size:
-                # Race-safe rollover: only the first writer to see it full moves on.
-                _posts().update_one(
-                    {"_id": discussion_id, **_counter_is(number)}, {"$inc": {COUNTER: 1}}
-                )
-            ledger.record(discussion_id, comment)
-            return comment
-        raise CommentError("could not store the comment")
+        """Seed 004's find-and-modify upsert into the bucket being filled,
+        with its race-safe rollover (socialsite/buckets.py). When a racer took
+        the comment's slug, `redraw()` gives a new comment (a new post) or
+        None (a copy: it is there already, stop)."""
+
+        def conflict(tried: dict) -> dict | None:
+            # A racer created the bucket first (the same comment again), or
+            # took our slug in it (draw a new one).
+            if self._find(discussion_id, tried["slug"]) is None:
+                return tried
+            return redraw()
+
+        try:
+            appended = BUCKETS.append(
+                discussion_id,
+                comment,
+                # The $ne guard: no duplicate slug in this bucket, atomically.
+                guard=lambda c: {"comments.slug": {"$ne": c["slug"]}},
+                on_conflict=conflict,
+            )
+        except BucketsMissing as exc:
+            raise DiscussionNotFound(f"no post {discussion_id}") from exc
+        except AppendFailed as exc:
+            raise CommentError("could not store the comment") from exc
+        if appended is None:
+            return None
+        _, stored = appended
+        ledger.record(discussion_id, stored)
+        return stored
 
     def _fresh(self, discussion_id, posted, parent, author, text) -> dict:
         """A new comment whose slug no bucket of the discussion holds yet."""

@@ -6,7 +6,14 @@ Views and commands import this package; the modules keep it small.
 
 from moderation.services.base import ModerationError, audit, settle
 from moderation.services.bulk import ACTIONS, BULK_ACTIONS, bulk
-from moderation.services.content import comment_remove, comment_restore, post_remove, post_restore
+from moderation.services.content import (
+    comment_remove,
+    comment_restore,
+    message_remove,
+    message_restore,
+    post_remove,
+    post_restore,
+)
 from moderation.services.reports import report_create, report_dismiss
 from moderation.services.tags import tag_hide, tag_show
 from moderation.services.users import (
@@ -29,6 +36,8 @@ __all__ = [
     "comment_remove",
     "comment_restore",
     "expire_suspensions",
+    "message_remove",
+    "message_restore",
     "post_remove",
     "post_restore",
     "report_create",

@@ -1,7 +1,14 @@
 """The actions of the queue, one target or several at a time."""
 
 from moderation.services.base import ModerationError
-from moderation.services.content import comment_remove, comment_restore, post_remove, post_restore
+from moderation.services.content import (
+    comment_remove,
+    comment_restore,
+    message_remove,
+    message_restore,
+    post_remove,
+    post_restore,
+)
 from moderation.services.reports import report_dismiss
 from moderation.targets import resolve_target
 from profiles.documents import User
@@ -11,9 +18,12 @@ ACTIONS = {
     ("post", "restore"): post_restore,
     ("comment", "remove"): comment_remove,
     ("comment", "restore"): comment_restore,
+    ("message", "remove"): message_remove,
+    ("message", "restore"): message_restore,
     ("user", "dismiss"): report_dismiss,
     ("post", "dismiss"): report_dismiss,
     ("comment", "dismiss"): report_dismiss,
+    ("message", "dismiss"): report_dismiss,
 }
 
 

@@ -1,8 +1,10 @@
-"""Soft removal and restoring of posts and comments."""
+"""Soft removal and restoring of posts, comments and direct messages."""
 
 from bson import ObjectId
 
 from feeds.services import removals
+from messaging import selectors as messaging_selectors
+from messaging import services as messaging
 from moderation.documents import AuditEntry
 from moderation.services.base import ModerationError, audit, settle
 from moderation.targets import Target
@@ -63,3 +65,57 @@ def comment_restore(*, moderator: User, target: Target, reason: str = "") -> Non
     ):
         raise ModerationError("Only a comment a moderator removed can be restored.")
     audit(moderator=moderator.handle, action="comment.restore", target=target, reason=reason)
+
+
+def message_remove(*, moderator: User, target: Target, reason: str = "") -> None:
+    """Soft removal: "[removed by a moderator]" in the conversation
+    (docs/moderation.md#direct-messages). As for comments, the audit entry
+    keeps the words, which is what `message_restore` puts back."""
+    conversation_id, message_id = target.message_address
+    message = messaging_selectors.message_of(conversation_id, message_id)
+    if (
+        message is None
+        or message.get("removed_by")
+        or not message.get("by")
+        or message.get("kind") == "left"
+    ):
+        raise ModerationError("That message is already gone.")
+    # Conditional on "not removed" in the write itself: a racing removal
+    # logs once, by whoever wrote first.
+    if not messaging.message_remove(
+        conversation_id=conversation_id, message_id=message_id, bucket=message["bucket"]
+    ):
+        raise ModerationError("That message is already gone.")
+    settle(target, "resolved", moderator.handle)
+    audit(
+        moderator=moderator.handle,
+        action="message.remove",
+        target=target,
+        reason=reason,
+        text=message.get("text") or "",
+    )
+
+
+def message_restore(*, moderator: User, target: Target, reason: str = "") -> None:
+    conversation_id, message_id = target.message_address
+    message = messaging_selectors.message_of(conversation_id, message_id)
+    removal = (
+        AuditEntry.objects(target_type="message", target_id=target.id, action="message.remove")
+        .order_by("-ts")
+        .first()
+    )
+    # An erased author's words stay erased (docs/accounts.md#erasure): the
+    # audit log keeps them as the record, but never puts them back.
+    if (
+        message is None
+        or not message.get("by")
+        or removal is None
+        or not messaging.message_restore(
+            conversation_id=conversation_id,
+            message_id=message_id,
+            bucket=message["bucket"],
+            text=removal.details.get("text", ""),
+        )
+    ):
+        raise ModerationError("Only a message a moderator removed can be restored.")
+    audit(moderator=moderator.handle, action="message.restore", target=target, reason=reason)

@@ -130,6 +130,17 @@ def followed_among(follower: str, handles: Iterable[str]) -> set[str]:
     return {row["_t"] for row in rows}
 
 
+def followers_among(handle: str, among: Iterable[str]) -> set[str]:
+    """Which of `among` follow `handle`: one covered read of `followers`."""
+    among = sorted(set(among))
+    if not among:
+        return set()
+    rows = FollowerEdge._get_collection().find(
+        {"_f": handle, "_t": {"$in": among}}, {"_id": 0, "_t": 1}
+    )
+    return {row["_t"] for row in rows}
+
+
 def followed_among_joined(follower: str, handles: Iterable[str], then: list[dict]) -> dict | None:
     """`followed_among` as one aggregate whose row, `{"followed": [...]}`,
     goes on through another app's `then` stages (a `$lookup` of what the
@@ -222,6 +233,30 @@ def blocker_lookup(people_field: str, viewer: str, into: str) -> dict:
             "localField": people_field,
             "foreignField": "_id",
             "pipeline": [{"$match": {"blocked": viewer}}, {"$project": {"_id": 1}}],
+            "as": into,
+        }
+    }
+
+
+def people_lookup(people_field: str, viewer: str, into: str) -> dict:
+    """A `$lookup` stage for another app's aggregate whose rows hold an array
+    of handles at `people_field`: `into` holds, for each of them, `_id`,
+    `status`, and `blocks_viewer` (whether they blocked `viewer`). A point
+    read of `user` by `_id` per handle."""
+    return {
+        "$lookup": {
+            "from": User._get_collection_name(),
+            "localField": people_field,
+            "foreignField": "_id",
+            "pipeline": [
+                {
+                    "$project": {
+                        "_id": 1,
+                        "status": 1,
+                        "blocks_viewer": {"$in": [viewer, {"$ifNull": ["$blocked", []]}]},
+                    }
+                }
+            ],
             "as": into,
         }
     }

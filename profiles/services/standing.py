@@ -1,6 +1,7 @@
 """What other apps change on a user's document, through the app that owns
 it: a person's standing (a moderator's suspension, its end, a role) and the
-unread count the notifications keep on it, read with the user on every page.
+unread counts the notifications and the messages keep on it, read with the
+user on every page.
 Who may do so is decided by the caller (moderation, notifications).
 """
 
@@ -78,6 +79,23 @@ def notifications_seen_set(*, handle: str, newest: datetime, unread_was: int | N
         query["notifications_unread"] = unread_was
         changes["notifications_unread"] = 0
     return _users().update_one(query, {"$set": changes, "$inc": _BUMP}).matched_count > 0
+
+
+def messages_unread_add(*, handles: list[str], delta: int) -> None:
+    """The messaging app counts each person's unread conversations on their
+    document (the header shows it with no read of its own): +1 for those a
+    message made unread, -1 when one is read or left; never below 0."""
+    if not handles:
+        return
+    query: dict = {"_id": {"$in": sorted(set(handles))}}
+    if delta < 0:
+        query["messages_unread"] = {"$gt": 0}
+    _users().update_many(query, {"$inc": {"messages_unread": delta}})
+
+
+def messages_unread_set(*, handle: str, unread: int) -> None:
+    """A recount (the messaging app's own, from its conversations)."""
+    _users().update_one({"_id": handle}, {"$set": {"messages_unread": unread}})
 
 
 def posts_count_add(*, handle: str, delta: int) -> None:

@@ -6,7 +6,7 @@ from django.contrib.auth.hashers import make_password
 from mongoengine.errors import NotUniqueError
 from pymongo.errors import DuplicateKeyError
 
-from profiles.documents import Profile, User
+from profiles.documents import MESSAGES_FROM, Profile, User
 from profiles.services.erasure import handle_held
 from socialsite import events
 from socialsite.clock import now
@@ -88,11 +88,20 @@ def password_change(*, user: User, new_password: str, keep_session: str | None =
 
 
 def profile_update(
-    *, user: User, name: str, bio: str, location: str, interests: list[str], website: str
+    *,
+    user: User,
+    name: str,
+    bio: str,
+    location: str,
+    interests: list[str],
+    website: str,
+    messages_from: str | None = None,
 ) -> None:
     """Set the edited fields one by one: profile fields this code does not
-    know (the profile evolves, *Storing Updates and Profiles*) stay as they are."""
+    know (the profile evolves, *Storing Updates and Profiles*) stay as they are.
+    `messages_from`: who may start a conversation with them (None: unchanged)."""
     edited = {"bio": bio, "location": location, "interests": interests, "website": website}
+    chosen = {"messages_from": messages_from} if messages_from in MESSAGES_FROM else {}
     User._get_collection().update_one(
         {"_id": user.handle},
         {
@@ -100,9 +109,12 @@ def profile_update(
                 "name": name,
                 "name_terms": name_terms(name),
                 **{f"profile.{field}": value for field, value in edited.items()},
+                **chosen,
             }
         },
     )
+    if chosen:
+        user.messages_from = messages_from
     user.name, user.name_terms = name, name_terms(name)
     for field, value in edited.items():
         setattr(user.profile, field, value)

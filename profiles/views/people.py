@@ -232,6 +232,7 @@ def profile_edit(request):
         "location": user.profile.location,
         "interests": ", ".join(user.profile.interests),
         "website": user.profile.website,
+        "messages_from": user.messages_from or "everyone",
     }
     # Bound on every POST, even an empty one: the rate-limit error below is
     # added to it, and an unbound form has no cleaned_data to add it to.

@@ -28,9 +28,11 @@ from feeds.documents import ALL_CIRCLES, PUBLIC, Post
 from feeds.services import photos
 from feeds.services import posts as feeds
 from feeds.services.polls import poll_vote
+from messaging import services as messaging
 from moderation.services.reports import report_create
 from moderation.targets import resolve_target
 from profiles import services as graph
+from profiles.documents import User
 from profiles.services import exports
 from profiles.services import filters as keyword_filters
 from profiles.services.users import profile_update
@@ -151,7 +153,24 @@ def world(make_user, ad_campaign):
         action="hide",
         expires_in=timedelta(days=1),
     )
-    return SimpleNamespace(thread_id=str(thread.id), campaign_id=campaign_id)
+    # Messages (docs/messages.md): bob's new one-to-one is unread in ada's
+    # inbox; her group with bob and cyd has a long link, a line saying dee
+    # left, and a message of cyd's (with its report control).
+    messaging.conversation_start(sender=bob, to=["ada"], text="Is Sunday still on?")
+    make_user("dee", "Dee Dough")
+    group = messaging.conversation_start(
+        sender=ada, to=["bob", "cyd", "dee"], text="Who brings what on Sunday?"
+    )
+    messaging.message_send(
+        conversation_id=group,
+        sender=cyd,
+        text=f"Rye, and the starter I promised. The recipe I used: {long_url}",
+    )
+    messaging.conversation_leave(conversation_id=group, member=User.objects.get(handle="dee"))
+    messaging.message_send(conversation_id=group, sender=bob, text="Butter and jam.")
+    return SimpleNamespace(
+        thread_id=str(thread.id), campaign_id=campaign_id, conversation_id=str(group)
+    )
 
 
 # page name -> (who looks at it, where). Bob visits Ada's wall and post so the
@@ -173,6 +192,10 @@ PAGES = {
     "password-reset": (None, lambda w: "/accounts/password/reset/"),
     "dev-mail": ("mod", lambda w: "/dev/mail/"),
     "notifications": ("ada", lambda w: "/notifications/"),
+    "inbox": ("ada", lambda w: "/messages/"),
+    # "Message" from a profile: the new-message form open, its `to` filled.
+    "inbox-compose": ("ada", lambda w: "/messages/?to=bob"),
+    "conversation": ("ada", lambda w: f"/messages/{w.conversation_id}/"),
     "search": ("ada", lambda w: "/search/?q=a"),
     "search-posts": ("ada", lambda w: "/search/?q=rye+bread"),
     "tag": ("ada", lambda w: "/tags/bread/"),
@@ -205,6 +228,10 @@ NO_ADS = {
     "dev",
     "dev-compare",
     "dev-mail",
+    # Private messages: no ads beside what people write to each other.
+    "inbox",
+    "inbox-compose",
+    "conversation",
 }
 
 
@@ -338,5 +365,5 @@ def test_composer_works_at_phone_width(world, page, sign_in, artifacts_dir):
     text.fill("Bread or cake?")
     options.fill("Bread\nCake")
     composer.get_by_role("button", name="Post", exact=True).click()
-    expect(page.locator(".messages")).to_contain_text("Posted.")
+    expect(page.locator("ul.messages")).to_contain_text("Posted.")
     expect(page.locator("article.post", has_text="Bread or cake?")).to_have_count(1)

@@ -44,7 +44,7 @@ def test_forgot_password_reset_from_dev_mail_ends_the_old_sessions(
     laptop.get_by_role("link", name="Email address").click()
     laptop.get_by_label("Email address").fill("ada@example.org")
     laptop.get_by_role("button", name="Save and verify").click()
-    expect(laptop.locator(".messages")).to_contain_text("We sent a link to ada@example.org")
+    expect(laptop.locator("ul.messages")).to_contain_text("We sent a link to ada@example.org")
     expect(laptop.locator(".email-state")).to_have_attribute("data-verified", "false")
     laptop.goto(newest_link(staff, "Verify your email address"))
     expect(laptop.locator(".email-state")).to_have_attribute("data-verified", "true")
@@ -65,7 +65,7 @@ def test_forgot_password_reset_from_dev_mail_ends_the_old_sessions(
     anonymous.get_by_label("New password again").fill(NEW_PASSWORD)
     anonymous.get_by_role("button", name="Set the new password").click()
     expect(anonymous).to_have_url(re.compile(r"/accounts/login/$"))
-    expect(anonymous.locator(".messages")).to_contain_text("every session was logged out")
+    expect(anonymous.locator("ul.messages")).to_contain_text("every session was logged out")
 
     # Her two old sessions are over; the old password no longer opens a new one.
     for old in (laptop, phone):
@@ -164,7 +164,7 @@ def test_a_person_takes_their_data_and_leaves(make_user, new_page, sign_in, arti
     page.get_by_label("Password").fill(PASSWORD)
     page.on("dialog", lambda dialog: dialog.accept())
     page.get_by_role("button", name="Delete my account").click()
-    expect(page.locator(".messages")).to_contain_text("Your account is deleted")
+    expect(page.locator("ul.messages")).to_contain_text("Your account is deleted")
     page.goto(f"/posts/{post.id}/")
     expect(page.locator("[data-erased]")).to_have_text("[deleted account]")
     expect(page.locator(".comment").filter(has_text="Noted!")).to_be_visible()

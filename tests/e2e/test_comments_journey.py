@@ -54,7 +54,7 @@ def reply(page: Page, to_text: str, text: str) -> None:
     form = parent.locator("details.reply[open] form")
     form.locator("textarea[name=text]").fill(text)
     form.get_by_role("button", name="Reply").click()
-    expect(page.locator(".messages")).to_contain_text("Comment posted.")
+    expect(page.locator("ul.messages")).to_contain_text("Comment posted.")
     expect(comment(page, text)).to_be_visible()
 
 
@@ -72,7 +72,7 @@ def test_reply_indent_continue_and_delete(post_id, new_page, settings, artifacts
     top.locator("textarea[name=text]").fill("Bernoulli numbers, obviously.")
     top.get_by_role("button", name="Comment").click()
     expect(bob).to_have_url(re.compile(rf"{re.escape(url)}#c-[a-z0-9]{{4}}$"))
-    expect(bob.locator(".messages")).to_contain_text("Comment posted.")
+    expect(bob.locator("ul.messages")).to_contain_text("Comment posted.")
 
     # Ada replies to Bob; Bob replies to Ada's reply.
     ada.goto(url)
@@ -94,12 +94,12 @@ def test_reply_indent_continue_and_delete(post_id, new_page, settings, artifacts
     # Bob votes Ada's reply up: its score shows, his button stays pressed,
     # and pressing it again takes the vote back.
     comment(bob, "Note G").get_by_role("button", name="▲ Up").click()
-    expect(bob.locator(".messages")).to_contain_text("Voted up.")
+    expect(bob.locator("ul.messages")).to_contain_text("Voted up.")
     expect(comment(bob, "Note G")).to_have_attribute("data-score", "1")
     pressed = comment(bob, "Note G").get_by_role("button", name="▲ Up")
     expect(pressed).to_have_attribute("aria-pressed", "true")
     pressed.click()
-    expect(bob.locator(".messages")).to_contain_text("Vote taken back.")
+    expect(bob.locator("ul.messages")).to_contain_text("Vote taken back.")
     expect(comment(bob, "Note G")).to_have_attribute("data-score", "0")
     # Best lists the conversations, each with its replies a link away.
     bob.goto(url + "?order=best")
@@ -135,7 +135,7 @@ def test_reply_indent_continue_and_delete(post_id, new_page, settings, artifacts
     bob.on("dialog", lambda dialog: dialog.accept())
     first = bob.locator("article.comment").first
     first.get_by_role("button", name="Delete").click()
-    expect(bob.locator(".messages")).to_contain_text("Comment deleted.")
+    expect(bob.locator("ul.messages")).to_contain_text("Comment deleted.")
     first = bob.locator("article.comment").first
     expect(first.locator(".comment__text")).to_have_text("[deleted]")
     expect(first).to_have_attribute("data-depth", "0")

@@ -52,7 +52,7 @@ def test_an_admin_switches_to_the_read_model(admin_with_a_feed, page, sign_in, a
     expect(page.locator('[data-in-use="timeline-model"]')).to_have_attribute("data-value", "cache")
     page.get_by_label("Timeline model").select_option("read")
     page.get_by_role("button", name="Switch this session").click()
-    expect(page.locator(".messages")).to_contain_text("Switched")
+    expect(page.locator("ul.messages")).to_contain_text("Switched")
     expect(page.locator('[data-in-use="timeline-model"]')).to_have_attribute("data-value", "read")
     expect(page.locator('[data-in-use="timeline-model"]')).to_have_attribute(
         "data-source", "session"

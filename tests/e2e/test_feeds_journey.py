@@ -37,7 +37,7 @@ def log_in(page: Page, handle: str) -> None:
     page.locator("[name=password]").fill(PASSWORD)
     page.get_by_role("button", name="Log in").click()
     expect(page).to_have_url(re.compile(r"/feed/$"))
-    expect(page.get_by_role("link", name="Me")).to_be_visible()
+    expect(page.get_by_role("link", name="Me", exact=True)).to_be_visible()
 
 
 def compose(page: Page, kind: str, text: str, circles: tuple[str, ...] = ()):
@@ -59,7 +59,7 @@ def post(page: Page, composer, text: str):
     """Click Post and return the new article in the author's feed."""
     composer.get_by_role("button", name="Post", exact=True).click()
     expect(page).to_have_url(re.compile(r"/feed/$"))
-    expect(page.locator(".messages")).to_contain_text("Posted.")
+    expect(page.locator("ul.messages")).to_contain_text("Posted.")
     article = page.locator("article.post", has_text=text)
     expect(article).to_have_count(1)
     return article
@@ -82,7 +82,7 @@ def option(article, index: int):
 def vote(page: Page, article, label: str, button: str) -> None:
     article.locator(".poll").get_by_label(label, exact=True).check()
     article.get_by_role("button", name=button, exact=True).click()
-    expect(page.locator(".messages")).to_contain_text("Vote counted.")
+    expect(page.locator("ul.messages")).to_contain_text("Vote counted.")
 
 
 def test_circle_post_photo_and_poll(people, new_page, artifacts_dir):

@@ -16,8 +16,8 @@ def sign_up(page: Page, handle: str, name: str) -> None:
     page.locator("[name=password1]").fill(PASSWORD)
     page.locator("[name=password2]").fill(PASSWORD)
     page.get_by_role("button", name="Sign up").click()
-    expect(page.locator(".messages")).to_contain_text(f"Welcome to Socialsite, {name}!")
-    expect(page.get_by_role("link", name="Me")).to_be_visible()
+    expect(page.locator("ul.messages")).to_contain_text(f"Welcome to Socialsite, {name}!")
+    expect(page.get_by_role("link", name="Me", exact=True)).to_be_visible()
 
 
 def counts(page: Page, which: str):
@@ -35,7 +35,7 @@ def test_follow_into_a_circle_then_block_and_unblock(new_page, artifacts_dir):
     expect(ada.get_by_role("heading", name="Your circles")).to_be_visible()
     ada.get_by_label("New circle").fill("friends")
     ada.get_by_role("button", name="Create circle").click()
-    expect(ada.locator(".messages")).to_contain_text("Circle “friends” created.")
+    expect(ada.locator("ul.messages")).to_contain_text("Circle “friends” created.")
     friends = ada.locator('[data-circle="friends"]')
     expect(friends).to_contain_text("Nobody in this circle yet.")
 
@@ -46,13 +46,13 @@ def test_follow_into_a_circle_then_block_and_unblock(new_page, artifacts_dir):
     follow_form = ada.locator("form.follow-form")
     follow_form.get_by_label("friends").check()
     follow_form.get_by_role("button", name="Follow", exact=True).click()
-    expect(ada.locator(".messages")).to_contain_text("You follow Bob Kahn in friends.")
+    expect(ada.locator("ul.messages")).to_contain_text("You follow Bob Kahn in friends.")
     expect(counts(ada, "followers")).to_have_text("1")
     expect(ada.locator("#profile")).to_contain_text("1 follower")
     expect(ada.get_by_role("button", name="Unfollow")).to_be_visible()
     expect(ada.locator("form.circles-edit").get_by_label("friends")).to_be_checked()
 
-    ada.get_by_role("link", name="Me").click()
+    ada.get_by_role("link", name="Me", exact=True).click()
     expect(ada.get_by_role("heading", name="Ada Lovelace")).to_be_visible()
     expect(counts(ada, "following")).to_have_text("1")
     expect(counts(ada, "followers")).to_have_text("0")
@@ -67,20 +67,20 @@ def test_follow_into_a_circle_then_block_and_unblock(new_page, artifacts_dir):
     bob.goto("/u/ada/")
     expect(bob.locator("#profile .badge")).to_have_text("Follows you")
     expect(bob.locator("#profile")).not_to_contain_text("friends")
-    bob.get_by_role("link", name="Me").click()
+    bob.get_by_role("link", name="Me", exact=True).click()
     expect(counts(bob, "followers")).to_have_text("1")
 
     # Ada blocks Cyd, sees "Unblock", unblocks and can follow again.
     ada.goto("/u/cyd/")
     expect(ada.get_by_role("button", name="Follow", exact=True)).to_be_visible()
     ada.get_by_role("button", name="Block", exact=True).click()
-    expect(ada.locator(".messages")).to_contain_text("You blocked Cyd Charisse.")
+    expect(ada.locator("ul.messages")).to_contain_text("You blocked Cyd Charisse.")
     expect(ada.get_by_role("button", name="Unblock")).to_be_visible()
     expect(ada.get_by_role("button", name="Follow", exact=True)).to_have_count(0)
     expect(ada.get_by_role("button", name="Block", exact=True)).to_have_count(0)
 
     ada.get_by_role("button", name="Unblock").click()
-    expect(ada.locator(".messages")).to_contain_text("You unblocked Cyd Charisse.")
+    expect(ada.locator("ul.messages")).to_contain_text("You unblocked Cyd Charisse.")
     expect(ada.get_by_role("button", name="Follow", exact=True)).to_be_visible()
     expect(ada.get_by_role("button", name="Block", exact=True)).to_be_visible()
     expect(ada.get_by_role("button", name="Unblock")).to_have_count(0)

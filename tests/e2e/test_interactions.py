@@ -50,7 +50,7 @@ def ada_posts(page: Page, text: str) -> None:
     page.goto("/feed/")
     page.locator("form.composer textarea[name=text]").fill(text)
     page.locator("form.composer").get_by_role("button", name="Post", exact=True).click()
-    expect(page.locator(".messages")).to_contain_text("Posted.")
+    expect(page.locator("ul.messages")).to_contain_text("Posted.")
 
 
 def offer(page: Page):

@@ -63,7 +63,7 @@ def test_report_a_comment_then_a_moderator_removes_it(new_page, scene, artifacts
     form.locator("input[name=note]").fill("insulting everyone")
     form.get_by_role("button", name="Send report").click()
     expect(bob).to_have_url(re.compile(rf"/posts/{post_id}/$"))
-    expect(bob.locator(".messages")).to_contain_text("Thanks. A moderator will look at it.")
+    expect(bob.locator("ul.messages")).to_contain_text("Thanks. A moderator will look at it.")
     # His own comment has no report control.
     own = bob.locator("article.comment", has_text="Looks great, Ada!")
     expect(own.locator("details.report-control")).to_have_count(0)
@@ -82,7 +82,7 @@ def test_report_a_comment_then_a_moderator_removes_it(new_page, scene, artifacts
     mod.locator("#bulk-reason").fill("insults")
     mod.screenshot(path=str(artifacts_dir / "moderation-queue.png"), full_page=True)
     mod.get_by_role("button", name="Remove selected").click()
-    expect(mod.locator(".messages")).to_contain_text("Removed: 1 item.")
+    expect(mod.locator("ul.messages")).to_contain_text("Removed: 1 item.")
     expect(mod.locator("tr.report-item", has_text=RUDE)).to_have_count(0)
 
     # Bob reloads the post: the placeholder, and the reply-free thread intact.
@@ -125,7 +125,7 @@ def test_a_suspended_users_open_session_ends(new_page, scene, artifacts_dir):
     expect(mod.locator("[data-user-status]")).to_have_text("active")
     mod.locator("#suspend-reason").fill("abusive comments")
     mod.get_by_role("button", name="Suspend").click()
-    expect(mod.locator(".messages")).to_contain_text("@cyd is suspended.")
+    expect(mod.locator("ul.messages")).to_contain_text("@cyd is suspended.")
     expect(mod.locator("[data-user-status]")).to_have_text("suspended")
     expect(mod.get_by_role("button", name="Unsuspend")).to_be_visible()
     mod.screenshot(path=str(artifacts_dir / "moderation-user.png"), full_page=True)

@@ -4,9 +4,12 @@ swept field by field with the values of each field's kind (`sweep`)."""
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from urllib.parse import unquote
 
+from django.urls import resolve
 from hypothesis import strategies as st
 
+from socialsite.methods import allowed_methods
 from tests.hostile.routes import STATIC_VALUES, Route
 from tests.hostile.values import KEY_SHAPES, KIND_SAMPLES, OPERATOR_KEYS, Raw, encode, value_for
 from tests.hostile.world import World
@@ -85,6 +88,13 @@ def own_method(route: Route) -> str:
     return route.method or ("POST" if route.form else "GET")
 
 
+def answers_get(key: str, route: Route, world: World) -> bool:
+    """Whether the route's view takes GET too: a form page (the inbox, a
+    conversation) whose GET reads the query its POST only reads on a refusal."""
+    view = resolve(unquote(valid_path(key, route, world))).func
+    return "GET" in allowed_methods(view)
+
+
 @dataclass(frozen=True)
 class Slot:
     """Who sends a batch of probes, how, and whether the path is valid."""
@@ -142,8 +152,9 @@ def draw(data, key: str, route: Route, slot: Slot, world: World) -> Probe:
 
 
 # Optional fields the sweep leaves out of its valid base: two page cursors
-# at once are refused whatever they hold, and `next` only redirects.
-OPTIONAL_KINDS = {"timeline_cursor", "comment_cursor", "next"}
+# at once are refused whatever they hold (a conversation reads `after` only
+# without `before`), and `next` only redirects.
+OPTIONAL_KINDS = {"timeline_cursor", "comment_cursor", "inbox_cursor", "message_cursor", "next"}
 EVERY_FIELD = [Raw("%ff%fe"), "9" * 30]
 
 
@@ -162,7 +173,7 @@ def sweep(key: str, route: Route, world: World) -> Iterator[tuple[str, Probe]]:
         if kind not in OPTIONAL_KINDS and _valid(kind, world)
     }
 
-    def build(path_values: dict, values: dict) -> Probe:
+    def build(path_values: dict, values: dict, method: str = method) -> Probe:
         def fill(match: re.Match) -> str:
             safe = "/" if match.group("kind") == "path" else ""
             return encode(path_values[match.group("name")], safe=safe)
@@ -183,3 +194,8 @@ def sweep(key: str, route: Route, world: World) -> Iterator[tuple[str, Probe]]:
             if name in route.mirrors:
                 values[route.mirrors[name]] = value
             yield name, build(path_values, values)
+    if method == "POST" and route.query and answers_get(key, route, world):
+        # A form page's query is read on its GET: the page cursors, above all.
+        for name, kind in route.query.items():
+            for value in KIND_SAMPLES.get(kind, []) + EVERY_FIELD:
+                yield name, build(path_values, {**base, name: value}, "GET")

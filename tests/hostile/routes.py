@@ -73,6 +73,8 @@ STATIC_VALUES: dict[str, list[str]] = {
     "filter_context": ["home", "notifications", "public", "thread"],
     "filter_action": ["hide", "warn"],
     "filter_expires": ["never", "1h", "1d", "7d", "30d"],
+    # Who may start a conversation with me (docs/messages.md).
+    "messages_from": ["everyone", "following", "nobody"],
 }
 
 
@@ -101,6 +103,7 @@ HANDLE = {"handle": "handle"}
 COMMENT = {"post_id": "thread_post_id", "slug": "slug"}
 THREAD = {"order": "order", "after": "comment_cursor", "before": "comment_cursor"}
 CAMPAIGN_PATH = {"campaign_id": "campaign_id"}
+CONVERSATION = {"conversation_id": "conversation_id"}
 CAMPAIGN = {
     "name": "short",
     "ecpm": "number",
@@ -136,6 +139,7 @@ ROUTES: dict[str, Route] = {
             "location": "short",
             "interests": "short",
             "website": "website",
+            "messages_from": "messages_from",
         }
     ),
     "settings/password/": Route(
@@ -230,6 +234,21 @@ ROUTES: dict[str, Route] = {
     "posts/<str:post_id>/pin/": Route(path=POST, form=NEXT),
     "posts/<str:post_id>/unpin/": Route(path={"post_id": "pinned_post_id"}, form=NEXT),
     "notifications/": Route(query=TIMELINE),
+    # Direct messages (docs/messages.md): the inbox pages on (ts, _id) like a
+    # timeline; its GET reads `to` to fill the form ("Message" on a profile),
+    # its POST reads `to` repeated or as one "bob, cyd" field. A conversation
+    # pages on (bucket, index) cursors both ways; the world has alice's with
+    # bob, bob's group with cyd, and one alice is not in.
+    "messages/": Route(
+        query={"before": "inbox_cursor", "to": "handle"},
+        form={"to": "handle", "text": "text"},
+    ),
+    "messages/<str:conversation_id>/": Route(
+        path=CONVERSATION,
+        query={"before": "message_cursor", "after": "message_cursor"},
+        form={"text": "text"},
+    ),
+    "messages/<str:conversation_id>/leave/": Route(path=CONVERSATION, method="POST"),
     "posts/": Route(
         query=NEXT,
         form={
@@ -402,7 +421,8 @@ READS = re.compile(
 def view_parameters() -> dict[str, set[str]]:
     """Every parameter name the views read by name: name -> the files."""
     found: dict[str, set[str]] = {}
-    for app in ("socialsite", "profiles", "feeds", "comments", "moderation", "ads", "devlens"):
+    apps = ("socialsite", "profiles", "feeds", "comments", "messaging", "moderation", "ads")
+    for app in (*apps, "devlens"):
         for path in [*(ROOT / app).glob("views.py"), *(ROOT / app).glob("views/*.py")]:
             for name in READS.findall(path.read_text()):
                 found.setdefault(name, set()).add(str(path.relative_to(ROOT)))

@@ -167,6 +167,33 @@ COMMENT_CURSORS = [
 ]
 
 
+def message_cursor(value: str, kind: str = "m") -> str:
+    """A conversation page cursor as messaging/selectors.py makes them:
+    urlsafe base64 of "m|<bucket>.<index>", unpadded."""
+    return comment_cursor(kind, value)
+
+
+# The first six can only be refused: a bucket past nine digits, digits that
+# are not ASCII, a negative index, a cursor past 40 characters, bytes that are
+# not UTF-8, another page's cursor. The rest are well formed and point past
+# anything stored (a bucket a page's `$lte` / `$gte` must not choke on).
+MESSAGE_CURSORS = [
+    message_cursor("9999999999.0"),
+    message_cursor("².٣"),
+    message_cursor("0.-1"),
+    message_cursor("1." + "9" * 40),
+    base64.urlsafe_b64encode(b"m|\xff\xfe.1").decode().rstrip("="),
+    comment_cursor("c", f"1|{OID}"),
+    message_cursor("999999999.999999999"),
+    message_cursor("0.0"),
+    message_cursor(""),
+    message_cursor("1.1", kind=""),
+    "!!!",
+    "=",
+    "bQ",
+]
+
+
 HOSTILE_SAMPLES: list[str] = (
     UNICODE_DIGITS
     + NUMBERS
@@ -176,6 +203,7 @@ HOSTILE_SAMPLES: list[str] = (
     + RAW_ESCAPES
     + TIMELINE_CURSORS
     + COMMENT_CURSORS
+    + MESSAGE_CURSORS
 )
 
 
@@ -198,6 +226,9 @@ def _png_claiming(width: int, height: int) -> Raw:
 KIND_SAMPLES: dict[str, list[str]] = {
     "timeline_cursor": [*TIMELINE_CURSORS[:5], "1_zz", Raw("%ff%fe_1")],
     "comment_cursor": COMMENT_CURSORS[:7],
+    # The inbox pages on (ts, _id) as a timeline does.
+    "inbox_cursor": [*TIMELINE_CURSORS[:5], "1_zz", Raw("%ff%fe_1")],
+    "message_cursor": [*MESSAGE_CURSORS[:7], Raw("%ff%fe")],
     "skip": ["²", "٣", "9" * 30, "9" * 5000, "-1"],
     "number": ["²", "٣", "9" * 400, "1e309", "nan", "-inf"],
     "handle": ["²²²", "ſam", "\u212aelvin", "alice\x00", "a" * TEN_K, "$where"],
@@ -209,6 +240,8 @@ KIND_SAMPLES: dict[str, list[str]] = {
     "filter_action": ["HIDE", "hide\x00", "$ne"],
     "filter_expires": ["1y", "-1d", "²d", "never\x00"],
     "thread_post_id": ["٠" * 24, "²" * 24],
+    "conversation_id": ["٠" * 24, "²" * 24, OID.upper(), OID + "\x00", "9" * 30, "$ne"],
+    "messages_from": ["EVERYONE", "nobody\x00", "$ne", "x" * TEN_K],
     "own_post_id": ["٠" * 24, "9" * 30],
     "poll_post_id": ["٠" * 24],
     "photo_post_id": ["٠" * 24],

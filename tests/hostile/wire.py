@@ -180,12 +180,15 @@ TOUR = [
     ("mod", "/mod/users/bob/"),
     ("alice", "/search/?q=a"),
     ("anon", "/u/bob/followers/"),
+    ("bob", "/messages/"),  # the previews of what was sent
 ]
 
 
 def tour(world: World, after: str) -> Iterator[tuple[Probe, object]]:
     thread = world.values["thread_post_id"][0]
-    for role, path in [*TOUR, ("bob", f"/posts/{thread}/")]:
+    conversation = world.values["conversation_id"][0]  # alice and bob's
+    pages = [("bob", f"/posts/{thread}/"), ("bob", f"/messages/{conversation}/")]
+    for role, path in [*TOUR, *pages]:
         target = urlsplit(path)
         visit = Probe(f"{after} (then {target.path})", role, "GET", path, [], [], False)
         yield visit, _get(world.clients[role], target.path, target.query)

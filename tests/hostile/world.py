@@ -22,6 +22,9 @@ from feeds.documents import ALL_CIRCLES, PUBLIC, Post
 from feeds.services import photos
 from feeds.services import pins as feed_pins
 from feeds.services import posts as feeds
+from messaging import services as messaging
+from messaging.documents import Conversation
+from messaging.selectors import encode_place
 from moderation import services as moderation
 from moderation.targets import resolve_target
 from profiles import auth
@@ -34,7 +37,8 @@ from socialsite import sessions
 from socialsite.cursors import Cursor
 from tests.conftest import PASSWORD, written
 
-# cyd is blocked by alice: the pages and actions refused across a block.
+# cyd is blocked by alice: the pages and actions refused across a block; and
+# outside alice and bob's conversation: its routes are all a 404 to cyd.
 ROLES = ("anon", "alice", "bob", "cyd", "mod", "admin")
 
 
@@ -137,6 +141,33 @@ def _campaign() -> None:
     AdStats(id=row, campaign_id=campaign.id, ad_unit_id="unit1", day="2026-01-01").save()
 
 
+def _conversations(alice: User, bob: User, cyd: User) -> dict[str, list[str]]:
+    """Direct messages (docs/messages.md), as the values of their kinds:
+    alice and bob's conversation, long enough to page through at the probes'
+    page size; bob's group with alice and cyd, where cyd's message is hidden
+    from alice (she blocked cyd: both ways); and bob's with cyd, which alice
+    is not in (her probes of it are an outsider's). Bob takes new messages
+    only from people he follows, the admin from nobody, so a new conversation
+    meets each answer."""
+    pair = messaging.conversation_start(sender=alice, to=["bob"], text="hello bob")
+    for n in range(4):
+        sender = bob if n % 2 == 0 else alice
+        messaging.message_send(conversation_id=pair, sender=sender, text=f"message {n}")
+    group = messaging.conversation_start(sender=bob, to=["alice", "cyd"], text="all three")
+    messaging.message_send(conversation_id=group, sender=cyd, text="hidden from alice")
+    apart = messaging.conversation_start(sender=bob, to=["cyd"], text="just us")
+    users = User._get_collection()
+    users.update_one({"_id": "bob"}, {"$set": {"messages_from": "following"}})
+    users.update_one({"_id": "admin"}, {"$set": {"messages_from": "nobody"}})
+    newest = Conversation._get_collection().find_one({"_id": group}, {"ts": 1})
+    return {
+        "conversation_id": [str(pair), str(group), str(apart), "0123456789abcdef01234567"],
+        # Places in alice and bob's first bucket: a page before and after each.
+        "message_cursor": [encode_place((0, 3)), encode_place((0, 1))],
+        "inbox_cursor": [Cursor(newest["ts"], group).encode()],
+    }
+
+
 def build() -> World:
     alice = _user("alice", "Alice Liddell")
     bob = _user("bob", "Bob Kahn")
@@ -194,6 +225,7 @@ def build() -> World:
     comments.comment_delete(post_id=status.id, slug=gone.slug, actor=bob)
     _user("dora", "Dora Suspended")
     moderation.user_suspend(moderator=mod, target=resolve_target("user:dora"), reason="spam")
+    conversations = _conversations(alice.reload(), bob.reload(), cyd.reload())
     _campaign()
     # Accounts (docs/accounts.md): bob can reset his password (a verified
     # address and a live link), alice has a link to verify hers, and a second
@@ -260,6 +292,7 @@ def build() -> World:
         "tag": ["world", "World", "123", "nosuchtag"],
         "export_id": [str(alice_export.id), str(bob_export.id), "0123456789abcdef01234567"],
         "filter_id": [alice_filter.id, bob_filter.id, "0123456789abcdef01234567"],
+        **conversations,
         # Not form fields: what the query-plan driver makes valid codes from.
         "totp_secret": [cyd_secret],
         "totp_pending": [alice_pending],

@@ -11,6 +11,7 @@ from django.test import Client
 from django.urls import resolve
 
 from feeds.services import trends
+from messaging import services as messaging
 from moderation import services, urls
 from moderation.documents import AuditEntry, Report
 from moderation.targets import resolve_target
@@ -35,7 +36,10 @@ TABLE = {
     "bulk": (
         "POST",
         "/mod/bulk/",
-        {"keys": ["post:{post}", "comment:{post}/{slug}"], "action": "dismiss"},
+        {
+            "keys": ["post:{post}", "comment:{post}/{slug}", "message:{message}"],
+            "action": "dismiss",
+        },
         MOD_POST,
     ),
     "suspend": ("POST", "/mod/users/{eve}/suspend/", {"reason": "spam"}, MOD_POST),
@@ -60,7 +64,8 @@ POST_ROUTES = [name for name, row in TABLE.items() if row[0] == "POST"]
 
 @pytest.fixture
 def world(cast, make_user):
-    """A reported post and comment, an active user (eve) and a suspended one (zed)."""
+    """A reported post, comment and direct message, an active user (eve) and
+    a suspended one (zed)."""
     eve, zed = make_user("eve"), make_user("zed")
     post = new_post(cast.ada, "a reported post")
     comment = new_comment(cast.cyd, post.id, "a reported comment")
@@ -72,6 +77,12 @@ def world(cast, make_user):
         target=resolve_target(f"comment:{post.id}/{comment.slug}"),
         reason="harassment",
     )
+    conversation = messaging.conversation_start(sender=cast.cyd, to=["ada"], text="a reported dm")
+    sent = messaging.message_send(conversation_id=conversation, sender=cast.cyd, text="more")
+    message = f"{conversation}/{sent['_id']}"
+    services.report_create(
+        reporter=cast.ada, target=resolve_target(f"message:{message}"), reason="spam"
+    )
     services.user_suspend(
         moderator=cast.boss, target=resolve_target(f"user:{zed.handle}"), reason="test"
     )
@@ -81,6 +92,7 @@ def world(cast, make_user):
         "fill": {
             "post": str(post.id),
             "slug": comment.slug,
+            "message": message,
             "eve": eve.handle,
             "zed": "zed",
             "hidden": "hidden",

@@ -31,6 +31,7 @@ LISTED = {
     "posts",
     "comments",
     "comment_votes",
+    "messages",
     "following",
     "followers",
     "circles",

@@ -1,0 +1,128 @@
+"""Demo conversations for alice (docs/messages.md): a one-to-one with a
+long history (several buckets, pages back in time), a group of four, and
+a new one she has not read yet. Written straight into this app's
+collections, backdated, in full buckets as the append would leave them;
+her header count is set to what she has unread."""
+
+import random
+from datetime import timedelta
+
+from bson import ObjectId
+from django.conf import settings
+
+from messaging.documents import Conversation, ConversationKey, MessageBucket
+from messaging.services import key_of
+from profiles import selectors as people
+from profiles.services import standing
+from socialsite.clock import now
+
+LINES = [
+    "Are you coming on Saturday?",
+    "Yes! I'll bring the bread.",
+    "Did you see the talk on bucketing?",
+    "Buckets of 100 and a race-safe rollover. Nice.",
+    "Can you send me the slides?",
+    "Sure, give me a minute.",
+    "Thanks, that helped a lot.",
+    "Coffee tomorrow?",
+    "Only if it's before ten.",
+    "Deal.",
+]
+
+
+def _conversation(rng, members: list[dict], lines: int, start, unread: list[str]) -> int:
+    """One conversation of `lines` messages by its members, oldest first."""
+    conversation_id = ObjectId.from_datetime(start)
+    step = (now() - start) / (lines + 1)  # the newest a step before now
+    messages = []
+    for i in range(lines):
+        author = members[i % len(members)] if rng.random() < 0.7 else rng.choice(members)
+        messages.append(
+            {
+                "_id": ObjectId(),
+                "by": author["h"],
+                "name": author["name"],
+                "text": rng.choice(LINES),
+                "ts": start + step * (i + 1),
+            }
+        )
+    size = settings.MESSAGES_BUCKET_SIZE
+    buckets = [
+        {
+            "conversation": conversation_id,
+            "bucket": n,
+            "count": len(chunk),
+            "bytes": 0,
+            "messages": chunk,
+        }
+        for n, chunk in enumerate(messages[i : i + size] for i in range(0, len(messages), size))
+    ]
+    last = messages[-1]
+    number = len(buckets) - 1 + (1 if buckets[-1]["count"] >= size else 0)
+    Conversation._get_collection().insert_one(
+        {
+            "_id": conversation_id,
+            "members": [{**m, "joined": start, "read": last["ts"]} for m in members],
+            "everyone": [m["h"] for m in members],
+            "active": [m["h"] for m in members],
+            "unread": unread,
+            "started_by": members[0]["h"],
+            "started": start,
+            "ts": last["ts"],
+            "count": len(messages),
+            "num_buckets": number,
+            "last": {
+                "id": last["_id"],
+                "by": last["by"],
+                "name": last["name"],
+                "text": last["text"],
+                "ts": last["ts"],
+            },
+        }
+    )
+    MessageBucket._get_collection().insert_many(buckets)
+    ConversationKey._get_collection().insert_one(
+        {"_id": key_of(m["h"] for m in members), "conversation": conversation_id}
+    )
+    return len(messages)
+
+
+def seed_more(*, handles: list[str], seed: int, stdout=None) -> None:
+    if "alice" not in handles:
+        return
+    rng = random.Random(seed + 7)
+    others = [h for h in people.followed_by("alice") if h in set(handles)]
+    others = sorted(others)[:6] or [h for h in handles if h != "alice"][:6]
+    if len(others) < 4:
+        return
+    names = {
+        row["_id"]: row.get("name") or row["_id"]
+        for row in people.users_read(["alice", *others], {"name": 1})
+    }
+
+    def member(handle):
+        return {"h": handle, "name": names.get(handle, handle)}
+
+    moment = now()
+    total = _conversation(
+        rng, [member("alice"), member(others[0])], 240, moment - timedelta(days=20), []
+    )
+    total += _conversation(
+        rng,
+        [member(h) for h in ("alice", *others[1:4])],
+        40,
+        moment - timedelta(days=3),
+        ["alice"],
+    )
+    newest = others[4] if len(others) > 4 else others[3]
+    total += _conversation(
+        rng, [member(newest), member("alice")], 3, moment - timedelta(hours=2), ["alice"]
+    )
+    standing.messages_unread_set(handle="alice", unread=2)
+    if stdout:
+        stdout.write(f"  3 conversations for alice, {total} messages (2 unread)")
+
+
+def seed_stage(seeding) -> None:
+    """seed_demo's stage for this app (socialsite/demo.py)."""
+    seed_more(handles=seeding.handles, seed=seeding.seed, stdout=seeding.stdout)

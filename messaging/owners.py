@@ -1,0 +1,35 @@
+"""The messaging app's collections in the owner registry (socialsite/owners.py)."""
+
+from messaging import selectors, services
+from socialsite import owners
+
+APP = "messaging"
+
+owners.owned(
+    "conversation",
+    app=APP,
+    fields=(
+        "members.h",
+        "members.name",
+        "everyone",
+        "active",
+        "unread",
+        "started_by",
+        "last.by",
+        "last.name",
+    ),
+    erase=services.messages_erase,
+)
+owners.owned(
+    "message_buckets",
+    app=APP,
+    fields=("messages.by", "messages.name"),
+    why="erased with `conversation`: the eraser rewrites their messages in each",
+)
+owners.owned(
+    "conversation_key",
+    app=APP,
+    fields=("_id",),
+    why="erased with `conversation`: a conversation they leave loses its key",
+)
+owners.exported("messages", app=APP, export=selectors.messages_export)

@@ -1,0 +1,121 @@
+"""The inbox and a conversation's page (docs/messages.md). Thin: parse,
+call a selector or a service, render or redirect. Anyone who is not in a
+conversation gets a 404 from every route of it, as for a missing one."""
+
+from django.conf import settings
+from django.contrib import messages
+from django.http import Http404
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_http_methods, require_POST
+
+from messaging import selectors, services
+from messaging.forms import MessageForm, StartForm, handles_in
+from socialsite import ratelimit
+from socialsite.cursors import Cursor
+from socialsite.http import login_required
+from socialsite.ids import object_id_or_404
+from socialsite.middleware import writes_on_get
+
+
+def _inbox_page(request, form, status=200):
+    raw = request.GET.get("before")
+    before = None
+    if raw is not None:
+        before = Cursor.decode(raw)
+        if before is None:
+            raise Http404("Bad page cursor.")
+    page = selectors.inbox_page(request.user, before)
+    return render(request, "messaging/inbox.html", {"page": page, "form": form}, status=status)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def inbox(request):
+    if request.method != "POST":
+        to = handles_in(request.GET.getlist("to"))[: services.MAX_RECIPIENTS]
+        return _inbox_page(request, StartForm(initial={"to": ", ".join(to)}))
+    form = StartForm(request.POST, recipients=handles_in(request.POST.getlist("to")))
+    if not form.is_valid():
+        return _inbox_page(request, form, status=400)
+    try:
+        ratelimit.hit(
+            "conversation_start", [f"user:{request.user.handle}"], settings.RATELIMIT_CONVERSATION
+        )
+        conversation_id = services.conversation_start(
+            sender=request.user, to=form.cleaned_data["to"], text=form.cleaned_data["text"]
+        )
+    except ratelimit.RateLimited as exc:
+        form.add_error(None, str(exc))
+        return _inbox_page(request, form, status=429)
+    except services.MessageRefused as exc:
+        form.add_error(None, str(exc))
+        return _inbox_page(request, form, status=403)
+    return redirect(reverse("messaging:conversation", args=[conversation_id]) + "#latest")
+
+
+def _page(request, conversation_id, form, status=200):
+    try:
+        page = selectors.conversation_page(
+            conversation_id,
+            request.user,
+            before=request.GET.get("before"),
+            after=request.GET.get("after"),
+        )
+    except selectors.BadCursor as exc:
+        raise Http404("Bad page cursor.") from exc
+    if page is None:
+        raise Http404("No such conversation.")
+    # Opening its newest page reads it, up to the newest message shown.
+    if (
+        page.latest
+        and page.unread
+        and request.method == "GET"
+        and services.conversation_read(
+            conversation_id=conversation_id,
+            reader=request.user,
+            newest=page.newest,
+            seat=page.seat,
+        )
+    ):
+        request.user.messages_unread = max(0, (request.user.messages_unread or 0) - 1)
+    context = {"page": page, "form": form}
+    return render(request, "messaging/conversation.html", context, status=status)
+
+
+@writes_on_get  # opening a conversation moves the reader's marker
+@login_required
+@require_http_methods(["GET", "POST"])
+def conversation(request, conversation_id):
+    oid = object_id_or_404(conversation_id)
+    if request.method != "POST":
+        return _page(request, oid, MessageForm())
+    form = MessageForm(request.POST)
+    if not form.is_valid():
+        return _page(request, oid, form, status=400)
+    try:
+        ratelimit.hit("message", [f"user:{request.user.handle}"], settings.RATELIMIT_MESSAGE)
+        services.message_send(
+            conversation_id=oid, sender=request.user, text=form.cleaned_data["text"]
+        )
+    except ratelimit.RateLimited as exc:
+        form.add_error(None, str(exc))
+        return _page(request, oid, form, status=429)
+    except services.MessageRefused as exc:
+        form.add_error(None, str(exc))
+        return _page(request, oid, form, status=403)
+    except services.NotInConversation as exc:
+        raise Http404("No such conversation.") from exc
+    return redirect(reverse("messaging:conversation", args=[oid]) + "#latest")
+
+
+@login_required
+@require_POST
+def leave(request, conversation_id):
+    oid = object_id_or_404(conversation_id)
+    try:
+        services.conversation_leave(conversation_id=oid, member=request.user)
+    except services.NotInConversation as exc:
+        raise Http404("No such conversation.") from exc
+    messages.success(request, "You left the conversation.")
+    return redirect("messaging:inbox")
