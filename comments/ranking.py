@@ -26,7 +26,11 @@ COLLAPSE_AT = -4
 
 
 def wilson_lower_bound(ups: int, downs: int, z: float = Z_95) -> float:
-    """The lower bound of the Wilson score interval of ups among all votes."""
+    """The lower bound of the Wilson score interval of ups among all votes.
+    A count may dip below 0 for a moment while racing votes land (a vote
+    taken back counted before the vote itself, comments/votes.py): that
+    moment ranks as no such votes, and the last count to land sets it right."""
+    ups, downs = max(ups, 0), max(downs, 0)
     n = ups + downs
     if n <= 0:
         return 0.0

@@ -450,3 +450,9 @@ def test_a_former_circle_member_can_no_longer_vote_or_see_scores(cast, login, se
     assert client.get(f"/posts/{made.id}/").status_code == 404
     assert login(cyd).post(url, {"dir": "down"}).status_code == 404
     assert counts(post, c.slug) == (1, 0)
+
+
+def test_a_count_below_zero_for_a_moment_ranks_as_none():
+    """Racing votes can land a "none" before the "up" it takes back."""
+    assert ranking.wilson_lower_bound(-1, 0) == 0.0
+    assert ranking.wilson_lower_bound(2, -1) == pytest.approx(0.3424, abs=5e-5)

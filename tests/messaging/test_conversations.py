@@ -3,9 +3,10 @@ exactly those people, writing, reading newest first and paging back, the
 unread state and the header's count, leaving."""
 
 import pytest
+from bson import ObjectId
 
 from messaging import selectors, services
-from messaging.documents import MessageBucket
+from messaging.documents import Conversation, MessageBucket
 from profiles.documents import User
 
 
@@ -63,3 +64,47 @@ def test_the_pages_go_back_through_buckets_without_gaps_or_repeats(cast, setting
             break
         before = page.older
     assert seen == [f"m{i}" for i in range(40)]
+
+
+def test_paging_back_through_a_thousand_messages_while_more_arrive(cast, round_trips):
+    """1,000 messages in 10 full buckets; 5 more arrive while the reader pages
+    back. Every page is one round trip, and the pages hold each of the
+    1,000 once, in order: a place (bucket, index) never moves."""
+    ann, _, _ = cast
+    conversation = services.conversation_start(sender=ann, to=["bob"], text="m0")
+    stored = MessageBucket._get_collection().find_one({"conversation": conversation})
+    first = stored["messages"][0]
+    messages = [first] + [
+        {**first, "_id": ObjectId(), "text": f"m{n}", "ts": first["ts"]} for n in range(1, 1000)
+    ]
+    MessageBucket._get_collection().delete_many({"conversation": conversation})
+    MessageBucket._get_collection().insert_many(
+        [
+            {
+                "conversation": conversation,
+                "bucket": b,
+                "count": 100,
+                "messages": messages[b * 100 : (b + 1) * 100],
+            }
+            for b in range(10)
+        ]
+    )
+    Conversation._get_collection().update_one(
+        {"_id": conversation}, {"$set": {"num_buckets": 10, "count": 1000}}
+    )
+    reader = fresh("bob")
+    seen, before, pages = [], None, 0
+    while True:
+        with round_trips() as counted:
+            page = selectors.conversation_page(conversation, reader, before=before)
+        assert counted.total == 1, counted.commands
+        pages += 1
+        if pages == 1:
+            for n in range(5):  # arrivals, after the first page was read
+                services.message_send(conversation_id=conversation, sender=ann, text=f"new{n}")
+        seen = texts(page) + seen
+        if page.older is None:
+            break
+        before = page.older
+    assert seen == [f"m{n}" for n in range(1000)]
+    assert pages == 34
