@@ -282,7 +282,9 @@ def inbox_page(reader: "User", before: Cursor | None = None) -> InboxPage:
     one aggregate that also asks whether the last message's author blocked
     the reader (its preview is then hidden, as the message is)."""
     limit = settings.MESSAGES_INBOX_PAGE_SIZE
-    match: dict = {"active": reader.handle}
+    # `count`: a conversation whose start died before its first message
+    # (or lost the race for its key) holds nothing to list.
+    match: dict = {"active": reader.handle, "count": {"$gt": 0}}
     if before is not None:
         match["$or"] = [
             {"ts": {"$lt": before.ts}},

@@ -281,7 +281,7 @@ def conversation_read(
 def conversation_leave(*, conversation_id: ObjectId, member: User) -> None:
     """Leave: the conversation is closed to them from now on (a 404), the
     others see a line saying so, and "exactly these people" no longer names
-    it, so writing to them again starts afresh."""
+    it, so writing to them again starts afresh. The last one out deletes it."""
     moment = now()
     row = _member_of(conversation_id, member.handle, {"members.h": 1, "members.left": 1})
     seat = _seat(row.get("members") or [], member.handle)
@@ -307,10 +307,14 @@ def conversation_leave(*, conversation_id: ObjectId, member: User) -> None:
         standing.messages_unread_add(handles=[member.handle], delta=-1)
     _keys().delete_one({"_id": key_of(before["active"]), "conversation": conversation_id})
     others = [h for h in before["active"] if h != member.handle]
-    if others:
-        line = {"_id": ObjectId(), "by": member.handle, "name": member.name, "kind": "left"}
-        line["ts"] = moment
-        _append(conversation_id, line, tell=[])
+    if not others:
+        # The last one out: nobody can read it any more, so it goes whole.
+        _buckets().delete_many({"conversation": conversation_id})
+        _conversations().delete_one({"_id": conversation_id, "active": []})
+        return
+    line = {"_id": ObjectId(), "by": member.handle, "name": member.name, "kind": "left"}
+    line["ts"] = moment
+    _append(conversation_id, line, tell=[])
 
 
 # --- moderation -------------------------------------------------------------------

@@ -108,3 +108,13 @@ def test_paging_back_through_a_thousand_messages_while_more_arrive(cast, round_t
         before = page.older
     assert seen == [f"m{n}" for n in range(1000)]
     assert pages == 34
+
+
+def test_the_last_one_out_deletes_the_conversation(cast):
+    ann, _, _ = cast
+    conversation = services.conversation_start(sender=ann, to=["bob"], text="bye")
+    services.conversation_leave(conversation_id=conversation, member=ann)
+    assert MessageBucket.objects(conversation=conversation).count() == 1  # bob still reads it
+    services.conversation_leave(conversation_id=conversation, member=fresh("bob"))
+    assert Conversation.objects(id=conversation).count() == 0
+    assert MessageBucket.objects(conversation=conversation).count() == 0
