@@ -1,6 +1,6 @@
 """The messaging app's collections in the owner registry (socialsite/owners.py)."""
 
-from messaging import selectors, services
+from messaging import removals, selectors
 from socialsite import owners
 
 APP = "messaging"
@@ -18,7 +18,7 @@ owners.owned(
         "last.by",
         "last.name",
     ),
-    erase=services.messages_erase,
+    erase=removals.messages_erase,
 )
 owners.owned(
     "message_buckets",

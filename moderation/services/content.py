@@ -3,8 +3,8 @@
 from bson import ObjectId
 
 from feeds.services import removals
+from messaging import removals as messaging
 from messaging import selectors as messaging_selectors
-from messaging import services as messaging
 from moderation.documents import AuditEntry
 from moderation.services.base import ModerationError, audit, settle
 from moderation.targets import Target

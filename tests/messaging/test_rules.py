@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from messaging import selectors, services
+from messaging import removals, selectors, services
 from messaging.documents import Conversation, ConversationKey, MessageBucket
 from profiles import services as graph
 from profiles.documents import User
@@ -181,7 +181,7 @@ def test_export_lists_ones_own_messages_and_erasure_leaves_placeholders(cast):
     exported = list(selectors.messages_export("ann"))
     assert [row["text"] for row in exported] == ["ann's words"]
     assert exported[0]["with"] == ["bob", "cyd"]
-    while services.messages_erase("ann", 1):
+    while removals.messages_erase("ann", 1):
         pass
     page = selectors.conversation_page(group, fresh("bob"))
     assert [(m.erased, m.shown_text) for m in page.messages] == [
