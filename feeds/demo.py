@@ -199,7 +199,9 @@ def in_bulk(planned: list[dict], users: dict) -> list:
     inserted = Post._get_collection().insert_many(docs).inserted_ids
     for post, post_id in zip(made, inserted, strict=True):
         post.id = post_id
-        trends.tag_uses_record(author=post.by.id, tags=post.tags, circles=post.circles, ts=post.ts)
+        trends.tag_uses_record(
+            author=post.by.id, tags=post.tags, circles=post.circles, ts=post.ts, post_id=post.id
+        )
         events.post_created.send(sender=Post, post=post)
     counts = Counter(post.by.id for post in made)
     standing.posts_counts_add(dict(counts))

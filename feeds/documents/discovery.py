@@ -10,14 +10,19 @@ class TagUse(me.Document):
     """One author's use of one tag in one hour, in a public post: the trends'
     counting (feeds/services/trends.py). One document per (tag, hour,
     author), so counting distinct authors is counting documents, and one
-    person posting a tag a hundred times is one use an hour. Expired
-    TREND_DAYS after its hour."""
+    person posting a tag a hundred times is one use an hour. `posts` lists
+    the posts making the use (at most POSTS_PER_USE): taking back the last
+    one deletes it (docs/discovery.md#trends). Expired TREND_DAYS after its
+    hour."""
 
     id = me.StringField(primary_key=True)  # "<tag>|<YYYYmmddHH>|<author>"
     tag = me.StringField(required=True)
     hour = me.DateTimeField(required=True)
     author = me.StringField(required=True)
     expires = me.DateTimeField(required=True)
+    # The author's public posts of that hour carrying the tag; written by
+    # `$addToSet` and `$pull` only (feeds/services/trends.py).
+    posts = me.ListField(me.ObjectIdField())
 
     meta = {
         "collection": "tag_use",
@@ -29,7 +34,8 @@ class TagUse(me.Document):
             {"fields": ["author"], "name": "author"},
         ],
         # Written by `_id` alone (an upsert that may race: E11000 is the
-        # same use); hashed, as one busy tag would fill one ranged chunk.
+        # same use; a take-back's pull and delete); hashed, as one busy tag
+        # would fill one ranged chunk.
         "shard_key": ("id",),
         "shard_hashed": "id",
         "auto_create_index": False,

@@ -52,7 +52,10 @@ def trending(
     viewer: "User | AnonymousVisitor", *, at: datetime | None = None, limit: int | None = None
 ) -> list[Trend]:
     at, days = at or now(), settings.TREND_DAYS
-    match: dict = {"hour": {"$gte": at - timedelta(days=days)}}
+    # A use whose last post was just taken back, between its take-back's
+    # pull and delete, is not counted (feeds/services/trends.py); a filter
+    # on what the `(hour, tag)` scan fetches.
+    match: dict = {"hour": {"$gte": at - timedelta(days=days)}, "posts": {"$ne": []}}
     hidden, tags_hidden = sorted(news_hidden(viewer)), hidden_tags()
     if tags_hidden:
         match["tag"] = {"$nin": tags_hidden}

@@ -89,7 +89,9 @@ def post_create(
         delivery=Delivery(state="pending", queued=now()),
     )
     post.save(force_insert=True)
-    trends.tag_uses_record(author=author.handle, tags=post.tags, circles=circles, ts=post.ts)
+    trends.tag_uses_record(
+        author=author.handle, tags=post.tags, circles=circles, ts=post.ts, post_id=post.id
+    )
     standing.posts_count_add(handle=author.handle, delta=1)
     tasks.deliver_post.enqueue(str(post.id))
     events.post_created.send(sender=Post, post=post)
@@ -136,8 +138,17 @@ def post_edit(*, post_id: ObjectId, actor: User, changes: dict) -> None:
     )
     if edited.matched_count == 0:
         raise NotFound(post_id)
-    tags = words.searchable(detail)["tags"]
-    trends.tag_uses_record(author=actor.handle, tags=tags, circles=post["circles"])
+    # The trends follow the tags (docs/discovery.md#trends): a tag the edit
+    # drops is taken back, one it adds is recorded, both at the post's own
+    # hour, where its other tags were counted.
+    before_tags, after_tags = post.get("tags") or [], words.searchable(detail)["tags"] or []
+    dropped = [tag for tag in before_tags if tag not in after_tags]
+    added = [tag for tag in after_tags if tag not in before_tags]
+    if dropped:
+        trends.tag_uses_take_back(posts=[{**post, "tags": dropped}])
+    trends.tag_uses_record(
+        author=actor.handle, tags=added, circles=post["circles"], ts=post["ts"], post_id=post_id
+    )
     tasks.refresh_copies.enqueue(str(post_id), ["detail", "mentions", "edited"])
 
 
@@ -161,6 +172,7 @@ def post_delete(*, post_id: ObjectId, actor: User) -> None:
     # with this finds the original gone and takes its own entries out).
     reposts.reposts_withdraw(post_id=post_id, delete=True)
     events.post_deleted.send(sender=Post, post_id=post_id)
+    trends.tag_uses_take_back(posts=[post])
     standing.posts_count_add(handle=post["by"]["id"], delta=-1)
     if post["type"] == "photo":
         photos.delete(post["detail"])
@@ -189,6 +201,9 @@ def posts_erase(posts: list[dict]) -> None:
     upkeep.remove_entries_everywhere(ids)  # a delivery racing with the delete
     reposts.reposts_withdraw_many(post_ids=ids)
     events.posts_deleted.send(sender=Post, post_ids=ids)
+    # The erased person's uses go whole (`tag_uses_erase`), but the posts
+    # others wrote on their wall were counted as those others' uses.
+    trends.tag_uses_take_back(posts=posts)
     authors = Counter(post["by"]["id"] for post in posts)
     standing.posts_counts_add({handle: -count for handle, count in authors.items()})
     for post in posts:

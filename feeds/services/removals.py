@@ -3,9 +3,9 @@ author's suspension. Moderation decides; the feeds own the post documents,
 their deliveries and every timeline, so the writes are here.
 
 A removed post is frozen and leaves every timeline, with its reposts (kept,
-for a restore to deliver again); a suspended author's posts are hidden from
-others and their queued deliveries end, until unsuspending queues the
-recent ones again (docs/architecture.md, visibility rules).
+for a restore to deliver again), and its tags leave the trends; a suspended
+author's posts are hidden from others and their queued deliveries end, until
+unsuspending queues the recent ones again (docs/architecture.md, visibility rules).
 """
 
 from bson import ObjectId
@@ -13,10 +13,12 @@ from bson import ObjectId
 from feeds import tasks
 from feeds.delivery import upkeep
 from feeds.documents import LIVE, Post
-from feeds.services import reposts
+from feeds.services import reposts, trends
 from socialsite import events
 from socialsite.clock import now
 
+#: What the trends need of a removed or restored post (its tag uses).
+TRENDS_FIELDS = {"by.id": 1, "ts": 1, "tags": 1, "circles": 1}
 #: How many of an unsuspended author's newest posts are delivered again.
 REDELIVER_RECENT = 100
 
@@ -29,12 +31,15 @@ def _requeued() -> dict:
 def post_removal_set(*, post_id: ObjectId, by: str, reason: str) -> bool:
     """Remove the post; False when it was removed already."""
     posts = Post._get_collection()
-    result = posts.update_one(
+    # The post as it was (None when removed already): its tags leave the trends.
+    post = posts.find_one_and_update(
         {"_id": post_id, "removed": None},
         {"$set": {"removed": {"by": by, "ts": now(), "reason": reason}}},
+        projection=TRENDS_FIELDS,
     )
-    if result.modified_count == 0:
+    if post is None:
         return False
+    trends.tag_uses_take_back(posts=[post])
     # A delivery still queued would skip the post and leave it pending for
     # ever (a phantom fan-out backlog); restoring queues it again.
     posts.update_one(
@@ -50,11 +55,21 @@ def post_removal_set(*, post_id: ObjectId, by: str, reason: str) -> bool:
 def post_removal_clear(*, post_id: ObjectId) -> bool:
     """Restore a removed post; False when it was not removed."""
     posts = Post._get_collection()
-    result = posts.update_one(
-        {"_id": post_id, "removed": {"$ne": None}}, {"$unset": {"removed": ""}}
+    post = posts.find_one_and_update(
+        {"_id": post_id, "removed": {"$ne": None}},
+        {"$unset": {"removed": ""}},
+        projection=TRENDS_FIELDS,
     )
-    if result.modified_count == 0:
+    if post is None:
         return False
+    # Its tags count again, at its own hour, if that is still in the trends.
+    trends.tag_uses_record(
+        author=post["by"]["id"],
+        tags=post.get("tags"),
+        circles=post["circles"],
+        ts=post["ts"],
+        post_id=post_id,
+    )
     # Delivered again (idempotent: walls and news), unless the author is
     # suspended: then unsuspending delivers it.
     queued = posts.update_one(
