@@ -15,7 +15,7 @@ from django.conf import settings
 from comments.stores.shadows import shadow_names
 from feeds.selectors import pulled
 from feeds.timelines import shadow_models, stores_copies
-from socialsite import active
+from socialsite import active, meter
 from socialsite.active import COMMENT_STORES, TIMELINE_MODELS, Choice
 
 if TYPE_CHECKING:
@@ -26,7 +26,7 @@ SESSION_CHOICE = "dev_models"
 SESSION_LAST_PAGE = "dev_last_page"
 # Set when an admin opens /dev/: from then on the session records what each
 # page it views costs (one session write per page, for this session only).
-SESSION_RECORDING = "dev_lens"
+SESSION_RECORDING = meter.LENS_SESSION_KEY
 
 
 def maintained_timeline_models() -> set[str]:

@@ -1,7 +1,8 @@
-"""`/dev/` (switch this session's models) and `/dev/compare/` (one page under
-every model), admins only; `/dev/mail/` (the mail the site sent, where the
-demo's mailbox keeps it), staff. Everyone else, anonymous visitors included,
-gets the site's 404, so the pages' existence is not advertised."""
+"""`/dev/` (switch this session's models), `/dev/compare/` (one page under
+every model) and `/dev/mail/` (the mail the site sent, where the demo's
+mailbox keeps it), admins only: a reset link in that mail is a key to its
+account, so not even moderators read it. Everyone else, anonymous visitors
+included, gets the site's 404, so the pages' existence is not advertised."""
 
 from functools import wraps
 
@@ -34,10 +35,9 @@ def _only(flag: str):
 
 
 admin_only = _only("is_admin")
-staff_only = _only("is_moderator")  # moderators and admins
 
 
-@staff_only
+@admin_only
 @require_safe
 def mail_sent(request):
     """What the mailbox kept (socialsite/mail.py), newest first, so that a

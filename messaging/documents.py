@@ -101,6 +101,10 @@ class MessageBucket(me.Document):
             {"fields": ["conversation", "bucket"], "unique": True, "name": "conversation_bucket"},
             # Erasure and export: the messages a person wrote.
             {"fields": ["messages.by"], "name": "messages_by"},
+            # Erasure: the others' messages that mention a person, whose
+            # handle becomes "[deleted account]" (docs/accounts.md#erasure).
+            # Sparse: most buckets hold no mention at all.
+            {"fields": ["messages.mentions"], "name": "messages_mentions", "sparse": True},
         ],
         "shard_key": ("conversation", "bucket"),
         "auto_create_index": False,

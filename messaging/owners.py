@@ -23,8 +23,11 @@ owners.owned(
 owners.owned(
     "message_buckets",
     app=APP,
-    fields=("messages.by", "messages.name"),
-    why="erased with `conversation`: the eraser rewrites their messages in each",
+    fields=("messages.by", "messages.name", "messages.mentions"),
+    # Their own messages are blanked with `conversation` (its eraser runs
+    # first); this one rewrites their handle in everyone else's words, in
+    # conversations they were never in too (docs/accounts.md#erasure).
+    erase=removals.messages_unmention,
 )
 owners.owned(
     "conversation_key",

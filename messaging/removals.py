@@ -6,6 +6,7 @@ own writes (start, send, read, leave) are in messaging/services.py.
 
 from bson import ObjectId
 
+from feeds.services.mentions import unmention
 from messaging.services import _buckets, _conversations, _keys, _preview
 
 # --- moderation -------------------------------------------------------------------
@@ -76,20 +77,7 @@ def messages_erase(handle: str, limit: int) -> int:
             _buckets().delete_many({"conversation": conversation_id})
             _conversations().delete_one({"_id": conversation_id})
             continue
-        for bucket in _buckets().find(
-            {"conversation": conversation_id, "messages.by": handle}, {"bucket": 1, "messages": 1}
-        ):
-            for message in bucket.get("messages") or ():
-                if message.get("by") != handle:
-                    continue
-                _buckets().update_one(
-                    {
-                        "conversation": conversation_id,
-                        "bucket": bucket["bucket"],
-                        "messages._id": message["_id"],
-                    },
-                    {"$set": {"messages.$.by": "", "messages.$.name": "", "messages.$.text": ""}},
-                )
+        _own_messages_blank(conversation_id=conversation_id, handle=handle)
         seats = [i for i, m in enumerate(row.get("members") or ()) if m.get("h") == handle]
         _conversations().update_one(
             {"_id": conversation_id},
@@ -107,5 +95,123 @@ def messages_erase(handle: str, limit: int) -> int:
         )
         _conversations().update_one(
             {"_id": conversation_id, "started_by": handle}, {"$set": {"started_by": ""}}
+        )
+    return len(rows)
+
+
+def _own_messages_blank(*, conversation_id: ObjectId, handle: str) -> None:
+    """The person's messages in one conversation become placeholders: one
+    update per bucket, naming each message by its index. A bucket's messages
+    are only ever appended, never moved or removed, so an index read here
+    names the same message in the write; the filter checks it still does.
+    The handles they mentioned go with their words."""
+    for bucket in _buckets().find(
+        {"conversation": conversation_id, "messages.by": handle},
+        {"bucket": 1, "messages._id": 1, "messages.by": 1},
+    ):
+        mine = [
+            (index, message["_id"])
+            for index, message in enumerate(bucket.get("messages") or ())
+            if message.get("by") == handle
+        ]
+        if not mine:
+            continue
+        blank = {
+            f"messages.{index}.{field}": ""
+            for index, _ in mine
+            for field in ("by", "name", "text")
+        }
+        _buckets().update_one(
+            {
+                "conversation": conversation_id,
+                "bucket": bucket["bucket"],
+                **{f"messages.{index}._id": message_id for index, message_id in mine},
+            },
+            {"$set": blank, "$unset": {f"messages.{index}.mentions": "" for index, _ in mine}},
+        )
+
+
+def messages_unmention(handle: str, limit: int) -> int:
+    """Erasure's second step for messages (docs/accounts.md#erasure), up to
+    `limit` buckets at a time: every other message that mentions the person,
+    in any conversation (theirs or not), keeps its words with the handle
+    written "[deleted account]", as posts and comments do
+    (feeds.services.mentions.unmention); the inbox preview of such a message
+    too. Found on the `messages.mentions` index, one update per bucket, and
+    the handle leaves `mentions` in it, so what is done no longer matches and
+    a second run changes nothing. Returns how many buckets were read."""
+    rows = list(
+        _buckets()
+        .find(
+            {"messages.mentions": handle},
+            {
+                "conversation": 1,
+                "bucket": 1,
+                "messages._id": 1,
+                "messages.text": 1,
+                "messages.mentions": 1,
+            },
+        )
+        .limit(limit)
+    )
+    if not rows:
+        return 0
+    # Each conversation's newest message, in one read: the preview to rewrite
+    # when it is one of these.
+    newest = {
+        row["_id"]: (row.get("last") or {}).get("id")
+        for row in _conversations().find(
+            {"_id": {"$in": list({bucket["conversation"] for bucket in rows})}},
+            {"last.id": 1},
+        )
+    }
+    for bucket in rows:
+        named = [
+            (index, message)
+            for index, message in enumerate(bucket.get("messages") or ())
+            if handle in (message.get("mentions") or ())
+        ]
+        if not named:
+            continue
+        conversation_id = bucket["conversation"]
+        for _, message in named:
+            if message["_id"] != newest.get(conversation_id):
+                continue
+            # The preview first: a crash before the bucket's write leaves the
+            # bucket to match again, and this write (its filter holding the
+            # old preview) is then a no-op. A preview that changed meanwhile
+            # (a newer message, a moderator's removal) is left as it is.
+            text = message.get("text") or ""
+            _conversations().update_one(
+                {"_id": conversation_id, "last.id": message["_id"], "last.text": _preview(text)},
+                {"$set": {"last.text": _preview(unmention(text, handle))}},
+            )
+        # Each message's text in the filter: a moderator's removal or another
+        # erasure landing since the read must not get these words back. Then
+        # the bucket still matches, and the next batch reads it again.
+        _buckets().update_one(
+            {
+                "conversation": conversation_id,
+                "bucket": bucket["bucket"],
+                **{
+                    f"messages.{index}.{field}": message.get(field)
+                    for index, message in named
+                    for field in ("_id", "text")
+                },
+            },
+            {
+                "$set": {
+                    **{
+                        f"messages.{index}.text": unmention(message.get("text") or "", handle)
+                        for index, message in named
+                    },
+                    **{
+                        f"messages.{index}.mentions": [
+                            h for h in message.get("mentions") or () if h != handle
+                        ]
+                        for index, message in named
+                    },
+                }
+            },
         )
     return len(rows)

@@ -24,6 +24,7 @@ from pymongo import ReturnDocument
 from pymongo.collection import Collection
 from pymongo.errors import DuplicateKeyError
 
+from feeds.services.mentions import handles_in
 from messaging.documents import Conversation, ConversationKey, MessageBucket
 from profiles import selectors as people
 from profiles.documents import User
@@ -76,6 +77,15 @@ def key_of(handles: Iterable[str]) -> str:
 def _preview(text: str) -> str:
     text = " ".join(text.split())
     return text if len(text) <= PREVIEW else text[: PREVIEW - 1] + "…"
+
+
+def mentioned(text: str) -> list[str]:
+    """The handles a message mentions, stored with it (only when there are
+    any: a bucket is bounded in bytes) so that an erasure finds the messages
+    naming someone on the `messages.mentions` index (docs/messages.md,
+    "Moderation, export and erasure"). Every handle written, as comments
+    store them: a message is not linked, so nobody is looked up."""
+    return sorted(handles_in(text))
 
 
 def _clean_text(text: object) -> str:
@@ -196,6 +206,9 @@ def message_send(*, conversation_id: ObjectId, sender: User, text: str) -> dict:
         raise MessageRefused("You can't write in this conversation.")
     message = {"_id": ObjectId(), "by": sender.handle, "name": sender.name, "text": text}
     message["ts"] = now()
+    named = mentioned(text)
+    if named:
+        message["mentions"] = named
     tell = [h for h in others if h not in apart]
     _append(conversation_id, message, tell=tell, bucket=row.get("num_buckets") or 0)
     return message

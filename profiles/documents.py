@@ -110,6 +110,12 @@ class User(me.Document):
     email_verified = me.BooleanField(default=False)
     email_nonce = me.StringField()
     reset_nonce = me.StringField()
+    # Each address change keeps, for UNDO days, what it replaced, so the
+    # replaced address can take the account back (docs/accounts.md#changing-
+    # the-address): `n` the undo link's nonce, `email` and `verified` as they
+    # were, `had_2fa` whether two-factor login was on, `at` the change. The
+    # newest few only (profiles/services/recovery.py UNDO_KEPT).
+    email_undos = me.ListField(me.DictField(), default=list)
     # Two-factor login (docs/accounts.md#two-factor-login): the TOTP secret once
     # confirmed, the one being enrolled, the newest time step a code was
     # accepted for (a code never works twice), and the SHA-256 hashes of the

@@ -131,22 +131,56 @@ class SetPasswordForm(forms.Form):
         return data
 
 
-class PasswordChangeForm(SetPasswordForm):
-    old_password = forms.CharField(
-        label="Current password",
+def _code_field() -> forms.CharField:
+    return forms.CharField(
+        label="Code",
+        max_length=64,
+        required=False,
+        help_text="The 6 digits your authenticator app shows, or one of your recovery codes.",
+        widget=forms.TextInput(
+            attrs={"autocomplete": "one-time-code", "inputmode": "text", "spellcheck": "false"}
+        ),
+    )
+
+
+def _password_field(label: str = "Password") -> forms.CharField:
+    return forms.CharField(
+        label=label,
         strip=False,
         widget=forms.PasswordInput(attrs={"autocomplete": "current-password"}),
     )
-    field_order = ["old_password", "new_password1", "new_password2"]
 
-    def clean_old_password(self):
-        from django.contrib.auth.hashers import check_password
 
-        if not check_password(self.cleaned_data["old_password"], self.user.password):
-            raise forms.ValidationError(
-                "That is not your current password.", code="wrong_password"
-            )
-        return self.cleaned_data["old_password"]
+class ProofForm(forms.Form):
+    """The password, and a code when two-factor login is on: what a stolen
+    session lacks (docs/accounts.md#what-a-stolen-session-cannot-do). The
+    view checks them (profiles/views/confirm.py), under a rate limit."""
+
+    password = _password_field()
+    code = _code_field()
+
+    def __init__(self, *args, needs_code: bool, **kwargs):
+        super().__init__(*args, **kwargs)
+        if needs_code:
+            self.fields["code"].required = True
+        else:
+            del self.fields["code"]
+
+
+class PasswordChangeForm(SetPasswordForm):
+    """The current password (checked by the view, under a rate limit), a
+    code when two-factor login is on, and the new password twice."""
+
+    old_password = _password_field("Current password")
+    code = _code_field()
+    field_order = ["old_password", "code", "new_password1", "new_password2"]
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if self.user.has_2fa:
+            self.fields["code"].required = True
+        else:
+            del self.fields["code"]
 
 
 class TwoFactorCodeForm(forms.Form):
@@ -161,20 +195,21 @@ class TwoFactorCodeForm(forms.Form):
 
 
 class TwoFactorEnrolForm(TwoFactorCodeForm):
-    """The first code, from the app just set up (no recovery codes yet)."""
+    """The first code, from the app just set up (no recovery codes yet), and
+    the password: a stolen session cannot tie the account to another app."""
+
+    password = _password_field()
+    field_order = ["code", "password"]
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["code"].help_text = f"The 6 digits the app shows for {settings.SITE_NAME}."
+        self.fields["password"].help_text = "Your current password, to show it is you."
 
 
-class TwoFactorOffForm(TwoFactorCodeForm):
-    password = forms.CharField(
-        label="Password",
-        strip=False,
-        widget=forms.PasswordInput(attrs={"autocomplete": "current-password"}),
-    )
-    field_order = ["password", "code"]
+class TwoFactorOffForm(ProofForm):
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, needs_code=True, **kwargs)
 
 
 class EmailForm(forms.Form):
@@ -183,6 +218,22 @@ class EmailForm(forms.Form):
         max_length=254,
         widget=forms.EmailInput(attrs={"autocomplete": "email"}),
     )
+
+
+class EmailChangeForm(ProofForm):
+    """A new address, with the password (and code): the address is what a
+    reset link goes to, so changing it is changing who can take the account."""
+
+    email = forms.EmailField(
+        label="Email address",
+        max_length=254,
+        widget=forms.EmailInput(attrs={"autocomplete": "email"}),
+    )
+    field_order = ["email", "password", "code"]
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["password"].help_text = "Your current password, to show it is you."
 
 
 http_only = URLValidator(schemes=["http", "https"], message="Enter an http:// or https:// link.")
@@ -246,30 +297,8 @@ class CirclePickForm(forms.Form):
         self.fields["circles"].choices = [(c, c) for c in owner_circles]
 
 
-class AccountDeleteForm(forms.Form):
+class AccountDeleteForm(ProofForm):
     """Erasing the account: the password, and a code when 2FA is on."""
-
-    password = forms.CharField(
-        label="Password",
-        strip=False,
-        widget=forms.PasswordInput(attrs={"autocomplete": "current-password"}),
-    )
-    code = forms.CharField(
-        label="Code",
-        max_length=64,
-        required=False,
-        help_text="The 6 digits your authenticator app shows, or one of your recovery codes.",
-        widget=forms.TextInput(
-            attrs={"autocomplete": "one-time-code", "inputmode": "text", "spellcheck": "false"}
-        ),
-    )
-
-    def __init__(self, *args, needs_code: bool, **kwargs):
-        super().__init__(*args, **kwargs)
-        if needs_code:
-            self.fields["code"].required = True
-        else:
-            del self.fields["code"]
 
 
 class KeywordFilterForm(forms.Form):

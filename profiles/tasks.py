@@ -14,3 +14,10 @@ def build_export(export_id: str) -> None:
     from profiles.services.exports import export_build
 
     export_build(ObjectId(export_id))
+
+
+@task
+def password_reset_send(address: str, site: str) -> int:
+    from profiles.services.recovery import password_reset_send
+
+    return password_reset_send(address=address, site=site)

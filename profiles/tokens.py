@@ -14,6 +14,7 @@ from django.core import signing
 
 VERIFY_EMAIL = "socialsite.profiles.verify-email"
 RESET_PASSWORD = "socialsite.profiles.reset-password"
+UNDO_EMAIL = "socialsite.profiles.undo-email"
 LOGIN_SECOND_STEP = "socialsite.profiles.login-2fa"
 
 

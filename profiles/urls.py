@@ -23,6 +23,7 @@ urlpatterns = [
     path("settings/filters/", filters.filter_list, name="filters"),
     path("settings/filters/<str:filter_id>/delete/", filters.filter_delete, name="filter_delete"),
     path("accounts/verify/<str:token>/", recovery.email_verify, name="email_verify"),
+    path("accounts/email/undo/<str:token>/", recovery.email_undo, name="email_undo"),
     path("accounts/password/reset/", recovery.password_reset, name="password_reset"),
     # Before the token route: "sent" is never a token (they hold a ":").
     path(

@@ -4,7 +4,7 @@ With DEBUG off, the static files are served through whitenoise's hashed
 manifest: every `{% static %}` tag looks its file up in STATIC_ROOT's
 `staticfiles.json`. Without that file (no `collectstatic`), every page that
 links a stylesheet is a 500. This module says so before the first request:
-`manage.py check --deploy` reports it, and `StaticManifestGuard` (in
+`manage.py check --deploy` reports it, and `StartupGuard` (in
 socialsite.middleware) refuses to start a server without it.
 
 Indexes are part of the schema (docs/operations.md#indexes): a declared index
@@ -21,12 +21,35 @@ from django.contrib.staticfiles.storage import ManifestFilesMixin
 from django.core import checks
 from django.core.files.storage import storages
 
-from socialsite import indexes, mongo
+from socialsite import indexes, mail, mongo
 
 MISSING_MANIFEST = "socialsite.E001"
 INDEX_MISSING = "socialsite.W002"
 INDEX_DIFFERS = "socialsite.W003"
 INDEXES_UNCHECKED = "socialsite.W004"
+MAIL_UNCONFIGURED = "socialsite.E006"
+
+
+@checks.register()
+def mail_configured(app_configs=None, **kwargs) -> list[checks.CheckMessage]:
+    """An error when a real database has no mail server: the demo's mailbox
+    is for the embedded database only, since a kept reset link is a key to
+    its account (docs/operations.md#email)."""
+    if not mail.unconfigured():
+        return []
+    return [
+        checks.Error(
+            "MONGODB_URI names a real database but EMAIL_URL is not set: no mail "
+            "(verification, password reset, address-change notice) would be sent.",
+            hint="Set EMAIL_URL (smtp://user:password@host:587, or consolemail:// to try).",
+            id=MAIL_UNCONFIGURED,
+        )
+    ]
+
+
+def startup_errors() -> list[checks.CheckMessage]:
+    """What must stop a server before its first request (StartupGuard)."""
+    return static_manifest() + mail_configured()
 
 
 @checks.register(checks.Tags.staticfiles, deploy=True)

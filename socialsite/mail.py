@@ -5,13 +5,16 @@
 `<template>.html` with the site's name and sends one message, plain text
 with an HTML alternative; a request never waits for a mail server. The
 backend comes from `EMAIL_URL` (django-environ's parser: `smtp://user:pass@host:587`,
-`consolemail://`, ...). Without it, `MailboxBackend` keeps every message
-sent in the process, lists it on `/dev/mail/` for staff and prints it to
-the server's output, so a reset or a verification can be finished on the
-demo alone.
+`consolemail://`, ...). Without it, on the embedded demo database only,
+`MailboxBackend` keeps every message sent in the process, lists it on
+`/dev/mail/` for admins and prints it to the run command's output, so a
+reset or a verification can be finished on the demo alone. With a real
+database and no `EMAIL_URL`, `UnsentBackend` sends, keeps and logs nothing
+(a reset link is a key to an account) and the start-up check is an error.
 """
 
 import itertools
+import logging
 import sys
 import threading
 from collections import deque
@@ -25,6 +28,8 @@ from django.tasks import task
 from django.template.loader import render_to_string
 
 from socialsite.clock import now
+
+log = logging.getLogger(__name__)
 
 # The newest messages the mailbox keeps: enough for a demo, bounded.
 MAILBOX_SIZE = 200
@@ -80,6 +85,20 @@ class MailboxBackend(BaseEmailBackend):
             )
             sent += 1
         return sent
+
+
+class UnsentBackend(BaseEmailBackend):
+    """A real database with no mail server configured: the message is
+    dropped, and only that is logged, never its address or its text."""
+
+    def send_messages(self, email_messages) -> int:
+        log.error("mail not sent: EMAIL_URL is not set (docs/operations.md#email)")
+        return 0
+
+
+def unconfigured() -> bool:
+    """Whether mail goes nowhere: a real database without EMAIL_URL."""
+    return backend() == f"{UnsentBackend.__module__}.UnsentBackend"
 
 
 def mailbox() -> list[Kept]:

@@ -9,6 +9,7 @@ RequestLogMiddleware swaps in the finished meter once the response is
 complete.
 """
 
+from django.conf import settings
 from django.template.loader import render_to_string
 from django.utils.functional import SimpleLazyObject, empty
 
@@ -21,6 +22,23 @@ PLACEHOLDER = b"<!--db-meter-->"
 # no figures at all, so the meter cannot tell the two apart.
 REFUSALS = frozenset({403, 404, 410})
 REFUSED = 'db;desc="not measured on a refusal"'
+
+
+# The session key that turns the developer's lens on (devlens/views.py sets it).
+LENS_SESSION_KEY = "dev_lens"
+
+
+def shown_to(request) -> bool:
+    """Whether this answer may carry the meter's figures at all: everyone's
+    on the embedded demo or with METER_PUBLIC, else only staff's and lens
+    sessions' (a reset for a known address does more work than for an
+    unknown one: the figures must not tell a visitor what exists)."""
+    if settings.METER_PUBLIC or _is_staff(request):
+        return True
+    session = getattr(request, "session", None)
+    # Only a session already read: asking now would cost a round trip.
+    cache = getattr(session, "_session_cache", None)
+    return bool(cache and cache.get(LENS_SESSION_KEY))
 
 
 def refused(response) -> bool:

@@ -23,8 +23,8 @@ request_log = structlog.get_logger("socialsite.requests")
 
 class RequestLogMiddleware:
     """One JSON line per request: method, path, status, ms, round trips, user;
-    and the same figures on the response: `Server-Timing` for everyone, the
-    footer meter for staff (socialsite/meter.py).
+    and the same figures on the response: `Server-Timing` for whoever may
+    see them, the footer meter for staff (socialsite/meter.py).
 
     First in MIDDLEWARE, so the time and the round trips include every other
     middleware. Each line, and every line logged while the request is served,
@@ -55,10 +55,11 @@ class RequestLogMiddleware:
                 user=_handle(request),
             )
         meter.fill_footer(request, response, trips, ms)
-        timing = meter.server_timing(trips, ms, response.status_code)
-        # A panel of the debug toolbar (DEBUG only) may have put its own there.
-        earlier = response.get("Server-Timing")
-        response["Server-Timing"] = f"{timing}, {earlier}" if earlier else timing
+        if meter.shown_to(request):
+            timing = meter.server_timing(trips, ms, response.status_code)
+            # A panel of the debug toolbar (DEBUG only) may have put its own there.
+            earlier = response.get("Server-Timing")
+            response["Server-Timing"] = f"{timing}, {earlier}" if earlier else timing
         response["X-Request-ID"] = request_id
         return response
 
@@ -70,15 +71,16 @@ def _handle(request) -> str | None:
     return user.handle if getattr(user, "is_authenticated", False) else None
 
 
-class StaticManifestGuard:
-    """Refuse to start a server that would answer every page with a 500.
+class StartupGuard:
+    """Refuse to start a server that would answer every page with a 500, or
+    that could send no mail (socialsite/checks.py `startup_errors`).
 
     Django builds the middleware once, when the server (gunicorn, runserver)
     loads the application, so this runs at start-up, not per request.
     """
 
     def __init__(self, get_response):
-        errors = checks.static_manifest()
+        errors = checks.startup_errors()
         if errors:
             raise ImproperlyConfigured(f"{errors[0].msg} {errors[0].hint}")
         raise MiddlewareNotUsed  # nothing to do per request

@@ -3,6 +3,14 @@
 A rule is "<count>/<seconds>" from settings. Each (scope, key, window) has a
 counter document that the TTL index removes once the window is over, so the
 limit holds across processes and workers.
+
+Two ways to use one (docs/accounts.md#rate-limits):
+- `hit` counts every request, then refuses past the limit (sign-ups, posts,
+  reset requests);
+- `reserve` guards a secret (a password, a code): it takes a slot before
+  the secret is checked, atomically, so a burst of parallel guesses checks
+  at most the limit; a guess that was right gives its slot back (`refund`),
+  so only failures count and the owner is never locked out by succeeding.
 """
 
 import hashlib
@@ -11,6 +19,7 @@ from datetime import timedelta
 
 from django.conf import settings
 from pymongo import ReturnDocument, UpdateOne
+from pymongo.errors import DuplicateKeyError
 
 from socialsite.clock import now
 from socialsite.documents import RateCounter
@@ -48,55 +57,92 @@ def hit(scope: str, keys: list[str], rule: str) -> None:
     collection = RateCounter._get_collection()
     worst = 0
     for key in keys:
-        doc = collection.find_one_and_update(
-            {"_id": _counter_id(scope, key, window)},
-            {"$inc": {"hits": 1}, "$setOnInsert": {"expire": t + timedelta(seconds=seconds)}},
-            upsert=True,
-            return_document=ReturnDocument.AFTER,
-        )
-        worst = max(worst, doc["hits"])
+        worst = max(worst, _count(collection, _counter_id(scope, key, window), t, seconds))
     if worst > limit:
         raise RateLimited(retry_after=max(1, window_end - int(t.timestamp())))
 
 
-def check(scope: str, keys: list[str], rule: str) -> None:
-    """Raise RateLimited if any key has used up its window; count nothing.
+def _count(collection, counter: str, t, seconds: int) -> int:
+    """The counter after adding one. Two first hits racing to insert it: the
+    loser's E11000 is tried once more, as an update of the winner's."""
+    try:
+        doc = collection.find_one_and_update(
+            {"_id": counter},
+            {"$inc": {"hits": 1}, "$setOnInsert": {"expire": t + timedelta(seconds=seconds)}},
+            upsert=True,
+            return_document=ReturnDocument.AFTER,
+        )
+    except DuplicateKeyError:
+        doc = collection.find_one_and_update(
+            {"_id": counter}, {"$inc": {"hits": 1}}, return_document=ReturnDocument.AFTER
+        )
+    return doc["hits"] if doc else 1
 
-    With `count`, for limits on failures only (a failed login): check before
-    the attempt, count after it failed, so a refused or successful attempt
-    costs nothing. Concurrent attempts may each pass the check before any of
-    them is counted: the overshoot is bounded by the server's concurrency.
+
+# (scope, keys, rule): one limit, as the views list them.
+Limit = tuple[str, list[str], str]
+
+
+class Attempt:
+    """The slots one attempt holds; `refund` gives them back."""
+
+    def __init__(self, counters: list[str]):
+        self.counters = counters
+
+    def refund(self) -> None:
+        """The secret was right: this attempt does not count (one round trip)."""
+        if not self.counters:
+            return
+        RateCounter._get_collection().bulk_write(
+            [
+                UpdateOne({"_id": counter, "hits": {"$gt": 0}}, {"$inc": {"hits": -1}})
+                for counter in self.counters
+            ],
+            ordered=False,
+        )
+        self.counters = []
+
+
+def reserve(limits: list[Limit]) -> Attempt:
+    """Take one slot in every limit before the secret is checked, or raise
+    RateLimited having taken none.
+
+    Each slot is an upsert whose filter holds `hits < limit`, so the count
+    and the check are one atomic step: of N parallel attempts at most
+    `limit` get a slot. On a full counter the filter matches nothing and the
+    upsert's insert collides with the counter's `_id` (E11000); an E11000
+    can also be two first attempts racing to insert, so it is tried once
+    more, when the counter exists and only a full one can collide.
     """
-    if not settings.RATELIMIT_ENABLED or not keys:
-        return
-    limit, seconds = parse_rule(rule)
-    t = int(now().timestamp())
-    window = t // seconds
-    ids = [_counter_id(scope, key, window) for key in keys]
-    rows = RateCounter._get_collection().find({"_id": {"$in": ids}}, {"hits": 1})
-    if max((row["hits"] for row in rows), default=0) >= limit:
-        raise RateLimited(retry_after=max(1, (window + 1) * seconds - t))
-
-
-def count(scope: str, keys: list[str], rule: str) -> None:
-    """Count one event against each key (one round trip); never raises."""
-    if not settings.RATELIMIT_ENABLED or not keys:
-        return
-    _, seconds = parse_rule(rule)
+    if not settings.RATELIMIT_ENABLED:
+        return Attempt([])
+    collection = RateCounter._get_collection()
     t = now()
-    window = int(t.timestamp()) // seconds
-    expire = t + timedelta(seconds=seconds)
-    RateCounter._get_collection().bulk_write(
-        [
-            UpdateOne(
-                {"_id": _counter_id(scope, key, window)},
+    taken: list[str] = []
+    for scope, keys, rule in limits:
+        limit, seconds = parse_rule(rule)
+        window = int(t.timestamp()) // seconds
+        for key in keys:
+            counter = _counter_id(scope, key, window)
+            if not _take(collection, counter, limit, t + timedelta(seconds=seconds)):
+                Attempt(taken).refund()
+                raise RateLimited(retry_after=max(1, (window + 1) * seconds - int(t.timestamp())))
+            taken.append(counter)
+    return Attempt(taken)
+
+
+def _take(collection, counter: str, limit: int, expire) -> bool:
+    for _ in range(2):
+        try:
+            collection.update_one(
+                {"_id": counter, "hits": {"$lt": limit}},
                 {"$inc": {"hits": 1}, "$setOnInsert": {"expire": expire}},
                 upsert=True,
             )
-            for key in keys
-        ],
-        ordered=False,
-    )
+            return True
+        except DuplicateKeyError:
+            continue
+    return False
 
 
 def client_ip(request) -> str:

@@ -69,7 +69,7 @@ MIDDLEWARE = [
     "socialsite.middleware.RequestLogMiddleware",
     # Next: the deadline covers every database read of the page below it.
     "socialsite.middleware.DatabaseTimeoutMiddleware",
-    "socialsite.middleware.StaticManifestGuard",  # start-up only: see socialsite/checks.py
+    "socialsite.middleware.StartupGuard",  # start-up only: see socialsite/checks.py
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -120,6 +120,13 @@ if DEBUG_TOOLBAR:
         "debug_toolbar.panels.signals.SignalsPanel",
         "debug_toolbar.panels.alerts.AlertsPanel",
     ]
+
+# The round-trip meter (docs/developer-lens.md): `Server-Timing` on every
+# answer of the embedded demo, whose point is showing it; on a real database
+# only on staff's and lens sessions' answers unless METER_PUBLIC is set, since
+# its figures could tell an anonymous visitor what exists. The suite reads
+# the header on both of its passes; the tests of the rule turn it off.
+METER_PUBLIC = env.bool("METER_PUBLIC", default=not MONGODB_URI or TESTING)
 
 ROOT_URLCONF = "socialsite.urls"
 WSGI_APPLICATION = "socialsite.wsgi.application"
@@ -210,11 +217,21 @@ LAST_SEEN_RESOLUTION = env.int("LAST_SEEN_RESOLUTION", default=300)
 
 # --- Feeds (see feeds/timelines/__init__.py) --------------------------------
 # Email (docs/operations.md#email): EMAIL_URL as django-environ parses it
-# (smtp://user:pass@host:587, smtp+tls://..., consolemail://). Without it the
-# mailbox keeps every message for /dev/mail/ and prints it (the demo's way).
+# (smtp://user:pass@host:587, smtp+tls://..., consolemail://). Without it,
+# on the embedded demo database only, the mailbox keeps every message for
+# admins on /dev/mail/ and prints it to the run command's output; with a real
+# database and no EMAIL_URL no mail is kept or logged anywhere (a reset link
+# is a key to an account) and the start-up check refuses to run
+# (socialsite/checks.py, socialsite.E006).
 SITE_NAME = env.str("SITE_NAME", default="Socialsite")
 DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="Socialsite <noreply@socialsite.test>")
-MAILERS: dict[str, dict[str, Any]] = {"default": {"BACKEND": "socialsite.mail.MailboxBackend"}}
+MAILERS: dict[str, dict[str, Any]] = {
+    "default": {
+        "BACKEND": "socialsite.mail.MailboxBackend"
+        if not MONGODB_URI
+        else "socialsite.mail.UnsentBackend"
+    }
+}
 if env.str("EMAIL_URL", default=""):
     # Django 6.1's MAILERS from what django-environ parses (EMAIL_BACKEND, EMAIL_HOST, ...).
     _email = env.email_url("EMAIL_URL")

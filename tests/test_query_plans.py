@@ -742,7 +742,9 @@ def _actions(values: dict, model: str = "cache") -> dict[str, list[tuple[str, di
                 {"old_password": PASSWORD, "new_password1": fresh, "new_password2": fresh},
             )
         ],
-        "settings/email/": [("alice", {"email": "alice@example.org"})],
+        "settings/email/": [("alice", {"email": "alice@example.net", "password": PASSWORD})],
+        # bob takes his old address back (his password is then reset: a redirect).
+        "accounts/email/undo/<str:token>/": [("anon", {})],
         "accounts/password/reset/": [("anon", {"email": "bob@example.org"})],
         "accounts/password/reset/<str:token>/": [
             ("anon", {"new_password1": fresh, "new_password2": fresh})
@@ -763,7 +765,9 @@ def _actions(values: dict, model: str = "cache") -> dict[str, list[tuple[str, di
         "settings/filters/<str:filter_id>/delete/": [("alice", {})],
         # Alice confirms her enrolment (the page shows her recovery codes
         # once: a 200, `SHOWN_ONCE`); cyd's code completes her login.
-        "settings/2fa/": [("alice", {"code": lambda: _code(values, "totp_pending")})],
+        "settings/2fa/": [
+            ("alice", {"password": PASSWORD, "code": lambda: _code(values, "totp_pending")})
+        ],
         "accounts/login/2fa/": [("anon", {"code": lambda: _code(values, "totp_secret", ahead=1)})],
         "circles/": [
             ("alice", {"action": "create", "name": "pals"}),
@@ -951,6 +955,7 @@ def _task_calls(values: dict) -> dict[str, tuple]:
         "notifications.tell_comment_created": (post, "alice", "bob", "x", "hi @carol", None),
         "ads.ads_pacing": (),
         "profiles.build_export": (values.get("export_id", ["x"])[0],),
+        "profiles.password_reset_send": ("bob@example.org", "http://testserver"),
         # Last: it erases dora (an erasure job is made for her first).
         "profiles.erase_account": ("dora",),
     }

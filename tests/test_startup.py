@@ -17,7 +17,7 @@ from django.test import Client
 
 from socialsite import checks, mongo
 from socialsite.management.commands.demo import collect_static
-from socialsite.middleware import StaticManifestGuard
+from socialsite.middleware import StartupGuard
 
 ROOT = Path(__file__).resolve().parent.parent
 MANIFEST_STORAGE = "whitenoise.storage.CompressedManifestStaticFilesStorage"
@@ -64,7 +64,7 @@ def test_the_check_fires_without_collected_static_files(production_static):
     assert checks.MISSING_MANIFEST in [m.id for m in found]
     # A server refuses to start rather than answer every page with a 500.
     with pytest.raises(ImproperlyConfigured, match="static files have not been collected"):
-        StaticManifestGuard(lambda request: None)
+        StartupGuard(lambda request: None)
     with pytest.raises(ImproperlyConfigured, match="collectstatic"):
         Client().get("/accounts/login/")
 
@@ -75,7 +75,7 @@ def test_the_demo_start_collects_static_files_and_pages_work(production_static):
     assert (production_static / "staticfiles.json").exists()
     assert checks.static_manifest() == []
     with pytest.raises(MiddlewareNotUsed):
-        StaticManifestGuard(lambda request: None)
+        StartupGuard(lambda request: None)
     response = Client().get("/accounts/login/")
     assert response.status_code == 200
     # The stylesheet is linked by its hashed name, from the manifest.

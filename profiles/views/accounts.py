@@ -7,6 +7,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from profiles import auth, services
 from profiles.forms import LoginForm, PasswordChangeForm, SignupForm
+from profiles.views import confirm
 from socialsite import ratelimit
 from socialsite.http import login_required, safe_next
 from socialsite.ids import parse_handle
@@ -73,31 +74,30 @@ def login(request):
     if request.method == "POST" and form.is_valid():
         limits = _login_limits(request, parse_handle(form.cleaned_data["username"]))
         try:
-            for scope, keys, rule in limits:
-                ratelimit.check(scope, keys, rule)
+            # The guess holds a slot before the password is checked, so a
+            # burst of parallel guesses checks at most the limit.
+            attempt = ratelimit.reserve(limits)
         except ratelimit.RateLimited as exc:
             form.add_error(None, str(exc))
             status = 429
         else:
             user = auth.authenticate(form.cleaned_data["username"], form.cleaned_data["password"])
             if user is None:
-                # Only failures count: a refused or successful login costs nothing.
-                for scope, keys, rule in limits:
-                    ratelimit.count(scope, keys, rule)
-                form.add_error(None, BAD_LOGIN)
-            elif user.has_2fa:
-                # The code comes next: no session until it passes.
-                response = redirect("profiles:login_2fa")
-                response.set_cookie(
-                    auth.SECOND_STEP_COOKIE,
-                    auth.second_step_token(user, next_url),
-                    max_age=auth.SECOND_STEP_SECONDS,
-                    httponly=True,
-                    samesite="Lax",
-                    secure=request.is_secure(),
-                )
-                return response
+                form.add_error(None, BAD_LOGIN)  # the failure keeps its slot
             else:
+                attempt.refund()  # only failures count: the owner is never locked out
+                if user.has_2fa:
+                    # The code comes next: no session until it passes.
+                    response = redirect("profiles:login_2fa")
+                    response.set_cookie(
+                        auth.SECOND_STEP_COOKIE,
+                        auth.second_step_token(user, next_url),
+                        max_age=auth.SECOND_STEP_SECONDS,
+                        httponly=True,
+                        samesite="Lax",
+                        secure=request.is_secure(),
+                    )
+                    return response
                 auth.login(request, user)
                 return redirect(next_url)
     return render(request, "accounts/login.html", {"form": form, "next": next_url}, status=status)
@@ -118,24 +118,23 @@ def password_change(request):
     if request.method == "POST":
         # Wrong current passwords are limited like failed logins: a session
         # left open must not become a way to guess the password.
-        limit = ("password", [f"user:{request.user.handle}"], settings.RATELIMIT_PASSWORD)
-        try:
-            ratelimit.check(*limit)
-        except ratelimit.RateLimited as exc:
-            # Not validated at all: its answer would tell whether the guess was right.
-            form = PasswordChangeForm(user=request.user)
-            messages.error(request, str(exc))
-            status = 429
-        else:
-            if form.is_valid():
-                services.password_change(
-                    user=request.user,
-                    new_password=form.cleaned_data["new_password1"],
-                    keep_session=request.session.session_key,
-                )
-                auth.login(request, request.user)  # a fresh session key and hash here
-                messages.success(request, "Password changed. Your other sessions were logged out.")
-                return redirect("profiles:profile_edit")
-            if form.has_error("old_password", "wrong_password"):
-                ratelimit.count(*limit)
+        ok, status = confirm.proven(
+            request,
+            form,
+            scope="password",
+            rule=settings.RATELIMIT_PASSWORD,
+            mismatch="That is not your current password"
+            + (" and code." if request.user.has_2fa else "."),
+            password_field="old_password",
+            error_field="old_password",
+        )
+        if ok:
+            services.password_change(
+                user=request.user,
+                new_password=form.cleaned_data["new_password1"],
+                keep_session=request.session.session_key,
+            )
+            auth.login(request, request.user)  # a fresh session key and hash here
+            messages.success(request, "Password changed. Your other sessions were logged out.")
+            return redirect("profiles:profile_edit")
     return render(request, "accounts/password.html", {"form": form}, status=status)

@@ -1,7 +1,12 @@
 """A form that proves the person at the keyboard owns the account: the
 password, and a two-factor code when the account has one. Shared by the
-pages that do something no stolen session should (turning two-factor login
-off, deleting the account). Wrong attempts are limited per account."""
+pages that do something no stolen session should (changing the password or
+the email address, turning two-factor login on or off, deleting the
+account; docs/accounts.md#what-a-stolen-session-cannot-do).
+
+Wrong attempts are limited per account, and each attempt takes its slot
+before the password is checked (`ratelimit.reserve`), so a burst of
+parallel guesses checks at most the limit; a right one gives it back."""
 
 from django.contrib.auth.hashers import check_password
 
@@ -9,25 +14,36 @@ from profiles.services import twofactor
 from socialsite import ratelimit
 
 
-def proven(request, form, *, scope: str, rule: str, mismatch: str) -> tuple[bool, int]:
+def proven(
+    request,
+    form,
+    *,
+    scope: str,
+    rule: str,
+    mismatch: str,
+    password_field: str = "password",  # noqa: S107 (a field name)
+    error_field: str | None = None,
+    with_code: bool = True,
+) -> tuple[bool, int]:
     """(whether the bound `form` proves it, the status to answer otherwise):
-    429 with the limit's message when too many attempts failed, else the
-    form's own errors or `mismatch`, counted as one more failure."""
-    user = request.user
-    limit = (scope, [f"user:{user.handle}"], rule)
-    try:
-        ratelimit.check(*limit)
-    except ratelimit.RateLimited as exc:
-        form.is_valid()  # an error needs a cleaned form
-        form.add_error(None, str(exc))
-        return False, 429
+    the form's own errors when it is invalid (nothing checked, nothing
+    counted), 429 with the limit's message when too many attempts failed,
+    else `mismatch` on `error_field` (the form's top by default), counted as
+    one more failure. `with_code=False` checks the password alone (the
+    code on the form is for something else: a new authenticator's first)."""
     if not form.is_valid():
         return False, 200
+    user = request.user
+    try:
+        attempt = ratelimit.reserve([(scope, [f"user:{user.handle}"], rule)])
+    except ratelimit.RateLimited as exc:
+        form.add_error(None, str(exc))
+        return False, 429
     data = form.cleaned_data
-    if check_password(data["password"], user.password) and (
-        not user.has_2fa or twofactor.verify(user=user, code=data["code"])
+    if check_password(data[password_field], user.password) and (
+        not with_code or not user.has_2fa or twofactor.verify(user=user, code=data["code"])
     ):
+        attempt.refund()
         return True, 200
-    ratelimit.count(*limit)
-    form.add_error(None, mismatch)
+    form.add_error(error_field, mismatch)
     return False, 200

@@ -7,8 +7,10 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods
 
-from profiles.forms import EmailForm, SetPasswordForm
+from profiles import auth, tasks
+from profiles.forms import EmailChangeForm, EmailForm, SetPasswordForm
 from profiles.services import recovery
+from profiles.views import confirm
 from socialsite import mail, ratelimit
 from socialsite.http import login_required
 
@@ -21,25 +23,80 @@ INVALID_LINK = (
 @login_required
 @require_http_methods(["GET", "POST"])
 def email(request):
+    """Change the address: with the password (and code), since whoever holds
+    the address can reset the password; the old address is told, with a
+    link that undoes the change for 7 days."""
     user = request.user
-    form = EmailForm(request.POST if request.method == "POST" else None)
+    form = EmailChangeForm(
+        request.POST if request.method == "POST" else None, needs_code=user.has_2fa
+    )
     status = 200
     if request.method == "POST":
-        try:
-            ratelimit.hit("email", [f"user:{user.handle}"], settings.RATELIMIT_EMAIL)
-        except ratelimit.RateLimited as exc:
-            form.add_error(None, str(exc))
-            status = 429
-        else:
-            if form.is_valid():
-                token = recovery.email_set(user=user, email=form.cleaned_data["email"])
-                link = request.build_absolute_uri(reverse("profiles:email_verify", args=[token]))
-                mail.send(user.email, "verify_email", {"name": user.name, "link": link})
-                messages.success(
-                    request, f"We sent a link to {user.email}: open it to verify the address."
-                )
+        ok, status = confirm.proven(
+            request,
+            form,
+            scope="password",
+            rule=settings.RATELIMIT_PASSWORD,
+            mismatch="That password"
+            + (" and code do" if user.has_2fa else " does")
+            + " not match your account.",
+        )
+        if ok:
+            try:  # each change sends mail: limited per account
+                ratelimit.hit("email", [f"user:{user.handle}"], settings.RATELIMIT_EMAIL)
+            except ratelimit.RateLimited as exc:
+                form.add_error(None, str(exc))
+                status = 429
+            else:
+                _change(request, user, form.cleaned_data["email"])
                 return redirect("profiles:email")
     return render(request, "accounts/email.html", {"form": form}, status=status)
+
+
+def _change(request, user, address: str) -> None:
+    old = user.email
+    token, undo = recovery.email_set(user=user, email=address)
+    if undo:
+        undo_link = request.build_absolute_uri(reverse("profiles:email_undo", args=[undo]))
+        mail.send(
+            old,
+            "email_changed",
+            {"name": user.name, "handle": user.handle, "new": user.email, "link": undo_link},
+        )
+    link = request.build_absolute_uri(reverse("profiles:email_verify", args=[token]))
+    mail.send(user.email, "verify_email", {"name": user.name, "link": link})
+    messages.success(request, f"We sent a link to {user.email}: open it to verify the address.")
+
+
+@require_http_methods(["GET", "POST"])
+def email_undo(request, token):
+    """The link mailed to a replaced address. A GET only asks (mail
+    programs open links to scan them); the POST puts the address back, ends
+    every session, and goes straight on to a new password when the address
+    was verified: whoever clicked it has just proved they read its mail."""
+    found = recovery.email_undo_entry(token)
+    if found is None:
+        return render(request, "accounts/link_invalid.html", {"reason": INVALID_LINK}, status=400)
+    handle, entry = found
+    if request.method == "GET":
+        context = {"handle": handle, "address": entry["email"], "verified": entry["verified"]}
+        return render(request, "accounts/email_undo.html", context)
+    done = recovery.email_undo(token=token)
+    if done is None:
+        return render(request, "accounts/link_invalid.html", {"reason": INVALID_LINK}, status=400)
+    handle, verified = done
+    auth.logout(request)
+    reset = recovery.password_reset_for(handle=handle) if verified else None
+    if reset:
+        messages.success(
+            request,
+            "Your address is back and every session was logged out. Choose a new password now.",
+        )
+        return redirect("profiles:password_reset_confirm", token=reset)
+    messages.success(
+        request, "Your address is back and every session was logged out. Reset your password."
+    )
+    return redirect("profiles:password_reset")
 
 
 @require_GET
@@ -56,8 +113,8 @@ def email_verify(request, token):
 @require_http_methods(["GET", "POST"])
 def password_reset(request):
     """Never tells whether the address belongs to an account: the answer is
-    the same redirect either way, and the work the two differ by (finding the
-    account, queueing the mail) hashes nothing."""
+    the same redirect either way, after the same work (two rate-limit
+    counters and one task queued)."""
     form = EmailForm(request.POST if request.method == "POST" else None)
     if request.method == "POST":
         address = recovery.normal_email(request.POST.get("email", ""))[:254]
@@ -71,15 +128,11 @@ def password_reset(request):
             form.add_error(None, str(exc))
             return render(request, "accounts/password_reset.html", {"form": form}, status=429)
         if form.is_valid():
-            for user, token in recovery.password_reset_links(form.cleaned_data["email"]):
-                link = request.build_absolute_uri(
-                    reverse("profiles:password_reset_confirm", args=[token])
-                )
-                mail.send(
-                    user.email,
-                    "password_reset",
-                    {"name": user.name, "handle": user.handle, "link": link},
-                )
+            # Only queued: finding the account and mailing it happen in one
+            # task, so a known and an unknown address cost this answer the same.
+            tasks.password_reset_send.enqueue(
+                form.cleaned_data["email"], request.build_absolute_uri("/").rstrip("/")
+            )
             return redirect("profiles:password_reset_sent")
     return render(request, "accounts/password_reset.html", {"form": form})
 

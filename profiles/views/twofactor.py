@@ -30,15 +30,28 @@ def settings_2fa(request):
     if user.has_2fa:
         return _turn_off(request)
     form = TwoFactorEnrolForm(request.POST if request.method == "POST" else None)
-    if request.method == "POST" and form.is_valid():
-        try:
-            codes = twofactor.enable(user=user, code=form.cleaned_data["code"])
-        except twofactor.TwoFactorError as exc:
-            form.add_error("code", str(exc))
-        else:
-            # Shown once: only their hashes are kept.
-            return render(request, "accounts/twofactor_codes.html", {"codes": codes})
-    return _setup_page(request, form)
+    status = 200
+    if request.method == "POST":
+        # The password first: a stolen session must not tie the account to
+        # the thief's authenticator and lock its owner out.
+        ok, status = confirm.proven(
+            request,
+            form,
+            scope="password",
+            rule=settings.RATELIMIT_PASSWORD,
+            mismatch="That is not your password.",
+            error_field="password",
+            with_code=False,
+        )
+        if ok:
+            try:
+                codes = twofactor.enable(user=user, code=form.cleaned_data["code"])
+            except twofactor.TwoFactorError as exc:
+                form.add_error("code", str(exc))
+            else:
+                # Shown once: only their hashes are kept.
+                return render(request, "accounts/twofactor_codes.html", {"codes": codes})
+    return _setup_page(request, form, status)
 
 
 def _turn_off(request):
@@ -81,21 +94,19 @@ def login_2fa(request):
             ("login_2fa", [f"{user.handle}@{ip}"], settings.RATELIMIT_LOGIN_FAILURES),
             ("login_2fa_handle", [f"handle:{user.handle}"], settings.RATELIMIT_LOGIN_2FA),
         ]
-        try:
-            for scope, keys, rule in limits:
-                ratelimit.check(scope, keys, rule)
-        except ratelimit.RateLimited as exc:
-            form.add_error(None, str(exc))
-            status = 429
-        else:
-            if form.is_valid() and twofactor.verify(user=user, code=form.cleaned_data["code"]):
-                auth.login(request, user)
-                response = redirect(next_url)
-                response.delete_cookie(auth.SECOND_STEP_COOKIE)
-                return response
-            # Only failures count, as for passwords.
-            for scope, keys, rule in limits:
-                ratelimit.count(scope, keys, rule)
-            if form.is_valid():
+        if form.is_valid():
+            try:
+                # The guess holds its slot before the code is checked.
+                attempt = ratelimit.reserve(limits)
+            except ratelimit.RateLimited as exc:
+                form.add_error(None, str(exc))
+                status = 429
+            else:
+                if twofactor.verify(user=user, code=form.cleaned_data["code"]):
+                    attempt.refund()  # only failures count, as for passwords
+                    auth.login(request, user)
+                    response = redirect(next_url)
+                    response.delete_cookie(auth.SECOND_STEP_COOKIE)
+                    return response
                 form.add_error("code", BAD_CODE)
     return render(request, "accounts/login_2fa.html", {"form": form, "who": user}, status=status)

@@ -33,7 +33,7 @@ from moderation.services.reports import report_create
 from moderation.targets import resolve_target
 from profiles import services as graph
 from profiles.documents import User
-from profiles.services import exports
+from profiles.services import exports, recovery
 from profiles.services import filters as keyword_filters
 from profiles.services.users import profile_update
 
@@ -168,8 +168,14 @@ def world(make_user, ad_campaign):
     )
     messaging.conversation_leave(conversation_id=group, member=User.objects.get(handle="dee"))
     messaging.message_send(conversation_id=group, sender=bob, text="Butter and jam.")
+    # Ada changed her address: the old one's undo link asks before it acts.
+    recovery.email_set(user=User.objects.get(handle="ada"), email="ada@example.org")
+    _, undo = recovery.email_set(user=User.objects.get(handle="ada"), email="ada@new.example")
     return SimpleNamespace(
-        thread_id=str(thread.id), campaign_id=campaign_id, conversation_id=str(group)
+        thread_id=str(thread.id),
+        campaign_id=campaign_id,
+        conversation_id=str(group),
+        undo_token=undo,
     )
 
 
@@ -190,7 +196,8 @@ PAGES = {
     "filters": ("ada", lambda w: "/settings/filters/"),
     "delete-account": ("ada", lambda w: "/settings/delete/"),
     "password-reset": (None, lambda w: "/accounts/password/reset/"),
-    "dev-mail": ("mod", lambda w: "/dev/mail/"),
+    "dev-mail": ("root", lambda w: "/dev/mail/"),
+    "email-undo": (None, lambda w: f"/accounts/email/undo/{w.undo_token}/"),
     "notifications": ("ada", lambda w: "/notifications/"),
     "inbox": ("ada", lambda w: "/messages/"),
     # "Message" from a profile: the new-message form open, its `to` filled.

@@ -22,7 +22,7 @@ def mailbox(settings):
 
 
 def newest_link(staff_page, subject: str) -> str:
-    """The link in the newest mail with this subject, read as staff on /dev/mail/."""
+    """The link in the newest mail with this subject, read as an admin on /dev/mail/."""
     staff_page.goto("/dev/mail/")
     mail = staff_page.locator("article.mail").filter(has_text=subject).first
     expect(mail).to_be_visible()
@@ -33,7 +33,7 @@ def test_forgot_password_reset_from_dev_mail_ends_the_old_sessions(
     mailbox, make_user, new_page, sign_in, artifacts_dir
 ):
     make_user("ada", "Ada Lovelace")
-    make_user("mod", "Mo Derator", role="moderator")
+    make_user("mod", "Ad Ministrator", role="admin")
     laptop, phone, staff = new_page(), new_page(), new_page()
     sign_in(laptop, "ada")
     sign_in(phone, "ada")
@@ -43,6 +43,7 @@ def test_forgot_password_reset_from_dev_mail_ends_the_old_sessions(
     laptop.goto("/settings/profile/")
     laptop.get_by_role("link", name="Email address").click()
     laptop.get_by_label("Email address").fill("ada@example.org")
+    laptop.get_by_label("Password").fill(PASSWORD)
     laptop.get_by_role("button", name="Save and verify").click()
     expect(laptop.locator("ul.messages")).to_contain_text("We sent a link to ada@example.org")
     expect(laptop.locator(".email-state")).to_have_attribute("data-verified", "false")
@@ -97,6 +98,7 @@ def test_two_factor_login_from_enrolment_to_a_recovery_code(make_user, new_page,
     expect(page.locator(".qr svg")).to_be_visible()
     secret = page.locator(".secret").get_attribute("data-secret")
     totp = pyotp.TOTP(secret)
+    page.get_by_label("Password").fill(PASSWORD)
     page.get_by_label("Code").fill(totp.now())
     page.get_by_role("button", name="Turn on").click()
     expect(page.get_by_role("heading", name="Two-factor login is on")).to_be_visible()

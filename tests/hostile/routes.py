@@ -152,7 +152,10 @@ ROUTES: dict[str, Route] = {
     ),
     # Accounts (docs/accounts.md): the address, its check, the reset; tokens
     # of the right shape that were never signed, and the sessions' ids.
-    "settings/email/": Route(form={"email": "email"}),
+    "settings/email/": Route(form={"email": "email", "password": "password", "code": "totp_code"}),
+    "accounts/email/undo/<str:token>/": Route(
+        path={"token": "undo_token"}, sweep_role="anon", method="POST"
+    ),
     "accounts/verify/<str:token>/": Route(path={"token": "verify_token"}, sweep_role="anon"),
     "accounts/password/reset/": Route(form={"email": "email"}, sweep_role="anon"),
     "accounts/password/reset/sent/": Route(),

@@ -230,8 +230,10 @@ def build() -> World:
     # Accounts (docs/accounts.md): bob can reset his password (a verified
     # address and a live link), alice has a link to verify hers, and a second
     # session that her sessions page can end.
-    verify_token = recovery.email_set(user=alice.reload(), email="alice@example.org")
-    recovery.email_set(user=bob.reload(), email="bob@example.org")
+    verify_token, _ = recovery.email_set(user=alice.reload(), email="alice@example.org")
+    # bob changed his address once: the old one holds a live undo link.
+    recovery.email_set(user=bob.reload(), email="bob@old.example")
+    _, undo_token = recovery.email_set(user=bob.reload(), email="bob@example.org")
     User._get_collection().update_one({"_id": "bob"}, {"$set": {"email_verified": True}})
     [(_, reset_token)] = recovery.password_reset_links("bob@example.org")
     before = {s["key"] for s in sessions.sessions_of("alice")}
@@ -288,6 +290,7 @@ def build() -> World:
         "circle": ["friends", PUBLIC, ALL_CIRCLES],
         "verify_token": [verify_token, *FAKE_TOKENS],
         "reset_token": [reset_token, *FAKE_TOKENS],
+        "undo_token": [undo_token, *FAKE_TOKENS],
         "session_id": [other_session, "0123456789abcdef0123", "nosuchsession"],
         "tag": ["world", "World", "123", "nosuchtag"],
         "export_id": [str(alice_export.id), str(bob_export.id), "0123456789abcdef01234567"],

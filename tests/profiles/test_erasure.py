@@ -20,6 +20,7 @@ from comments import services as comments
 from comments.stores import get_store
 from feeds.documents import PollVote, Post, PostLike, PostRepost
 from feeds.services import bookmarks, likes, photos, posts, reposts
+from messaging import services as messaging
 from moderation import services as moderation
 from moderation.documents import Report, ReportedItem
 from moderation.targets import resolve_target
@@ -141,6 +142,13 @@ def act_everywhere(zed: User, others: list[str]) -> dict:
     quoting = comments.comment_create(post=ann_doc, author=cyd, text=f"Agreed with @{HANDLE} here")
     zed_doc = Post._get_collection().find_one({"_id": public.id})
     comments.comment_create(post=zed_doc, author=ann, text="Hi zed")
+    # Messages: zed's words in a group that outlives them, and bob's words
+    # about zed there and in a conversation zed was never in (the preview too).
+    group = messaging.conversation_start(
+        sender=zed, to=[ann.handle, bob.handle], text=f"Hi, {NAME} here"
+    )
+    messaging.message_send(conversation_id=group, sender=bob, text=f"back to @{HANDLE}")
+    messaging.conversation_start(sender=bob, to=[cyd.handle], text=f"Ask @{HANDLE} first")
     bookmarks.bookmark_create(owner=HANDLE, post_id=ann_post.id)
     bookmarks.bookmark_create(owner=bob.handle, post_id=public.id)
     likes.like_create(post_id=ann_post.id, user=zed)
@@ -214,7 +222,7 @@ def demo_world(settings):
         row["_id"] for row in User._get_collection().find({"role": "user"}, {"_id": 1})
     )[:5]
     zed = user_create(handle=HANDLE, name=NAME, password=PASSWORD)
-    recovery.email_verify(recovery.email_set(user=zed, email=EMAIL))
+    recovery.email_verify(recovery.email_set(user=zed, email=EMAIL)[0])
     zed.reload()
     return zed, others
 
@@ -291,6 +299,9 @@ def test_erasing_someone_who_acted_everywhere_leaves_nothing_naming_them(demo_wo
         "photos.files",
         "tag_use",
         "bookmark",
+        "conversation",
+        "conversation_key",
+        "message_buckets",
     ):
         assert collection in before, collection  # the world really names them there
 

@@ -21,7 +21,7 @@ def enrol(client) -> tuple[str, list[str]]:
     page = client.get("/settings/2fa/").content.decode()
     secret = re.search(r'data-secret="([A-Z2-7]+)"', page).group(1)
     assert "<svg" in page and 'data-2fa="off"' in page
-    done = client.post("/settings/2fa/", {"code": pyotp.TOTP(secret).now()})
+    done = client.post("/settings/2fa/", {"password": PASSWORD, "code": pyotp.TOTP(secret).now()})
     assert done.status_code == 200
     codes = re.findall(r"<li><code>([a-z0-9-]+)</code></li>", done.content.decode())
     return secret, codes
@@ -45,7 +45,7 @@ def test_enrolment_shows_the_same_secret_until_confirmed_and_ten_codes_once(make
         for _ in range(2)
     }
     assert len(secrets_shown) == 1  # a reload shows the same secret
-    wrong = client.post("/settings/2fa/", {"code": "000000"})
+    wrong = client.post("/settings/2fa/", {"password": PASSWORD, "code": "000000"})
     assert wrong.status_code == 200 and 'class="errorlist' in wrong.content.decode()
     assert not User.objects.get(handle="ada").has_2fa
     secret, codes = enrol(client)
@@ -55,6 +55,19 @@ def test_enrolment_shows_the_same_secret_until_confirmed_and_ten_codes_once(make
     assert len(user.recovery_codes) == 10 and codes[0] not in user.recovery_codes  # hashed
     page = client.get("/settings/2fa/").content.decode()
     assert 'data-2fa="on"' in page and codes[0] not in page  # shown once
+
+
+def test_enrolment_needs_the_password(make_user, login):
+    """A stolen session cannot tie the account to the thief's authenticator
+    and lock its owner out."""
+    client = login(make_user("ada"))
+    page = client.get("/settings/2fa/").content.decode()
+    assert 'name="password"' in page
+    code = pyotp.TOTP(re.search(r'data-secret="([A-Z2-7]+)"', page).group(1)).now()
+    for password in ({}, {"password": "not my password"}):
+        refused = client.post("/settings/2fa/", {"code": code, **password})
+        assert refused.status_code == 200 and 'class="errorlist' in refused.content.decode()
+    assert not User.objects.get(handle="ada").has_2fa
 
 
 def test_a_login_needs_the_code_and_has_no_session_before_it(make_user, login):
