@@ -206,7 +206,12 @@ def comment_vote(request, post_id, slug):
             )
         except ratelimit.RateLimited as exc:
             raise services.CommentRefused(str(exc)) from exc
-        votes.comment_vote(post=post, slug=slug, voter=request.user, direction=direction)
+        try:
+            votes.comment_vote(post=post, slug=slug, voter=request.user, direction=direction)
+        except votes.UnknownComment as exc:
+            # Not a refusal: there is nothing at this address (as on its
+            # permalink page), and the vote wrote nothing.
+            raise Http404("No such comment.") from exc
         return VOTED[direction]
 
     return _act(request, post_id, slug, act)

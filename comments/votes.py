@@ -42,6 +42,12 @@ DIRECTIONS = {"up": 1, "down": -1, "none": 0}
 NAMES = {1: "up", -1: "down"}
 
 
+class UnknownComment(LookupError):
+    """No comment has this slug under the post: the route answers 404
+    (docs/discovery.md#comment-votes-and-ranked-orders), unlike a deleted
+    one, which exists and is refused."""
+
+
 @dataclass(frozen=True)
 class VoteState:
     """Where one person's vote on a comment stands after a call."""
@@ -58,12 +64,21 @@ def comment_vote(*, post: dict, slug: str, voter: User, direction: str) -> VoteS
     """`voter` votes `direction` ("up", "down", "none": take it back) on
     the comment `slug` of `post`, a post they may see (the caller checked).
 
-    Refused (CommentRefused) on a removed post, a deleted comment, one's own
-    comment, and across a block with the post's or the comment's author."""
+    UnknownComment if no comment has that slug. Refused (CommentRefused) on
+    a removed post, a deleted comment, one's own comment, and across a block
+    with the post's or the comment's author."""
     value = DIRECTIONS[direction]
     post_id = post["_id"]
+    # One read, before any refusal: an unknown slug is told apart from a
+    # deleted comment (`services.alive` calls both "gone", a refusal that
+    # answers 302 as if the comment were there) and is a 404 in every store,
+    # with nothing written (docs/discovery.md#comment-votes-and-ranked-orders).
+    comment = shadows.primary().get(post_id, slug)
+    if comment is None:
+        raise UnknownComment(slug)
     services.refuse_if_frozen(post)
-    comment = services.alive(post_id, slug)
+    if comment.deleted:
+        raise services.CommentRefused("That comment is gone.")
     author = comment.author.get("id")
     if author == voter.handle:
         raise services.CommentRefused("That's your own comment: others vote on it.")

@@ -51,6 +51,10 @@ class ServedAd:
     zone: str
     matched_keywords: tuple[str, ...]  # for "Why this ad?"
     score: float
+    # The campaign's cap window when this impression counted against the
+    # viewer's frequency cap, else 0: what a new viewer's cookie carries
+    # (ads/serving/viewer.py, docs/ads-api.md).
+    cap_hours: int = 0
 
 
 def query_keywords(keywords: Sequence[str]) -> frozenset[str]:
@@ -149,6 +153,7 @@ def choose_ads(
     n: int = 1,
     bot: bool = False,
     remember: bool = True,
+    first_seen: dict | None = None,
     ip: str | None = None,
     rng: random.Random | None = None,
     now: datetime | None = None,
@@ -167,6 +172,10 @@ def choose_ads(
     window (`RATELIMIT_AD_IMPRESSION`), and past it it is served uncounted,
     as a bot, so one address cannot spend a campaign's budget. A viewer with
     a profile is limited by it instead (`RATELIMIT_AD_VIEWER`), at no cost.
+    Its counted capped impressions come back with their `cap_hours`, for the
+    cookie to carry; `first_seen` is what the cookie carried back (caps-shaped,
+    ads/serving/viewer.py `first_impressions`): while the read finds no
+    profile, they count against the caps and start the profile.
     """
     for name, value in (("site", site), ("zone", zone), ("viewer", viewer)):
         if not isinstance(value, str):
@@ -184,7 +193,10 @@ def choose_ads(
     if not bot and remember:
         profile = AdUser._get_collection().find_one({"_id": viewer}, {"caps": 1, "recent.date": 1})
         known = profile is not None
-        caps = (profile or {}).get("caps") or {}
+        # No profile yet: the impressions of the cookieless first answer,
+        # which no profile could hold, are the viewer's caps (issue 32, item
+        # 7). Once the profile exists it holds them, and the cookie is moot.
+        caps = ((profile or {}).get("caps") or {}) if known else dict(first_seen or {})
     picks = rank(ads, keywords=query_keywords(keywords), caps=caps, n=n, rng=rng, now=now)
     if not picks:
         return []
@@ -200,7 +212,9 @@ def choose_ads(
         refused = set(spent)
         billed = [p for p in picks if p.ad["campaign_id"] not in spent]
         if remember and billed:
-            capped = recording.record_viewer(viewer, billed, caps, known, now)
+            capped = recording.record_viewer(
+                viewer, billed, caps, known, now, first_seen=None if known else caps
+            )
             recording.unbill([p for p in billed if p.ad["campaign_id"] in capped], now)
             refused |= capped
         if refused:
@@ -223,9 +237,16 @@ def choose_ads(
             zone=zone,
             matched_keywords=p.matched,
             score=p.score,
+            cap_hours=_cap_hours(p.ad) if counted else 0,
         )
         for p in picks
     ]
+
+
+def _cap_hours(ad: dict) -> int:
+    """The ad's cap window, or 0 if it has no cap (either part unset)."""
+    cap, hours = ad.get("cap_count") or 0, ad.get("cap_hours") or 0
+    return int(hours) if cap > 0 and hours > 0 else 0
 
 
 def _stop_spent(campaign_ids: set[str]) -> None:

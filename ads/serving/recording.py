@@ -71,7 +71,13 @@ def seen_in_window(caps: dict, campaign_id: str, cap_hours: int, now: datetime) 
 
 
 def record_viewer(
-    viewer: str, picks: list[Pick], caps: dict, known: bool, now: datetime
+    viewer: str,
+    picks: list[Pick],
+    caps: dict,
+    known: bool,
+    now: datetime,
+    *,
+    first_seen: dict | None = None,
 ) -> set[str]:
     """Count the impressions against the viewer's caps, in one update.
 
@@ -84,6 +90,11 @@ def record_viewer(
     step, so concurrent decisions for one viewer count at most `cap_count`.
     If a condition fails (a rival decision filled the window), nothing is
     written and the capped ads are refused; the returned ids say which.
+
+    `first_seen` (caps-shaped) are a new viewer's impressions that no
+    profile holds yet, those of the answer that set its cookie
+    (ads/serving/viewer.py): the upsert that starts the profile writes them
+    too, so the caps go on counting them (docs/ads-api.md).
     """
     clauses: list[dict] = []
     sets: dict = {"last_seen": now}
@@ -115,7 +126,8 @@ def record_viewer(
         pushes[f"{path}.t"] = {"$each": [now], "$sort": 1, "$slice": -cap}
         sets[f"{path}.h"] = hours
     update: dict = {"$set": sets, "$push": pushes}
-    unset = _prunable(caps, set(capped), now, clauses)
+    # A new viewer's `caps` are only its first impressions: nothing stored to prune.
+    unset = _prunable(caps, set(capped), now, clauses) if known else {}
     if unset:
         update["$unset"] = unset
     query: dict = {"_id": viewer}
@@ -125,16 +137,40 @@ def record_viewer(
     if known:
         result = collection.update_one(query, update)
         return set(capped) if result.matched_count == 0 else set()
-    for _attempt in range(2):
+    starting = _with_first_seen(update, first_seen or {}, now)
+    for attempt in range(2):
         try:
-            collection.update_one(query, update, upsert=True)
+            collection.update_one(query, starting if attempt == 0 else update, upsert=True)
             return set()
         except DuplicateKeyError:
             # A rival decision created the viewer first: try once more, now
-            # as an update of that document; a second collision means a
-            # condition failed on it.
+            # as an update of that document, without the first impressions
+            # (the rival came with the same cookie and wrote them); a second
+            # collision means a condition failed on it.
             continue
     return set(capped)
+
+
+def _with_first_seen(update: dict, first_seen: dict, now: datetime) -> dict:
+    """`update`, also pushing the first impressions still in their window."""
+    if not first_seen:
+        return update
+    sets, pushes = dict(update["$set"]), dict(update["$push"])
+    for campaign_id, entry in first_seen.items():
+        hours = entry.get("h") or 0
+        cutoff = now - timedelta(hours=hours)
+        times = sorted(t for t in entry.get("t") or () if aware(t) > cutoff)
+        if not times:
+            continue
+        path = f"caps.{campaign_id}"
+        served = pushes.get(f"{path}.t")
+        if served is None:
+            pushes[f"{path}.t"] = {"$each": times, "$sort": 1}
+            sets[f"{path}.h"] = hours
+        else:
+            # Shown again now: its `$sort` and `$slice` keep the latest `cap_count`.
+            pushes[f"{path}.t"] = {**served, "$each": [*times, *served["$each"]]}
+    return {**update, "$set": sets, "$push": pushes}
 
 
 def _prunable(caps: dict, serving: set[str], now: datetime, clauses: list[dict]) -> dict:

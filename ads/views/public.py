@@ -21,8 +21,15 @@ from ads.documents import SLUG_REGEX
 from ads.services import offers
 from ads.serving import bots
 from ads.serving.choosing import choose_ads
-from ads.serving.viewer import forget_new_token, new_cookie_token, viewer_id
+from ads.serving.viewer import (
+    first_impressions,
+    forget_new_token,
+    new_cookie_token,
+    remember_first_impressions,
+    viewer_id,
+)
 from socialsite import ratelimit
+from socialsite.clock import now as clock_now
 from socialsite.middleware import writes_on_get
 
 MAX_ADS = 10
@@ -132,7 +139,10 @@ def serve(request):
     # visitor) gets no `ad_user`: a script that never keeps the cookie would
     # leave one 90-day document per request. Its profile starts when the
     # cookie comes back; until then its decisions are limited per IP.
+    # The capped impressions of that first answer go in the cookie instead,
+    # and count against the caps when it comes back (ads/serving/viewer.py).
     cookieless = new_cookie_token(request) is not None
+    now = clock_now()
     served = choose_ads(
         site=site,
         zone=zone,
@@ -141,11 +151,15 @@ def serve(request):
         n=n,
         bot=bots.request_is_bot(request),
         remember=not cookieless,
+        first_seen=first_impressions(request),
         ip=ratelimit.client_ip(request),
+        now=now,
     )
     if not served or _cross_site(request):
         # Nothing was chosen, or the cookie would not come back: send none.
         forget_new_token(request)
+    elif cookieless:
+        remember_first_impressions(request, [(ad.campaign_id, ad.cap_hours) for ad in served], now)
     ads = [
         {
             "campaign_id": ad.campaign_id,

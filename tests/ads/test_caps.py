@@ -5,10 +5,17 @@ in a viewer document that stays bounded."""
 import threading
 from datetime import timedelta
 
+import pytest
+from django.test import Client
+
 from ads import services
 from ads.documents import AdOffer, AdStats, AdUser, AdZone
 from ads.serving import recording
+from ads.serving.viewer import COOKIE_NAME
+from ads.views import public
 from socialsite.clock import aware, now
+
+FIREFOX = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0"
 
 
 def ids(served):
@@ -178,3 +185,76 @@ def test_a_new_viewer_with_room_is_counted_after_the_collision(campaign, choose)
     pick = recording.Pick(ad=ad, score=1.0, matched=())
     assert recording.record_viewer("v", [pick], {}, False, now()) == set()
     assert len(AdUser.objects.get(id="v").caps[made.id]["t"]) == 2
+
+
+# --- A new visitor's first answer (issue 32, item 7) ----------------------------
+
+
+def serve(browser: Client) -> list[str]:
+    """The campaigns `/ads/serve/` answers this browser with."""
+    response = browser.get(
+        "/ads/serve/", {"site": "socialsite", "zone": "feed"}, HTTP_USER_AGENT=FIREFOX
+    )
+    assert response.status_code == 200
+    return [ad["campaign_id"] for ad in response.json()["ads"]]
+
+
+@pytest.fixture(params=["anonymous", "signed-in"])
+def new_visitor(request, make_user, login):
+    """A browser that never saw an ad: no `ad_viewer` cookie, no `ad_user`."""
+    if request.param == "anonymous":
+        return Client()
+    return login(make_user("newbie"))
+
+
+def test_a_new_visitors_first_impression_counts_toward_a_cap_of_one(
+    campaign, new_visitor, round_trips
+):
+    """The first answer (the one that sets the cookie, for an anonymous
+    visitor) counts: the next request, carrying that cookie, gets no ad of
+    the capped campaign. Before, a cookieless first impression was recorded
+    in no profile, so the second page showed it again."""
+    capped = campaign("capped", ecpm="300", cap_count=1, cap_hours=24)
+    filler = campaign("filler", ecpm="100")
+    assert AdUser.objects.count() == 0
+    assert serve(new_visitor) == [capped.id]
+    with round_trips() as c:
+        assert serve(new_visitor) == [filler.id]
+    if "sessionid" not in new_visitor.cookies:
+        # Still one decision: the zone and the viewer, then the offers, the
+        # stats and the viewer's profile, started with the first impression.
+        assert c.total == 5, c.commands
+    assert serve(new_visitor) == [filler.id]
+    assert AdStats.objects.get(campaign_id=capped.id).impressions == 1
+    # One profile, holding the first impression of the capped campaign.
+    (profile,) = AdUser.objects
+    assert len(profile.caps[capped.id]["t"]) == 1
+
+
+def test_a_new_visitor_capped_everywhere_gets_nothing_on_the_second_request(
+    campaign, new_visitor, monkeypatch
+):
+    made = campaign(cap_count=1, cap_hours=24)
+    start = now()
+    assert serve(new_visitor) == [made.id]
+    assert serve(new_visitor) == []
+    assert serve(new_visitor) == []
+    assert AdOffer.objects(campaign_id=made.id).count() == 1
+    # The window is 24 hours from the first impression, then one more.
+    monkeypatch.setattr(public, "clock_now", lambda: start + timedelta(hours=24, seconds=2))
+    assert serve(new_visitor) == [made.id]
+    assert serve(new_visitor) == []
+
+
+def test_a_new_visitors_first_impression_fills_its_share_of_a_larger_cap(campaign):
+    """Cap 2: the first answer is one of the two, whatever the cookie carries."""
+    free = campaign("free", ecpm="300")
+    browser = Client()
+    assert serve(browser) == [free.id]
+    assert "." not in browser.cookies[COOKIE_NAME].value  # nothing capped to carry
+    capped = campaign("capped", ecpm="400", cap_count=2, cap_hours=1)
+    other = Client()
+    assert serve(other) == [capped.id]
+    assert serve(other) == [capped.id]
+    assert serve(other) == [free.id]
+    assert len(AdUser.objects.get(id__startswith="v:").caps[capped.id]["t"]) == 2

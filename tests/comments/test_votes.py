@@ -294,9 +294,8 @@ def test_the_vote_route(cast, login, settings):
         client.post(url, bad, follow=True)
     assert counts(post, c.slug) == (1, 0)
     assert "Vote up, down or none." in client.post(url, {"dir": "x"}, follow=True).content.decode()
-    assert client.post(f"/posts/{post['_id']}/comments/zzzz/vote/", {"dir": "up"}).status_code in (
-        302,
-        404,
+    assert (
+        client.post(f"/posts/{post['_id']}/comments/zzzz/vote/", {"dir": "up"}).status_code == 404
     )
     assert counts(post, c.slug) == (1, 0)
     # Unknown posts are a 404, an anonymous visitor is sent to log in.
@@ -307,6 +306,35 @@ def test_the_vote_route(cast, login, settings):
     anonymous = client.__class__()
     assert anonymous.post(url, {"dir": "up"}).status_code == 302
     assert counts(post, c.slug) == (1, 0)
+
+
+def test_a_vote_on_an_unknown_comment_is_a_404_that_changes_nothing(cast, login, store_name):
+    """Issue 32, item 7: an unknown slug was refused like a deleted comment,
+    a redirect that followed to a 200. Nothing is there: 404, in every store,
+    and no vote document or count comes of it."""
+    ada, bob, _ = cast
+    post = make_post(ada)
+    c = say(post, ada, "vote here")
+    reply = say(post, ada, "a reply", parent=c.slug)
+    client = login(bob)
+    client.post(f"/posts/{post['_id']}/comments/{reply.slug}/vote/", {"dir": "up"})
+    before = list(CommentVote._get_collection().find({}, {"_id": 0, "pending": 0, "ts": 0}))
+    assert len(before) == 1
+    unknown = ["zzzz", f"{c.slug}/zzzz", f"{reply.slug}/zzzz", "zzzz/yyyy"]
+    assert all(slug not in (c.slug, reply.slug) for slug in unknown)
+    for slug in unknown:
+        url = f"/posts/{post['_id']}/comments/{slug}/vote/"
+        for direction in ("up", "down", "none"):
+            assert client.post(url, {"dir": direction}).status_code == 404, (slug, direction)
+    after = list(CommentVote._get_collection().find({}, {"_id": 0, "pending": 0, "ts": 0}))
+    assert after == before
+    assert counts(post, c.slug) == (0, 0)
+    assert counts(post, reply.slug) == (1, 0)
+    for slug in unknown:
+        assert get_store().get(post["_id"], slug) is None
+    # The service says so too, before any refusal (here a frozen post's).
+    with pytest.raises(votes.UnknownComment):
+        vote({**post, "removed": {"by": "mod"}}, "zzzz", bob, "up")
 
 
 def test_votes_are_rate_limited(cast, login, settings):
