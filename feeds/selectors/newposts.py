@@ -26,9 +26,13 @@ signed-in user every page costs:
   does: no cache document yet, a cache that no longer reaches back to the
   cursor, a feed being rebuilt.
 - The posts of pulled authors the viewer follows above the cursor, which
-  no timeline holds (docs/performance.md#celebrities-are-pulled): under
-  `cache` in the same aggregate, under `month` and `size` one more, only when
-  there are pulled authors at all. The read model's query has them already.
+  no timeline holds (docs/performance.md#celebrities-are-pulled), and of the
+  tags they follow: under `cache` in the same aggregate, under `month` and
+  `size` one more, only when there are pulled authors or followed tags at
+  all. The read model's query has them already.
+- With followed tags, one more under every model: who blocked the viewer,
+  on the `user.blocked` index, whom the tags' read leaves out in its query
+  (docs/discovery.md#following-a-tag).
 - One more, only when the new entries hold reposts of posts that are not
   among them: their originals, live and by whom (one `$in` read, as the page
   reads them). And with a stored model one more, only when they hold circle
@@ -64,7 +68,13 @@ from feeds.selectors.visibility import Sight, news_hidden
 from feeds.timelines import get_store
 from feeds.timelines.base import month_of
 from feeds.timelines.cache import CacheStore
-from feeds.timelines.read import EXPLODE_LIMIT, NEWEST_FIRST, hidden_with_blockers, news_query
+from feeds.timelines.read import (
+    EXPLODE_LIMIT,
+    NEWEST_FIRST,
+    hidden_with_blockers,
+    news_blockers,
+    news_query,
+)
 from profiles import selectors as people
 from profiles.documents import User
 from profiles.filters import Filters, filters_for
@@ -120,10 +130,13 @@ def _texts_lookup(ids: str, into: str) -> dict:
 
 
 def _pull_window(
-    since: Cursor, hidden: list[str], tags: tuple[str, ...] = (), reader: str | None = None
+    since: Cursor,
+    hidden: list[str],
+    tags: tuple[str, ...] = (),
+    blockers: frozenset[str] = frozenset(),
 ) -> pulls.Window:
     return pulls.Window(
-        COUNT_CAP + 1, after=since, hidden=frozenset(hidden), tags=tags, reader=reader
+        COUNT_CAP + 1, after=since, hidden=frozenset(hidden), tags=tags, blockers=blockers
     )
 
 
@@ -155,7 +168,10 @@ def new_posts(viewer: User, since: Cursor) -> NewPosts:
     """New posts in `viewer`'s news feed above `since` (see the module doc)."""
     hidden = sorted(news_hidden(viewer))
     tags = tuple(viewer.followed_tags)
-    window = _pull_window(since, hidden, tags, viewer.handle)
+    # Who blocked the viewer, read once for every model's followed-tags read,
+    # as the page reads them (feeds/selectors/pages.py).
+    blockers = news_blockers(viewer.handle, tags)
+    window = _pull_window(since, hidden, tags, blockers)
     home = filters_for(viewer, "home")
     texts = bool(home)  # read the posts' texts, for the filters to judge
     store = get_store()
@@ -167,7 +183,7 @@ def new_posts(viewer: User, since: Cursor) -> NewPosts:
         if found is not None:
             found = _with_pulled(found)
     if found is None:
-        found = _read(viewer.handle, since, hidden, tags, texts)
+        found = _read(viewer.handle, since, hidden, tags, texts, blockers)
     shown = _shown(viewer, found, set(hidden), home)
     return NewPosts(min(shown, COUNT_CAP), found.full or shown > COUNT_CAP)
 
@@ -340,14 +356,19 @@ def _newer(since: Cursor) -> list[dict]:
 
 
 def _read(
-    owner: str, since: Cursor, hidden: list[str], tags: tuple[str, ...], texts: bool
+    owner: str,
+    since: Cursor,
+    hidden: list[str],
+    tags: tuple[str, ...],
+    texts: bool,
+    blockers: frozenset[str],
 ) -> _Candidates:
     """The read model's candidates: its feed query's posts above the cursor
     (with their texts, if asked), and the reposts above it by the reader and
     the people they follow (not by, nor of, anyone hidden), each list at
     most COUNT_CAP + 1."""
     graph = people.news_graph(owner)
-    left_out = hidden_with_blockers(owner, hidden, tags)
+    left_out = hidden_with_blockers(owner, hidden, tags, blockers)
     query = {"$and": [news_query(owner, left_out, graph, tags), LIVE, *_newer(since)]}
     limit = COUNT_CAP + 1
     fields = {"_id": 1, "by.id": 1, **(TEXT_FIELDS if texts else {})}

@@ -25,7 +25,7 @@ from feeds.selectors.visibility import Sight, news_hidden, visible_posts
 from feeds.services import polls
 from feeds.timelines import get_store
 from feeds.timelines.base import FOUND, PULLED_IN, Chunk
-from feeds.timelines.read import posts_page, read_entries
+from feeds.timelines.read import news_blockers, posts_page, read_entries
 from profiles import selectors as people
 from profiles.documents import User
 from profiles.filters import filters_for
@@ -106,6 +106,11 @@ def _page(
     own_news = kind == "news" and reader == owner.handle
     tags = tuple(owner.followed_tags) if own_news else ()
     pulling = own_news and (bool(pulls.authors()) or bool(tags))
+    # Who blocked the reader, once for the whole page and every model's
+    # followed-tags read (its query leaves them out): one read on the
+    # `user.blocked` index, only when the reader follows tags
+    # (docs/performance.md#round-trip-budgets).
+    blockers = news_blockers(owner.handle, tags)
     pulled_ids: set = set()
     collected: list[dict] = []
     # Each post once, however many of its reposts the timeline holds
@@ -116,7 +121,9 @@ def _page(
         # Room for the pins the page leaves out, so that they cost no second chunk.
         want = limit + 1 - len(collected) + pins.room
         if use_read:
-            chunk = read_entries(kind, owner.handle, cursor, want, hidden, tags=tags)
+            chunk = read_entries(
+                kind, owner.handle, cursor, want, hidden, tags=tags, blockers=blockers
+            )
         else:
             # Twice what is wanted: room for the repeats of reposted posts,
             # which `pick` skips before anything is resolved, so that a page
@@ -127,7 +134,7 @@ def _page(
             # Pulled posts are each a post of its own: a page takes at most
             # `want` of them, and one more says whether more are left.
             window = pulls.Window(
-                want + 1, before=cursor, hidden=frozenset(hidden), tags=tags, reader=owner.handle
+                want + 1, before=cursor, hidden=frozenset(hidden), tags=tags, blockers=blockers
             )
             chunk = store.entries(
                 kind,

@@ -13,8 +13,11 @@ not an audience).
 Followed hashtags come the same way (docs/discovery.md#following-a-tag): a
 reader's news merges the newest public posts carrying a tag they follow,
 read beside the page's entries on the `(tags, ts)` index, never by an
-author they blocked or muted, nor by one who blocked them (a point read of
-the author's document per post, inside the same aggregate).
+author they blocked or muted, nor by one who blocked them. Those who blocked
+the reader are read once per page (`Window.blockers`, the read model's
+`news_blockers`) and left out in the query itself, before its sort and
+limit: dropped after the limit instead, enough of them posting a followed
+tag would fill the read and push out the posts that should show.
 
 The pulled authors are few, so each process keeps the whole list
 (`authors()`, read again every FEED_PULL_GRACE_SECONDS): a page that has
@@ -28,7 +31,7 @@ author was pulled may be in the timeline too, and is the same entry.
 """
 
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime
 
 from django.conf import settings
@@ -74,9 +77,11 @@ class Window:
     before: Cursor | None = None
     after: Cursor | None = None
     hidden: frozenset[str] = frozenset()
-    # The reader's followed tags, and the reader (whose blockers' posts stay out).
+    # The reader's followed tags, and everyone who blocked the reader (read
+    # once per page with `feeds.timelines.read.news_blockers`), whose posts
+    # the tags' read leaves out.
     tags: tuple[str, ...] = ()
-    reader: str | None = None
+    blockers: frozenset[str] = frozenset()
 
     def candidates(self) -> list[str]:
         return sorted(set(authors()) - self.hidden)
@@ -117,24 +122,24 @@ def _posts_lookup(authors_field: str, window: Window, projection: dict, into: st
     }
 
 
-def _tag_pipeline(window: Window, projection: dict) -> list[dict]:
+def _tag_pipeline(reader: str, window: Window, projection: dict) -> list[dict]:
     """Public posts in `window` (carrying a followed tag: the caller's match
-    or lookup says so), not by a hidden author nor by one who blocked the
-    reader, newest first."""
-    hidden = sorted(window.hidden | ({window.reader} if window.reader else set()))
-    pipeline: list[dict] = [{"$match": window.match()}]
-    if hidden:
-        pipeline.append({"$match": {"by.id": {"$nin": hidden}}})
-    pipeline += [{"$sort": {"ts": -1, "_id": -1}}, {"$limit": 3 * window.limit}]
-    if window.reader:
-        pipeline += [
-            people.blocker_lookup("by.id", window.reader, "_blocks_reader"),
-            {"$match": {"_blocks_reader.0": {"$exists": False}}},
-        ]
-    return [*pipeline, {"$limit": window.limit}, {"$project": projection}]
+    or lookup says so), newest first, not by a hidden author, by one who
+    blocked the reader, nor by the reader (their own posts are in their
+    timeline). The authors are left out before `$sort` and `$limit`, as the
+    read model's query does: a filter after the limit would let the
+    blockers' posts fill the read, and no per-post read of an author's
+    block list is needed (docs/discovery.md#following-a-tag)."""
+    left_out = sorted(window.hidden | window.blockers | {reader})
+    return [
+        {"$match": {"$and": [window.match(), {"by.id": {"$nin": left_out}}]}},
+        {"$sort": {"ts": -1, "_id": -1}},
+        {"$limit": window.limit},
+        {"$project": projection},
+    ]
 
 
-def _tags_lookup(window: Window, projection: dict, into: str) -> list[dict]:
+def _tags_lookup(reader: str, window: Window, projection: dict, into: str) -> list[dict]:
     return [
         {"$addFields": {"_pull_tags": {"$literal": list(window.tags)}}},
         {
@@ -142,7 +147,7 @@ def _tags_lookup(window: Window, projection: dict, into: str) -> list[dict]:
                 "from": Post._get_collection_name(),
                 "localField": "_pull_tags",
                 "foreignField": "tags",
-                "pipeline": _tag_pipeline(window, projection),
+                "pipeline": _tag_pipeline(reader, window, projection),
                 "as": into,
             }
         },
@@ -164,7 +169,7 @@ def stages(reader: str, window: Window, into: str, projection: dict | None = Non
             _posts_lookup("_pull_authors", window, projection, into),
         ]
     if window.tags:
-        found += _tags_lookup(replace(window, reader=reader), projection, TAGGED)
+        found += _tags_lookup(reader, window, projection, TAGGED)
     return found
 
 
@@ -181,7 +186,7 @@ def read(reader: str, window: Window, projection: dict | None = None) -> list[di
         by_authors = (row or {}).get("posts") or []
     if window.tags:
         pipeline = [{"$match": {"tags": {"$in": list(window.tags)}}}]
-        pipeline += _tag_pipeline(replace(window, reader=reader), projection)
+        pipeline += _tag_pipeline(reader, window, projection)
         tagged = list(Post._get_collection().aggregate(pipeline))
     return _combined([by_authors, tagged], window.limit)
 

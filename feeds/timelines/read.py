@@ -63,13 +63,32 @@ def news_query(
     return query
 
 
-def hidden_with_blockers(reader: str, hidden: Collection[str], tags: Collection[str]) -> list[str]:
-    """The authors a news query leaves out: with followed tags, which bring
-    strangers' posts, also everyone who blocked the reader (one read on the
-    `blocked` index), so the query's pages are exact."""
+def news_blockers(reader: str, tags: Collection[str]) -> frozenset[str]:
+    """Everyone who blocked `reader`, when the reader follows tags (which
+    bring strangers' posts; without them nothing is read): one read on the
+    `user.blocked` index. Every model's followed-tags read leaves them out in
+    its query, before its sort and limit, so that however many of them post
+    a followed tag the page and the new-posts count stay exact
+    (docs/discovery.md#following-a-tag). A page reads them once."""
+    if not tags:
+        return frozenset()
+    return frozenset(people.blockers_of(reader))
+
+
+def hidden_with_blockers(
+    reader: str,
+    hidden: Collection[str],
+    tags: Collection[str],
+    blockers: Collection[str] | None = None,
+) -> list[str]:
+    """The authors a news query leaves out: with followed tags, also
+    everyone who blocked the reader (`blockers`, when the page read them
+    already; else `news_blockers` reads them), so the query's pages are exact."""
     if not tags:
         return list(hidden)
-    return sorted(set(hidden) | people.blockers_of(reader))
+    if blockers is None:
+        blockers = news_blockers(reader, tags)
+    return sorted(set(hidden) | set(blockers))
 
 
 def _chunks(authors: list[str]) -> list[list[str]]:
@@ -184,12 +203,15 @@ def read_entries(
     blocked: Collection[str] = (),
     *,
     tags: Collection[str] = (),
+    blockers: Collection[str] | None = None,
 ) -> Chunk:
     """Posts and reposts, merged in (ts, id) order: each query returns its
-    `limit + 1` newest, which hold the merged page's `limit + 1` newest."""
+    `limit + 1` newest, which hold the merged page's `limit + 1` newest.
+    `blockers`: who blocked the owner, when the page read them already."""
     graph = people.news_graph(owner) if kind == "news" else None
     if kind == "news":
-        query = news_query(owner, hidden_with_blockers(owner, blocked, tags), graph, tags)
+        left_out = hidden_with_blockers(owner, blocked, tags, blockers)
+        query = news_query(owner, left_out, graph, tags)
     else:
         query = wall_query(owner)
     posts = posts_page(query, before, limit + 1)
