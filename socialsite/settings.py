@@ -14,6 +14,12 @@ import environ
 from django.utils.csp import CSP
 
 BASE_DIR = Path(__file__).resolve().parent.parent
+# templates/ and static/: at the top of a checkout (and of an editable
+# install); a wheel ships them inside this package, in site_files/ (setup.py,
+# docs/operations.md#installing-the-package), site-packages having no folder of ours.
+SITE_FILES_DIR = Path(__file__).resolve().parent / "site_files"
+if not SITE_FILES_DIR.is_dir():
+    SITE_FILES_DIR = BASE_DIR
 
 env = environ.Env()
 environ.Env.read_env(BASE_DIR / ".env", overwrite=False)
@@ -134,7 +140,7 @@ WSGI_APPLICATION = "socialsite.wsgi.application"
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-        "DIRS": [BASE_DIR / "templates"],
+        "DIRS": [SITE_FILES_DIR / "templates"],
         "APP_DIRS": True,
         "OPTIONS": {
             "context_processors": [
@@ -392,7 +398,7 @@ TASKS = {
 
 # --- Static files ----------------------------------------------------------
 STATIC_URL = "/static/"
-STATICFILES_DIRS = [BASE_DIR / "static"]
+STATICFILES_DIRS = [SITE_FILES_DIR / "static"]
 STATIC_ROOT = Path(env.str("STATIC_ROOT", default=str(BASE_DIR / "staticfiles")))
 STORAGES = {
     "staticfiles": {
