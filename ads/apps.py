@@ -9,4 +9,9 @@ class AdsConfig(AppConfig):
         from socialsite import demo
 
         demo.register("ads", "ads.demo.seed_stage")
-        from ads import owners  # noqa: F401  (declares its collections' owners)
+        from ads import (
+            owners,  # noqa: F401  (declares its collections' owners)
+            sweeps,
+        )
+
+        sweeps.register()  # its sweepers run by themselves (socialsite/periodic.py)

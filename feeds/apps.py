@@ -12,4 +12,7 @@ class FeedsConfig(AppConfig):
         from feeds import (
             owners,  # noqa: F401  (declares its collections' owners)
             receivers,  # noqa: F401  (connects the graph signals)
+            sweeps,
         )
+
+        sweeps.register()  # its sweepers run by themselves (socialsite/periodic.py)

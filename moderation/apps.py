@@ -11,4 +11,7 @@ class ModerationConfig(AppConfig):
         from moderation import (
             owners,  # noqa: F401  (declares its collections' owners)
             receivers,  # noqa: F401  (connects the comment events)
+            sweeps,
         )
+
+        sweeps.register()  # its sweepers run by themselves (socialsite/periodic.py)

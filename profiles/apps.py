@@ -8,4 +8,9 @@ class ProfilesConfig(AppConfig):
         from socialsite import demo
 
         demo.register("profiles", "profiles.demo.seed_stage", seeded="profiles.demo.seeded")
-        from profiles import owners  # noqa: F401  (declares its collections' owners)
+        from profiles import (
+            owners,  # noqa: F401  (declares its collections' owners)
+            sweeps,
+        )
+
+        sweeps.register()  # its sweepers run by themselves (socialsite/periodic.py)

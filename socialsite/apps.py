@@ -12,3 +12,17 @@ class SocialsiteConfig(AppConfig):
         from socialsite import owners
 
         owners.register_core()
+        from django.core.signals import request_started
+
+        request_started.connect(_start_sweeping, dispatch_uid="socialsite.start_sweeping")
+
+
+def _start_sweeping(**kwargs) -> None:
+    """A server's first request starts the sweepers on the thread backend's
+    worker (socialsite/periodic.py): the web process of the embedded demo
+    and of a single-server install runs them, with no cron."""
+    from django.tasks import task_backends
+
+    start = getattr(task_backends["default"], "start_sweeping", None)
+    if start is not None:
+        start()

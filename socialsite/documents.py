@@ -52,6 +52,23 @@ class RateCounter(me.Document):
     }
 
 
+class PeriodicJob(me.Document):
+    """One periodic job's schedule and last run (socialsite/periodic.py):
+    `due` is when its next run may be claimed. A handful of documents, each
+    written once a period."""
+
+    name = me.StringField(primary_key=True)
+    due = me.DateTimeField(required=True)
+    owner = me.StringField(default="")  # the process that claimed the run
+    started = me.DateTimeField()
+    finished = me.DateTimeField()
+    outcome = me.StringField(default="")
+    error = me.StringField(default="")
+
+    # Unsharded: a handful of small documents (docs/operations.md#sharding).
+    meta = {"collection": "periodic_job", "auto_create_index": False}
+
+
 class GridFile(me.Document):
     """A GridFS bucket's file documents, which GridFS writes: subclasses
     name a bucket's `<bucket>.files` and declare the index that finds a

@@ -383,6 +383,10 @@ ADS_ZONES_PENDING_SECONDS = env.int("ADS_ZONES_PENDING_SECONDS", default=60)
 # "immediate" runs them inside the request, as the tests do; "rq" queues them
 # in Redis for `manage.py run_worker` (docs/operations.md#background-work).
 TASKS_BACKEND = env.str("TASKS_BACKEND", default="immediate" if TESTING else "thread")
+# How often the worker loop runs the sweepers and periodic jobs, in seconds
+# (socialsite/periodic.py; docs/operations.md#sweepers-run-by-themselves);
+# 0 turns the loop off, as under the test suite, whose tests run it themselves.
+TASKS_SWEEP_SECONDS = env.float("TASKS_SWEEP_SECONDS", default=0 if TESTING else 60)
 REDIS_URL = env.str("REDIS_URL", default="redis://127.0.0.1:6379/0")
 TASKS = {
     "default": {

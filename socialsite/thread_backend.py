@@ -14,8 +14,9 @@ signals (and so the same log lines) as the immediate backend.
 
 What a dying process leaves half done is recovered as with any worker:
 deliveries, backfills and counts keep their state in the database, and the
-sweepers finish them (`manage.py redeliver_pending`, `repair_graph`:
-docs/operations.md#sweepers-and-pacing-cron). The queue itself lives in
+sweepers finish them. This thread runs them too, every TASKS_SWEEP_SECONDS,
+once the server has called `start_sweeping` (socialsite/periodic.py,
+docs/operations.md#sweepers-run-by-themselves). The queue itself lives in
 memory, so a notification still queued then is lost; the demo's database
 goes with the process anyway, and a deployment that must keep every one
 uses `rq`.
@@ -31,10 +32,13 @@ import atexit
 import logging
 import os
 import queue
+import socket
 import threading
+import time
 from collections import OrderedDict
 from traceback import format_exception
 
+from django.conf import settings
 from django.tasks.backends.base import BaseTaskBackend
 from django.tasks.base import TaskContext, TaskError, TaskResult, TaskResultStatus
 from django.tasks.exceptions import TaskResultDoesNotExist
@@ -42,6 +46,8 @@ from django.tasks.signals import task_enqueued, task_finished, task_started
 from django.utils import timezone
 from django.utils.crypto import get_random_string
 from django.utils.json import normalize_json
+
+from socialsite import periodic
 
 log = logging.getLogger(__name__)
 
@@ -59,11 +65,12 @@ class ThreadBackend(BaseTaskBackend):
     def __init__(self, alias, params):
         super().__init__(alias, params)
         self.worker_id = get_random_string(32)
-        self._queue: queue.Queue[TaskResult] = queue.Queue()
+        self._queue: queue.Queue[TaskResult | None] = queue.Queue()
         self._results: OrderedDict[str, TaskResult] = OrderedDict()
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
         self._pid: int | None = None
+        self._sweeping = False
 
     # --- the request's side -------------------------------------------------
 
@@ -124,6 +131,8 @@ class ThreadBackend(BaseTaskBackend):
                 # A forked child inherits the parent's queue object but no thread:
                 # what the parent queued is the parent's.
                 self._queue = queue.Queue()
+                if self._pid is not None:
+                    self._sweeping = False  # the child's server starts its own
             if self._pid is None:
                 atexit.register(self._drain_at_exit)
             self._pid = pid
@@ -137,9 +146,43 @@ class ThreadBackend(BaseTaskBackend):
         if ours and self.pending and not self.wait_idle(DRAIN_AT_EXIT_SECONDS):
             log.error("exiting with %d task(s) not run", self.pending)
 
+    def start_sweeping(self) -> None:
+        """From now on the worker thread also runs the sweepers and periodic
+        jobs every TASKS_SWEEP_SECONDS, the first at once: a server that
+        starts after a crash finishes what the last one left
+        (socialsite/periodic.py). A server calls it on its first request;
+        a management command from cron never does."""
+        if settings.TASKS_SWEEP_SECONDS <= 0:
+            return
+        self._ensure_worker()  # first: a forked child starts afresh there
+        if self._sweeping:
+            return
+        self._sweeping = True
+        self._queue.put(None)  # wakes a worker that waits for a task
+
+    def stop_sweeping(self) -> None:
+        """The worker thread runs tasks only, from its next turn on."""
+        self._sweeping = False
+        self._queue.put(None)
+
     def _work(self) -> None:
+        next_sweep = time.monotonic()
+        owner = f"{socket.gethostname()}:{os.getpid()}"
         while True:
-            result = self._queue.get()
+            if self._sweeping and time.monotonic() >= next_sweep:
+                try:
+                    periodic.run_due(owner=owner)
+                except Exception:  # the database away for a moment: next period
+                    log.exception("periodic jobs could not run")
+                next_sweep = time.monotonic() + settings.TASKS_SWEEP_SECONDS
+            wait = max(0.0, next_sweep - time.monotonic()) if self._sweeping else None
+            try:
+                result = self._queue.get(timeout=wait)
+            except queue.Empty:
+                continue
+            if result is None:  # start_sweeping's wake-up
+                self._queue.task_done()
+                continue
             try:
                 self._run(result)
             except BaseException:  # never let one task end the worker

@@ -3,7 +3,7 @@ from django.shortcuts import render
 from django.tasks import task_backends
 from django.views.decorators.cache import never_cache
 
-from socialsite import indexes, mongo
+from socialsite import indexes, mongo, periodic
 
 
 @never_cache
@@ -20,6 +20,9 @@ def healthz(request):
     pending = getattr(task_backends["default"], "pending", None)
     if pending is not None:
         body["tasks_pending"] = pending
+    # Each sweeper's last run (seconds ago) and error: one that stopped
+    # running, or keeps failing, shows here (docs/operations.md#sweepers-run-by-themselves).
+    body["sweeps"] = periodic.health()
     return JsonResponse(body)
 
 

@@ -2,7 +2,7 @@
 between its mark and its `$inc` left its token on the post
 (feeds/services/interactions.py), and this recounts such posts from their
 marks. `manage.py redeliver_pending` runs it with the delivery sweeper
-(docs/operations.md#sweepers-and-pacing-cron); so does the task
+(docs/operations.md#sweepers-run-by-themselves); so does the task
 `feeds.tasks.sweep_counts`."""
 
 from feeds.services import interactions

@@ -26,7 +26,7 @@ A request that may change a count first puts a token on the post
 anyway, and takes it off with its `$inc`: a token older than
 FEED_PENDING_SECONDS belongs to a process that died between its two writes,
 and the sweeper (`counts_settle`, run by `redeliver_pending`) recounts that
-post from its marks (docs/operations.md#sweepers-and-pacing-cron).
+post from its marks (docs/operations.md#sweepers-run-by-themselves).
 
 The `$inc`s carry the post's liveness (a kind's `live_on_add` and
 `live_on_remove`): a post a moderator removed is frozen (docs/architecture.md,

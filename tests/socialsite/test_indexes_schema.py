@@ -110,7 +110,12 @@ def test_a_dropped_unique_index_is_reported_then_recreated(likes_index, client):
     assert "ensure_indexes" in message.hint
     response = client.get("/healthz")
     assert response.status_code == 200
-    assert response.json() == {"status": "ok", "db": "ok", "indexes": "missing: post_like.post_by"}
+    body = response.json()
+    assert {k: body[k] for k in ("status", "db", "indexes")} == {
+        "status": "ok",
+        "db": "ok",
+        "indexes": "missing: post_like.post_by",
+    }
 
     out = _ensure_indexes()
     assert "created post_like.post_by\n" in out
@@ -184,4 +189,9 @@ def test_healthz_answers_when_the_indexes_cannot_be_listed(client, monkeypatch):
     response = client.get("/healthz")
     indexes.forget_health()
     assert response.status_code == 200
-    assert response.json() == {"status": "ok", "db": "ok", "indexes": "unknown: OperationFailure"}
+    body = response.json()
+    assert {k: body[k] for k in ("status", "db", "indexes")} == {
+        "status": "ok",
+        "db": "ok",
+        "indexes": "unknown: OperationFailure",
+    }

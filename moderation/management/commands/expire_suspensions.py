@@ -4,7 +4,7 @@ from moderation import services
 
 
 class Command(BaseCommand):
-    help = "Lift suspensions whose end date has passed (run it from cron)."
+    help = "Lift suspensions whose end date has passed (the worker loop runs the same by itself)."
 
     def handle(self, *args, **options):
         count = services.expire_suspensions()

@@ -1,7 +1,6 @@
 from django.core.management.base import BaseCommand
 
-from profiles import tasks
-from profiles.services import erasure, exports
+from profiles import sweeps
 
 
 class Command(BaseCommand):
@@ -11,11 +10,8 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("--older-than", type=int, default=600)
+        parser.add_argument("--older-than", type=int, default=sweeps.ERASURE_STALLED_SECONDS)
 
     def handle(self, *args, **options):
-        stalled = erasure.erasures_stalled(older_than_seconds=options["older_than"])
-        for handle in stalled:
-            tasks.erase_account.enqueue(handle)
-        expired = exports.exports_expire()
-        self.stdout.write(f"{len(stalled)} erasures resumed, {expired} exports expired")
+        resumed, expired = sweeps.accounts_sweep(older_than_seconds=options["older_than"])
+        self.stdout.write(f"{resumed} erasures resumed, {expired} exports expired")

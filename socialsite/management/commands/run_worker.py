@@ -1,9 +1,13 @@
+import os
+import socket
+import threading
+
 from django.conf import settings
 from django.core.management.base import BaseCommand
 from redis import Redis
 from rq import SimpleWorker
 
-from socialsite import mongo
+from socialsite import mongo, periodic
 
 
 class Command(BaseCommand):
@@ -41,7 +45,22 @@ class Command(BaseCommand):
         # SimpleWorker runs jobs in this process: no fork per job, so the
         # MongoDB connection made at start-up is reused (pymongo is not fork-safe).
         worker = SimpleWorker(queues, connection=connection)
-        worker.work(burst=burst, logging_level=settings.LOGGING["root"]["level"])
+        # The sweepers and periodic jobs run beside the jobs, on a thread of
+        # this worker (socialsite/periodic.py): no cron needed. A burst run
+        # only empties the queue.
+        stop = threading.Event()
+        if not burst and settings.TASKS_SWEEP_SECONDS > 0:
+            owner = f"{socket.gethostname()}:{os.getpid()}"
+            threading.Thread(
+                target=periodic.loop,
+                kwargs={"owner": owner, "stop": stop},
+                name="periodic",
+                daemon=True,
+            ).start()
+        try:
+            worker.work(burst=burst, logging_level=settings.LOGGING["root"]["level"])
+        finally:
+            stop.set()
 
 
 def _redact(url: str) -> str:

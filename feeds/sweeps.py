@@ -1,0 +1,24 @@
+"""The feeds' sweepers (docs/operations.md#sweepers-run-by-themselves): run
+by the worker loop every TASKS_SWEEP_SECONDS (socialsite/periodic.py) and by
+`manage.py redeliver_pending`, which cron may still run."""
+
+from feeds.delivery import fanout
+from feeds.services import counts
+from socialsite import events, periodic
+
+
+def pending_sweep(*, older_than_seconds: int | None = None) -> list[str]:
+    """Deliver again the posts a dead process left `pending` or `delivering`,
+    recount the posts a request died between its mark and its count, and
+    let the apps above settle theirs (comment votes). What it did, a line
+    each."""
+    delivered = fanout.redeliver_pending(older_than_seconds=older_than_seconds)
+    recounted = counts.counts_sweep(older_than_seconds=older_than_seconds)
+    lines = [f"{delivered} post(s) re-enqueued for delivery.", f"{recounted} post(s) recounted."]
+    for _, line in events.pending_swept.send(sender=None, older_than_seconds=older_than_seconds):
+        lines.append(line)
+    return lines
+
+
+def register() -> None:
+    periodic.register("feeds.pending", lambda: " ".join(pending_sweep()))
