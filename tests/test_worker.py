@@ -146,6 +146,8 @@ def _run_worker(redis_url: str, post_id, tmp_path: Path) -> tuple[str, dict]:
         "MONGODB_DB": django_settings.MONGODB_DB,
         "FEED_MODEL": django_settings.FEED_MODEL,
         "SECRET_KEY": "worker-test-only-" + "x" * 50,
+        # A real database needs a mail server (socialsite.E006): this one drops mail.
+        "EMAIL_URL": "dummymail://",
     }
     report = tmp_path / "report.json"
     if django_settings.MONGODB_URI:

@@ -331,3 +331,37 @@ def test_the_reset_benchmark_prints_both_kinds_side_by_side(capsys):
     printed = capsys.readouterr().out
     assert "known (3)" in printed and "unknown (3)" in printed
     assert "one answer shape" in printed
+
+
+@pytest.mark.no_test_db
+def test_only_the_embedded_demo_keeps_mail_and_shows_everyone_the_meter():
+    """The settings themselves, as a server process reads them (not under
+    pytest): the mailbox and a public meter for the embedded demo only."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from django.conf import settings
+
+    # The settings module alone: no app starts, nothing connects.
+    show = (
+        "import json; from socialsite import settings as s; "
+        "print(json.dumps([s.MAILERS['default']['BACKEND'], s.METER_PUBLIC]))"
+    )
+    answers = {}
+    for name, uri in (("demo", ""), ("real", "mongodb://127.0.0.1:1/x")):
+        env = {k: v for k, v in os.environ.items() if k not in ("EMAIL_URL", "METER_PUBLIC")}
+        env.update(DEBUG="true", MONGODB_URI=uri)
+        done = subprocess.run(
+            [sys.executable, "-c", show],
+            cwd=settings.BASE_DIR,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=True,
+        )
+        answers[name] = json.loads(done.stdout.strip().splitlines()[-1])
+    assert answers["demo"] == ["socialsite.mail.MailboxBackend", True]
+    assert answers["real"] == ["socialsite.mail.UnsentBackend", False]
