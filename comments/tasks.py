@@ -1,8 +1,9 @@
 from bson import ObjectId
-from django.tasks import task
+
+from socialsite.durable import durable_task
 
 
-@task
+@durable_task
 def refresh_summary(post_id: str) -> None:
     from comments.services import summary_refresh
 

@@ -1,13 +1,18 @@
 """Background work of the feeds, on Django's Tasks API.
 
-Tests and the demo use the immediate backend; production sets TASKS_BACKEND
-to a worker backend (see README). Arguments are strings: they cross a queue.
+Tests use the immediate backend, the demo the worker thread; production may
+set TASKS_BACKEND to rq (see README). Arguments are strings: they cross a
+queue. Nothing here is lost with a process (docs/operations.md#durable-background-work):
+a post's and a repost's delivery and the counts keep their state on their own
+documents (feeds/sweeps.py finishes them); the others are durable tasks,
+marked before they are queued (socialsite/durable.py).
 """
 
 from bson import ObjectId
 from django.tasks import task
 
 from feeds.delivery import fanout, upkeep
+from socialsite.durable import durable_task
 
 
 @task
@@ -15,17 +20,17 @@ def deliver_post(post_id: str) -> int:
     return fanout.deliver_post(ObjectId(post_id))
 
 
-@task
+@durable_task
 def resync(reader: str, author: str) -> None:
     upkeep.resync(reader, author)
 
 
-@task
+@durable_task
 def rebuild(owner: str, kind: str) -> None:
     upkeep.rebuild(owner, kind)
 
 
-@task
+@durable_task
 def refresh_copies(post_id: str, fields: list[str]) -> None:
     upkeep.refresh_copies(ObjectId(post_id), fields)
 
@@ -43,7 +48,7 @@ def sweep_counts() -> int:
     return counts.counts_sweep()
 
 
-@task
+@durable_task
 def refresh_circle_copies(owner: str, circle: str) -> None:
     upkeep.refresh_circle_copies(owner, circle)
 

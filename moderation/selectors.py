@@ -12,7 +12,7 @@ from profiles import selectors as people
 from profiles.documents import STATUSES as USER_STATUSES
 from profiles.documents import User
 from profiles.selectors import matching_people
-from socialsite import active
+from socialsite import active, durable
 from socialsite.clock import aware, now
 from socialsite.cursors import EPOCH, MAX_MILLIS, ONE_MS
 from socialsite.ids import parse_object_id
@@ -46,6 +46,18 @@ def dashboard() -> dict:
         "oldest_pending_seconds": int((t - oldest_ts).total_seconds()) if oldest_ts else None,
         "latest": list(AuditEntry.objects.order_by("-ts", "-id").limit(10)),
         "feed_model": active.timeline_model(),
+        **background_work(),
+    }
+
+
+def background_work() -> dict:
+    """The durable tasks' backlog per kind and the latest failed ones
+    (socialsite/durable.py): one read, two when some failed."""
+    tasks = durable.health()
+    any_failed = any(entry["failed"] for entry in tasks.values())
+    return {
+        "tasks": tasks,
+        "failed_tasks": durable.failed(limit=FAILED_SHOWN) if any_failed else [],
     }
 
 

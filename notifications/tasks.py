@@ -3,16 +3,17 @@ them: a post that mentions ten people, a like or a follow answers at once,
 and the people concerned hear of it a moment later
 (docs/performance.md#writes-never-wait-for-fan-out). Arguments are strings: they cross a queue.
 `notify` keeps its own rules (blocks, mutes, one's own actions, sight of the
-post) and swallows its own failures; a lost task loses one notification,
-never the action."""
-
-from django.tasks import task
+post) and swallows its own failures. The tasks are durable (socialsite/durable.py):
+marked before they are queued, so a process that dies with one queued tells
+the person a lease later; a second run is no news twice (the open bucket
+refuses the same event)."""
 
 from notifications import events
 from notifications.services import notify
+from socialsite.durable import durable_task
 
 
-@task
+@durable_task
 def tell(
     recipient: str,
     kind: str,
@@ -23,12 +24,12 @@ def tell(
     notify(recipient=recipient, kind=kind, actor=actor, post_id=post_id, comment_slug=comment_slug)
 
 
-@task
+@durable_task
 def tell_post_created(post_id: str, author: str, to: str | None, text: str | None) -> None:
     events.post_created(post_id=post_id, author=author, to=to, text=text)
 
 
-@task
+@durable_task
 def tell_comment_created(
     post_id: str, owner: str, actor: str, slug: str, text: str, replying_to: str | None
 ) -> None:

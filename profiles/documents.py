@@ -290,6 +290,20 @@ class DataExport(me.Document):
             {"fields": ["owner", "-requested"], "name": "owner_requested"},
             # The sweeper's expired exports.
             {"fields": ["expires"], "name": "expires", "sparse": True},
+            # One build at a time per person: two requests racing past the
+            # one-a-day check collide here (E11000), and one build runs. Also
+            # the sweeper's read of builds a dead process left.
+            {
+                "fields": ["owner"],
+                "name": "one_building",
+                "unique": True,
+                "partialFilterExpression": {"state": "building"},
+            },
+            {
+                "fields": ["state", "requested"],
+                "name": "building_requested",
+                "partialFilterExpression": {"state": "building"},
+            },
         ],
         "auto_create_index": False,
     }

@@ -12,18 +12,21 @@ ERASURE_STALLED_SECONDS = 600
 GRAPH_STALLED_SECONDS = 300
 
 
-def accounts_sweep(*, older_than_seconds: int = ERASURE_STALLED_SECONDS) -> tuple[int, int]:
-    """(erasures queued again, exports expired)."""
+def accounts_sweep(*, older_than_seconds: int = ERASURE_STALLED_SECONDS) -> tuple[int, int, int]:
+    """(erasures queued again, export builds queued again, exports expired)."""
     stalled = erasure.erasures_stalled(older_than_seconds=older_than_seconds)
     for handle in stalled:
         tasks.erase_account.enqueue(handle)
-    return len(stalled), exports.exports_expire()
+    return len(stalled), exports.exports_stalled(), exports.exports_expire()
 
 
 def register() -> None:
     def accounts() -> str:
-        resumed, expired = accounts_sweep()
-        return f"{resumed} erasure(s) resumed, {expired} export(s) expired."
+        resumed, rebuilt, expired = accounts_sweep()
+        return (
+            f"{resumed} erasure(s) resumed, {rebuilt} export build(s) resumed,"
+            f" {expired} export(s) expired."
+        )
 
     def graph() -> str:
         fixed = services.graph_repair(older_than_seconds=GRAPH_STALLED_SECONDS)

@@ -1,6 +1,8 @@
 from bson import ObjectId
 from django.tasks import task
 
+from socialsite.durable import durable_task
+
 
 @task
 def erase_account(handle: str) -> None:
@@ -16,7 +18,7 @@ def build_export(export_id: str) -> None:
     export_build(ObjectId(export_id))
 
 
-@task
+@durable_task
 def password_reset_send(address: str, site: str) -> int:
     from profiles.services.recovery import password_reset_send
 

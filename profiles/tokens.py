@@ -11,6 +11,7 @@ replaces it.
 import secrets
 
 from django.core import signing
+from django.utils.crypto import salted_hmac
 
 VERIFY_EMAIL = "socialsite.profiles.verify-email"
 RESET_PASSWORD = "socialsite.profiles.reset-password"
@@ -20,6 +21,12 @@ LOGIN_SECOND_STEP = "socialsite.profiles.login-2fa"
 
 def nonce() -> str:
     return secrets.token_urlsafe(16)
+
+
+def nonce_for(key: str) -> str:
+    """A nonce as unguessable as `nonce()`, the same each time for `key`
+    (a keyed hash with the site's secret)."""
+    return salted_hmac("socialsite.nonce", key, algorithm="sha256").hexdigest()[:22]
 
 
 def make(purpose: str, payload: dict) -> str:

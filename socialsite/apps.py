@@ -12,6 +12,9 @@ class SocialsiteConfig(AppConfig):
         from socialsite import owners
 
         owners.register_core()
+        from socialsite import durable
+
+        durable.register()
         from django.core.signals import request_started
 
         request_started.connect(_start_sweeping, dispatch_uid="socialsite.start_sweeping")

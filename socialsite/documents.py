@@ -1,4 +1,5 @@
-"""Site-wide documents: web sessions and rate-limit counters."""
+"""Site-wide documents: web sessions, rate-limit counters, the periodic
+jobs' schedule and the marks of background work not finished yet."""
 
 import mongoengine as me
 
@@ -104,5 +105,35 @@ def grid_file_meta(collection: str) -> dict:
     return {
         "collection": collection,
         "indexes": [{"fields": ["metadata.owner"], "name": "metadata_owner", "sparse": True}],
+        "auto_create_index": False,
+    }
+
+
+class TaskMark(me.Document):
+    """One piece of background work not finished yet (socialsite/durable.py,
+    docs/operations.md#durable-background-work): written before its task is
+    queued, deleted by the run that finishes it. A mark `queued` longer ago
+    than TASKS_LEASE_SECONDS lost its run; past TASKS_MAX_ATTEMPTS it is
+    `failed` and stays for a person to look at."""
+
+    kind = me.StringField(required=True)  # the task's dotted path
+    args = me.ListField()
+    kwargs = me.DictField()
+    created = me.DateTimeField(required=True)
+    queued = me.DateTimeField(required=True)  # when its latest run was queued
+    attempts = me.IntField(default=0)
+    state = me.StringField(default="pending", choices=("pending", "failed"))
+    error = me.StringField(default="")
+
+    meta = {
+        "collection": "task_mark",
+        "indexes": [
+            # The sweeper's read: pending marks whose lease is over, oldest first.
+            {"fields": ["state", "queued"], "name": "state_queued"},
+            # An erasure deletes the marks whose arguments name the person.
+            {"fields": ["args"], "name": "args"},
+        ],
+        # Unsharded: small and short-lived, one document per task in flight
+        # (docs/operations.md#sharding).
         "auto_create_index": False,
     }

@@ -24,10 +24,10 @@ from datetime import datetime
 from django.conf import settings
 from django.core.mail import EmailMultiAlternatives
 from django.core.mail.backends.base import BaseEmailBackend
-from django.tasks import task
 from django.template.loader import render_to_string
 
 from socialsite.clock import now
+from socialsite.durable import durable_task
 
 log = logging.getLogger(__name__)
 
@@ -118,11 +118,15 @@ def keeps_mail() -> bool:
 
 
 def send(to: str, template: str, context: dict) -> None:
-    """Queue one message to `to`. `context` crosses a queue: plain values."""
+    """Queue one message to `to`. `context` crosses a queue: plain values.
+    The task is durable (socialsite/durable.py): a process that dies with it
+    queued sends it a lease later. Mail is sent at least once: a run that
+    died between the server's acceptance and the mark's deletion sends it
+    again, which a person prefers to a reset link that never comes."""
     deliver.enqueue(to, template, context)
 
 
-@task
+@durable_task
 def deliver(to: str, template: str, context: dict) -> int:
     values = {"site_name": settings.SITE_NAME, **context}
     subject = " ".join(render_to_string(f"mail/{template}_subject.txt", values).split())

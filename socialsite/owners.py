@@ -101,11 +101,18 @@ def _sessions_erase(handle: str, limit: int) -> int:
     return SessionRecord._get_collection().delete_many({"user": handle}).deleted_count
 
 
+def _marks_erase(handle: str, limit: int) -> int:
+    from socialsite.durable import marks_erase
+
+    return marks_erase(handle, limit)
+
+
 def register_core() -> None:
     """The core's own collections (socialsite's AppConfig.ready)."""
     owned("session", app="socialsite", fields=("user", "data"), erase=_sessions_erase)
     owned("ratelimit", app="socialsite", fields=(), why="keys are keyed hashes")
     owned("periodic_job", app="socialsite", fields=(), why="the sweepers' schedule")
+    owned("task_mark", app="socialsite", fields=("args",), erase=_marks_erase)
 
 
 def undeclared() -> list[str]:

@@ -387,6 +387,11 @@ TASKS_BACKEND = env.str("TASKS_BACKEND", default="immediate" if TESTING else "th
 # (socialsite/periodic.py; docs/operations.md#sweepers-run-by-themselves);
 # 0 turns the loop off, as under the test suite, whose tests run it themselves.
 TASKS_SWEEP_SECONDS = env.float("TASKS_SWEEP_SECONDS", default=0 if TESTING else 60)
+# A durable task's mark older than this lost its run: the sweeper queues it
+# again; after TASKS_MAX_ATTEMPTS runs it is `failed` (socialsite/durable.py,
+# docs/operations.md#durable-background-work).
+TASKS_LEASE_SECONDS = env.float("TASKS_LEASE_SECONDS", default=300)
+TASKS_MAX_ATTEMPTS = env.int("TASKS_MAX_ATTEMPTS", default=5)
 REDIS_URL = env.str("REDIS_URL", default="redis://127.0.0.1:6379/0")
 TASKS = {
     "default": {

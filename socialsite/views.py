@@ -3,7 +3,7 @@ from django.shortcuts import render
 from django.tasks import task_backends
 from django.views.decorators.cache import never_cache
 
-from socialsite import indexes, mongo, periodic
+from socialsite import durable, indexes, mongo, periodic
 
 
 @never_cache
@@ -13,7 +13,8 @@ def healthz(request):
     old): the site still serves then, so the status stays 200
     (docs/operations.md#indexes). With the "thread" task backend,
     `tasks_pending` is its backlog: the tasks queued in this process and not
-    run yet (docs/operations.md#background-work)."""
+    run yet (docs/operations.md#background-work); `tasks` is the backlog
+    in the database, per task kind, whichever the backend."""
     if not mongo.ping():
         return JsonResponse({"status": "error", "db": "unreachable"}, status=503)
     body: dict[str, object] = {"status": "ok", "db": "ok", "indexes": indexes.health()}
@@ -23,6 +24,9 @@ def healthz(request):
     # Each sweeper's last run (seconds ago) and error: one that stopped
     # running, or keeps failing, shows here (docs/operations.md#sweepers-run-by-themselves).
     body["sweeps"] = periodic.health()
+    # Per durable task kind: marks pending, marks failed, the oldest pending
+    # mark's age in seconds (docs/operations.md#durable-background-work).
+    body["tasks"] = durable.health()
     return JsonResponse(body)
 
 

@@ -15,6 +15,7 @@ from datetime import datetime, timedelta
 from typing import IO
 
 import gridfs
+import mongoengine as me
 from bson import ObjectId
 from django.conf import settings
 
@@ -53,9 +54,32 @@ def export_request(*, handle: str) -> DataExport:
     if last is not None and last.state != "failed" and now() - aware(last.requested) < every:
         raise ExportRefused("You can ask for one export a day. The last one is below.")
     export = DataExport(owner=handle)
-    export.save(force_insert=True)
+    try:
+        # The export's `building` state is its task's mark: written before the
+        # task is queued, cleared by the write that finishes it, and found by
+        # `exports_stalled` if the task is lost.
+        export.save(force_insert=True)
+    except me.NotUniqueError as exc:  # another request of theirs won the race
+        raise ExportRefused("Your export is being built. It will be ready below.") from exc
     tasks.build_export.enqueue(str(export.id))
     return export
+
+
+def exports_stalled(*, older_than_seconds: float | None = None, limit: int = 100) -> int:
+    """Queue again the builds older than TASKS_LEASE_SECONDS: their process
+    died (the sweeper's). A build still running beside it is harmless: the
+    first to finish marks the export ready, the other deletes its file."""
+    from profiles import tasks
+
+    seconds = settings.TASKS_LEASE_SECONDS if older_than_seconds is None else older_than_seconds
+    rows = DataExport._get_collection().find(
+        {"state": "building", "requested": {"$lt": now() - timedelta(seconds=seconds)}},
+        {"_id": 1},
+    )
+    ids = [row["_id"] for row in rows.limit(limit)]
+    for export_id in ids:
+        tasks.build_export.enqueue(str(export_id))
+    return len(ids)
 
 
 def export_build(export_id: ObjectId) -> bool:
@@ -81,13 +105,16 @@ def export_build(export_id: ObjectId) -> bool:
         DataExport.objects(id=export_id).update_one(set__state="failed")
         raise
     ready = now()
-    DataExport.objects(id=export_id).update_one(
+    done = DataExport.objects(id=export_id, state="building").update_one(
         set__state="ready",
         set__ready=ready,
         set__expires=ready + timedelta(days=settings.EXPORT_KEEP_DAYS),
         set__file=file_id,
         set__size=size,
     )
+    if not done:  # a second build (the sweeper's) finished first: one file stays
+        _fs().delete(file_id)
+        return False
     return True
 
 

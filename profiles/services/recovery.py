@@ -12,7 +12,7 @@ from django.urls import reverse
 
 from profiles import tokens
 from profiles.documents import User
-from socialsite import mail
+from socialsite import durable, mail
 from socialsite.clock import now
 from socialsite.sessions import end_sessions_of
 
@@ -122,8 +122,11 @@ def password_reset_links(email: str) -> list[tuple[User, str]]:
     address: the caller answers the same either way."""
     address = normal_email(email)
     found = []
+    mark = durable.running_mark()
     for user in User.objects(email=address, email_verified=True, status="active"):
-        nonce = tokens.nonce()
+        # A second run of the same queued request (socialsite/durable.py) mints
+        # the same nonce, so it changes nothing and mails the same link.
+        nonce = tokens.nonce_for(f"reset:{mark}:{user.handle}") if mark else tokens.nonce()
         User._get_collection().update_one(
             {"_id": user.handle, "email": address}, {"$set": {"reset_nonce": nonce}}
         )

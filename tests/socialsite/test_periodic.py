@@ -127,4 +127,6 @@ def test_healthz_shows_each_sweepers_last_run(only, monkeypatch):
     only("feeds.pending", lambda: "")
     periodic.run_due(owner="web")
     body = Client().get("/healthz").json()
-    assert body["sweeps"]["feeds.pending"] == {"age": 0, "error": ""}
+    # Seconds since it started: 0, or 1 on a loaded machine.
+    assert body["sweeps"]["feeds.pending"]["age"] <= 2
+    assert body["sweeps"]["feeds.pending"]["error"] == ""

@@ -1,0 +1,222 @@
+"""Background work nothing can lose (docs/operations.md#durable-background-work).
+
+A queue (the worker thread, RQ) makes work quick; it is never the only
+record of it. A task declared with `durable_task` writes a mark (one
+`task_mark` document: the task and its arguments) before it is queued, and
+the run that finishes it deletes the mark. A process that dies with the task
+still queued, or halfway through it, leaves the mark behind; the sweeper
+(`marks_sweep`, a periodic job run by the worker loop) finds the marks older
+than TASKS_LEASE_SECONDS and queues their tasks again. Every durable task is
+idempotent: a second run finds its work done and changes nothing, so a run
+that finished and died before deleting its mark is harmless.
+
+A run that raises keeps its mark, with the error; the sweeper tries again up
+to TASKS_MAX_ATTEMPTS runs in all, then marks it `failed`: logged, listed on
+the moderation dashboard and in /healthz, never retried on its own.
+
+Some kinds keep their state on their own documents instead, cleared in the
+write that finishes them: a post's or a repost's delivery (`pending`), the
+counts' tokens, an erasure's job, an export's state. Their sweepers are their
+apps' (feeds/sweeps.py, profiles/sweeps.py).
+"""
+
+import functools
+import logging
+from collections.abc import Callable
+from contextvars import ContextVar
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+from bson import ObjectId
+from django.conf import settings
+from django.tasks import Task
+from django.utils.module_loading import import_string
+
+from socialsite.clock import aware, now
+from socialsite.documents import TaskMark
+
+log = logging.getLogger(__name__)
+
+# The keyword argument that carries a run's mark across the queue.
+MARK = "_mark"
+# Marks the sweeper takes in one pass; the rest wait for the next.
+SWEEP_BATCH = 500
+
+_running: ContextVar[str | None] = ContextVar("task_mark", default=None)
+
+
+def _collection():
+    return TaskMark._get_collection()
+
+
+def lease() -> timedelta:
+    """How long a queued run may take before the sweeper takes it as lost."""
+    return timedelta(seconds=settings.TASKS_LEASE_SECONDS)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DurableTask(Task):
+    """A task whose `enqueue` first writes its mark (one insert)."""
+
+    def enqueue(self, *args, **kwargs):
+        t = now()
+        mark = ObjectId()
+        _collection().insert_one(
+            {
+                "_id": mark,
+                "kind": self.module_path,
+                "args": list(args),
+                "kwargs": kwargs,
+                "created": t,
+                "queued": t,
+                "attempts": 0,
+                "state": "pending",
+                "error": "",
+            }
+        )
+        return self.enqueue_marked(mark, args, kwargs)
+
+    def enqueue_marked(self, mark: ObjectId, args, kwargs):
+        """Queue a run for a mark already written (the sweeper's way)."""
+        return self.get_backend().enqueue(self, tuple(args), {**kwargs, MARK: str(mark)})
+
+
+def durable_task(function: Callable[..., Any]) -> DurableTask:
+    """`@task`, with a mark written before each run is queued and deleted by
+    the run that finishes. The function must be idempotent."""
+
+    @functools.wraps(function)
+    def run(*args, **kwargs):
+        mark = kwargs.pop(MARK, None)
+        token = _running.set(mark)
+        try:
+            result = function(*args, **kwargs)
+        except Exception as exc:
+            if mark:
+                _collection().update_one(
+                    {"_id": ObjectId(mark)},
+                    {"$set": {"error": f"{type(exc).__name__}: {exc}"[:500]}},
+                )
+            raise
+        finally:
+            _running.reset(token)
+        if mark:
+            _collection().delete_one({"_id": ObjectId(mark)})
+        return result
+
+    return DurableTask(func=run)
+
+
+def running_mark() -> str | None:
+    """The mark of the durable task running now (a stable id for its work:
+    a second run of the same mark can recognise what the first wrote)."""
+    return _running.get()
+
+
+def marks_sweep(*, limit: int = SWEEP_BATCH) -> tuple[int, int]:
+    """Queue again the tasks whose marks outlived their lease; mark `failed`
+    those past TASKS_MAX_ATTEMPTS. (re-queued, failed). Three round trips
+    however many marks: one read, one update that takes them (a fresh lease
+    and one more attempt), one that fails the spent ones."""
+    t = now()
+    # The lease is the sweeper's setting, not the one of the process that
+    # wrote the mark: a mark is lost when it was last queued this long ago.
+    lost = {"state": "pending", "queued": {"$lte": t - lease()}}
+    rows = list(_collection().find(lost).sort([("state", 1), ("queued", 1)]).limit(limit))
+    if not rows:
+        return 0, 0
+    _collection().update_many(
+        {"_id": {"$in": [row["_id"] for row in rows]}, **lost},
+        {"$inc": {"attempts": 1}, "$set": {"queued": t}},
+    )
+    spent: list[dict] = []
+    again: list[dict] = []
+    for row in rows:
+        runs = row.get("attempts", 0) + 1  # the lost or failed run counts
+        (spent if runs >= settings.TASKS_MAX_ATTEMPTS else again).append(row)
+    tasks: list[tuple[dict, DurableTask]] = []
+    for row in again:
+        try:
+            task = import_string(row["kind"])
+        except ImportError:
+            task = None
+        if not isinstance(task, DurableTask):
+            row["error"] = f"no durable task {row['kind']}"
+            spent.append(row)
+            continue
+        tasks.append((row, task))
+    if spent:
+        _collection().update_many(
+            {"_id": {"$in": [row["_id"] for row in spent]}}, {"$set": {"state": "failed"}}
+        )
+        for row in spent:
+            log.error(
+                "task_failed",
+                extra={"kind": row["kind"], "mark": str(row["_id"]), "error": row.get("error")},
+            )
+    for row, task in tasks:
+        try:
+            task.enqueue_marked(row["_id"], row.get("args") or [], row.get("kwargs") or {})
+        except Exception:  # the queue away: the mark stays, next lease
+            log.exception("task_requeue_failed", extra={"kind": row["kind"]})
+    return len(tasks), len(spent)
+
+
+def health() -> dict[str, dict[str, int | None]]:
+    """Per task kind: marks pending, marks failed, and the age in seconds of
+    the oldest pending one (what /healthz and the moderation dashboard
+    show). One aggregate."""
+    t = now()
+    report: dict[str, dict[str, int | None]] = {}
+    for row in _collection().aggregate(
+        [
+            {"$match": {"state": {"$in": ["pending", "failed"]}}},
+            {
+                "$group": {
+                    "_id": {"kind": "$kind", "state": "$state"},
+                    "n": {"$sum": 1},
+                    "oldest": {"$min": "$created"},
+                }
+            },
+        ]
+    ):
+        kind, state = row["_id"]["kind"], row["_id"]["state"]
+        entry = report.setdefault(kind, {"pending": 0, "failed": 0, "oldest": None})
+        entry[state] = row["n"]
+        if state == "pending" and row.get("oldest") is not None:
+            entry["oldest"] = round((t - aware(row["oldest"])).total_seconds())
+    return dict(sorted(report.items()))
+
+
+def failed(*, limit: int = 50) -> list[dict]:
+    """The newest failed marks, for the moderation dashboard."""
+    rows = (
+        _collection().find({"state": "failed"}).sort([("state", 1), ("queued", -1)]).limit(limit)
+    )
+    return [
+        {
+            "id": str(row["_id"]),
+            "kind": row["kind"],
+            "created": aware(row["created"]),
+            "attempts": row.get("attempts", 0),
+            "error": row.get("error", ""),
+        }
+        for row in rows
+    ]
+
+
+def marks_erase(handle: str, limit: int) -> int:
+    """An erasure deletes the marks whose arguments name the person: their
+    work goes with them."""
+    return _collection().delete_many({"args": handle}).deleted_count
+
+
+def register() -> None:
+    from socialsite import periodic
+
+    def sweep() -> str:
+        again, spent = marks_sweep()
+        return f"{again} task(s) queued again, {spent} failed."
+
+    periodic.register("socialsite.task_marks", sweep)
