@@ -206,29 +206,59 @@ def discussions_forget(post_ids: list[ObjectId]) -> None:
 def votes_settle(*, older_than_seconds: int | None = None) -> int:
     """Count again, from their votes, the comments whose votes carry a token
     older than `older_than_seconds` (default FEED_PENDING_SECONDS): a
-    process died between a vote and its count. Returns how many comments."""
+    process died between a vote and its count. Returns how many comments.
+
+    Safe beside votes in flight, as the likes' sweeper is
+    (feeds/services/interactions.py `counts_settle`): per comment and store,
+    the counts are read first, the votes counted next, then a comment with a
+    younger token (a vote whose count may not have landed) is left for the
+    next sweep, and the write is conditional on the counts read. A vote
+    counted here whose `$inc` lands before the write makes the write miss;
+    one recorded after the votes were counted adds its own `$inc` to the
+    recount's result."""
     seconds = settings.FEED_PENDING_SECONDS if older_than_seconds is None else older_than_seconds
-    stale = {"pending": {"$lt": ObjectId.from_datetime(now() - timedelta(seconds=seconds))}}
-    rows = list(_votes().find(stale, {"discussion_id": 1, "slug": 1, "voter": 1, "pending": 1}))
+    cutoff = ObjectId.from_datetime(now() - timedelta(seconds=seconds))
+    rows = list(
+        _votes().find(
+            {"pending": {"$lt": cutoff}}, {"discussion_id": 1, "slug": 1, "voter": 1, "pending": 1}
+        )
+    )
     comments = sorted({(row["discussion_id"], row["slug"]) for row in rows})
+    settled = set()
     for post_id, slug in comments:
-        counted = _counted(post_id, slug)
-        for store in shadows.write_stores():
-            comment = store.get(post_id, slug)
-            if comment is not None:
-                store.tally(
-                    post_id,
-                    slug,
-                    ups=counted.get(1, 0) - comment.ups,
-                    downs=counted.get(-1, 0) - comment.downs,
-                )
+        if _recount(post_id, slug, cutoff):
+            settled.add((post_id, slug))
     for row in rows:
+        if (row["discussion_id"], row["slug"]) not in settled:
+            continue
         # The whole shard key (docs/performance.md), and the token seen: a
         # vote changed since keeps its newer token.
         key = {field: row[field] for field in ("discussion_id", "slug", "voter", "pending")}
         _votes().delete_one({**key, "dir": 0})
         _votes().update_one(key, {"$unset": {"pending": ""}})
-    return len(comments)
+    return len(settled)
+
+
+def _recount(post_id: ObjectId, slug: str, cutoff: ObjectId) -> bool:
+    """Set the comment's counts in every store to its votes, unless a vote
+    is in flight; False when it is left for the next sweep."""
+    stores = [
+        (store, comment)
+        for store in shadows.write_stores()
+        if (comment := store.get(post_id, slug)) is not None
+    ]
+    counted = _counted(post_id, slug)
+    in_flight = {"discussion_id": post_id, "slug": slug, "pending": {"$gte": cutoff}}
+    if _votes().find_one(in_flight, {"_id": 1}) is not None:
+        return False
+    done = True
+    for store, comment in stores:
+        ups, downs = counted.get(1, 0) - comment.ups, counted.get(-1, 0) - comment.downs
+        if (ups or downs) and not store.tally(
+            post_id, slug, ups=ups, downs=downs, expect=(comment.ups, comment.downs)
+        ):
+            done = False  # a vote's count landed meanwhile: the next sweep
+    return done
 
 
 def _counted(post_id: ObjectId, slug: str) -> dict[int, int]:

@@ -327,6 +327,24 @@ def inbox_page(reader: "User", before: Cursor | None = None) -> InboxPage:
     return page
 
 
+def unread_truth(reader: "User", page: InboxPage) -> int | None:
+    """The reader's unread conversations, as the inbox's first page shows
+    them, when that disagrees with their count (None when it agrees, as far
+    as the page can tell). A page that holds every conversation is the truth
+    at no cost; otherwise the count is checked, by one count on the `unread`
+    index, only when the page shows more unread than it says, or it says
+    some while the page shows none of them."""
+    stored = reader.messages_unread or 0
+    shown = sum(row.unread for row in page.rows)
+    if page.next_cursor is None:
+        truth = shown
+    elif shown > stored or (stored and not shown):
+        truth = unread_count(reader.handle)
+    else:
+        return None
+    return truth if truth != stored else None
+
+
 def unread_count(handle: str) -> int:
     """A recount of the person's unread conversations, on the `unread` index."""
     return Conversation._get_collection().count_documents({"unread": handle, "active": handle})

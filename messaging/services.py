@@ -328,3 +328,17 @@ def conversation_leave(*, conversation_id: ObjectId, member: User) -> None:
     line = {"_id": ObjectId(), "by": member.handle, "name": member.name, "kind": "left"}
     line["ts"] = moment
     _append(conversation_id, line, tell=[])
+
+
+
+def unread_recount(*, reader: User, unread: int) -> None:
+    """Put the reader's unread count right when it drifted (a process died
+    between a conversation's write and the count's): `unread` is the truth
+    the inbox found (selectors.unread_truth). Written only if the count's
+    version is still the one the session read, so a message or a read that
+    landed meanwhile wins; one whose conversation was counted and whose
+    `$inc` comes after the write leaves the count one too high until the
+    next opening, never too low."""
+    version = getattr(reader, "messages_version", 0) or 0
+    if standing.messages_unread_set(handle=reader.handle, unread=unread, version=version):
+        reader.messages_unread = unread

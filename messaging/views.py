@@ -26,6 +26,10 @@ def _inbox_page(request, form, status=200):
         if before is None:
             raise Http404("Bad page cursor.")
     page = selectors.inbox_page(request.user, before)
+    if before is None:  # the first page: the header's count follows what it shows
+        truth = selectors.unread_truth(request.user, page)
+        if truth is not None:
+            services.unread_recount(reader=request.user, unread=truth)
     return render(request, "messaging/inbox.html", {"page": page, "form": form}, status=status)
 
 

@@ -86,6 +86,9 @@ class User(me.Document):
     # Unread conversations (the messaging app keeps it, through standing.py):
     # the header's count, read with the session.
     messages_unread = me.IntField(default=0)
+    # Bumped with every change of it: a recount writes only if it is
+    # unchanged since its read (messaging/services.py `unread_recount`).
+    messages_version = me.IntField(default=0)
     # Who may start a conversation with this person (docs/messages.md).
     messages_from = me.StringField(choices=MESSAGES_FROM, default="everyone")
     notifications_unread = me.IntField(default=0)

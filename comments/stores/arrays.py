@@ -46,7 +46,7 @@ class ArrayCommentUpdates(ABC):
         )
         return result.modified_count == 1
 
-    def tally(self, discussion_id, slug, *, ups, downs) -> bool:
+    def tally(self, discussion_id, slug, *, ups, downs, expect=None) -> bool:
         """One positional `$inc` of the comment's counts. No ranking field:
         an array store has no index to rank by (it offers no `best`)."""
         if not slugs.is_slug(slug):
@@ -55,8 +55,11 @@ class ArrayCommentUpdates(ABC):
         if found is None:
             return False
         collection, holder = found
+        match: dict = {"slug": slug}
+        if expect is not None:
+            match.update(ups=expect[0], downs=expect[1])
         result = collection.update_one(
-            {**holder, "comments.slug": slug},
+            {**holder, "comments": {"$elemMatch": match}},
             {"$inc": {"comments.$.ups": ups, "comments.$.downs": downs}},
         )
         return result.modified_count == 1

@@ -296,11 +296,21 @@ class CommentStore(ABC):
         """Make the comment an ERASED placeholder, whatever its state."""
 
     @abstractmethod
-    def tally(self, discussion_id: ObjectId, slug: str, *, ups: int, downs: int) -> bool:
+    def tally(
+        self,
+        discussion_id: ObjectId,
+        slug: str,
+        *,
+        ups: int,
+        downs: int,
+        expect: tuple[int, int] | None = None,
+    ) -> bool:
         """Add `ups` and `downs` (a vote's change: -1, 0 or 1 each; a
         recount's difference) to the comment's vote counts in one atomic
-        write (comments/votes.py), whatever its state.
-        False when the store does not hold the comment."""
+        write (comments/votes.py), whatever its state. With `expect`, only
+        if the counts are still those (ups, downs): a recount's write that a
+        vote's count overtook misses. False when the store does not hold the
+        comment, or `expect` did not hold."""
 
     @abstractmethod
     def delete_discussion(self, discussion_id: ObjectId) -> None:

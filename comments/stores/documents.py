@@ -274,7 +274,7 @@ class DocumentsStore(CommentStore):
         )
         return result.modified_count == 1
 
-    def tally(self, discussion_id, slug, *, ups, downs) -> bool:
+    def tally(self, discussion_id, slug, *, ups, downs, expect=None) -> bool:
         """The counts by `$inc`, so racing votes all count; then `best`,
         which no `$inc` can compute, set only if the counts are still the
         ones it was computed from. A vote landing in between fails that
@@ -283,8 +283,9 @@ class DocumentsStore(CommentStore):
         if not slugs.is_slug(slug):
             return False
         key = {"discussion_id": discussion_id, "slug": slug}
+        expected = {} if expect is None else {"ups": expect[0], "downs": expect[1]}
         counts = _collection().find_one_and_update(
-            key,
+            {**key, **expected},
             {"$inc": {"ups": ups, "downs": downs, "score": ups - downs}},
             projection={"ups": 1, "downs": 1},
             return_document=ReturnDocument.AFTER,

@@ -90,12 +90,21 @@ def messages_unread_add(*, handles: list[str], delta: int) -> None:
     query: dict = {"_id": {"$in": sorted(set(handles))}}
     if delta < 0:
         query["messages_unread"] = {"$gt": 0}
-    _users().update_many(query, {"$inc": {"messages_unread": delta}})
+    _users().update_many(query, {"$inc": {"messages_unread": delta, "messages_version": 1}})
 
 
-def messages_unread_set(*, handle: str, unread: int) -> None:
-    """A recount (the messaging app's own, from its conversations)."""
-    _users().update_one({"_id": handle}, {"$set": {"messages_unread": unread}})
+def messages_unread_set(*, handle: str, unread: int, version: int | None = None) -> bool:
+    """A recount (the messaging app's own, from its conversations). With
+    `version`, written only if `messages_version` is still that one: a
+    change that landed after the recount's read makes it miss. True when
+    written."""
+    query: dict = {"_id": handle}
+    if version is not None:
+        query["$or"] = [{"messages_version": version}]
+        if not version:  # a document from before the field, or never changed
+            query["$or"].append({"messages_version": {"$exists": False}})
+    update = {"$set": {"messages_unread": unread}, "$inc": {"messages_version": 1}}
+    return _users().update_one(query, update).matched_count > 0
 
 
 def posts_count_add(*, handle: str, delta: int) -> None:

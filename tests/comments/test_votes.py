@@ -10,6 +10,7 @@ import threading
 from datetime import timedelta
 
 import pytest
+from bson import ObjectId
 from django.core.management import call_command
 
 from comments import ranking, selectors, services, votes
@@ -375,6 +376,53 @@ def test_a_vote_whose_count_died_is_settled_by_the_sweeper(cast, monkeypatch, se
     for store in write_stores():
         got = store.get(post["_id"], c.slug)
         assert (got.ups, got.downs) == (1, 1), store.name
+    assert CommentVote.objects(pending__exists=True).count() == 0
+
+
+@pytest.mark.parametrize("landed", ["before_the_write", "after_the_write"])
+def test_the_sweeper_never_counts_a_vote_in_flight_twice(cast, monkeypatch, settings, landed):
+    """A dead vote's token is swept while another vote of the same comment is
+    between its record and its count. Either the recount sees its young
+    token and leaves the comment for the next sweep, or its count landed
+    first and the recount's conditional write misses: never counted twice."""
+    settings.COMMENTS_SHADOW_STORES = "all"
+    ada, bob, cyd = cast
+    post = make_post(ada)
+    c = say(post, ada, "x")
+    def died(*args, **kwargs):
+        raise RuntimeError("the worker died between the vote and its count")
+
+    monkeypatch.setattr(votes, "_count", died)  # bob's count never lands
+    with pytest.raises(RuntimeError):
+        vote(post, c.slug, bob, "up")
+    monkeypatch.undo()
+    monkeypatch.setattr(votes, "now", lambda: clock.now() + timedelta(seconds=2))
+    # Cyd's vote, recorded now (a young token), its count pending.
+    in_flight = votes._record(
+        post["_id"], c.slug, "cyd", 1, ObjectId.from_datetime(clock.now() + timedelta(seconds=2))
+    )
+    assert in_flight == 0
+    if landed == "before_the_write":
+        assert votes.votes_settle(older_than_seconds=1) == 0  # left for the next sweep
+        votes._count(post["_id"], c.slug, ups=1, downs=0)  # cyd's count lands
+        votes._settled(post["_id"], c.slug, "cyd", 1, CommentVote.objects.get(voter="cyd").pending)
+        assert votes.votes_settle(older_than_seconds=1) == 1
+    else:
+        real_counted = votes._counted
+
+        def counted_then_cyd_lands(post_id, slug):
+            result = real_counted(post_id, slug)  # counts cyd's vote
+            votes._count(post_id, slug, ups=1, downs=0)  # then cyd's count lands
+            votes._settled(post_id, slug, "cyd", 1, CommentVote.objects.get(voter="cyd").pending)
+            return result
+
+        monkeypatch.setattr(votes, "_counted", counted_then_cyd_lands)
+        assert votes.votes_settle(older_than_seconds=1) == 0  # the write missed
+        monkeypatch.setattr(votes, "_counted", real_counted)
+        assert votes.votes_settle(older_than_seconds=1) == 1
+    for store in write_stores():
+        got = store.get(post["_id"], c.slug)
+        assert (got.ups, got.downs) == (2, 0), store.name
     assert CommentVote.objects(pending__exists=True).count() == 0
 
 

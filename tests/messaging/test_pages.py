@@ -128,3 +128,40 @@ def test_the_header_count_costs_a_feed_page_no_round_trip(make_user, login, roun
     assert after.total <= 2, after.commands
     for path in ("/u/bob/", "/notifications/", "/settings/profile/", "/messages/"):
         assert header_count(client.get(path).content.decode()) == "2", path
+
+
+def test_a_drifted_unread_count_is_put_right_by_opening_the_inbox(
+    make_user, login, round_trips, settings
+):
+    """A process died between a conversation's write and the count's (or a
+    count went wrong): the inbox's first page shows the truth, and the
+    header follows it, with no read more when the page holds every
+    conversation; one count on the `unread` index when it does not."""
+    bob, cyd = make_user("bob"), make_user("cyd")
+    make_user("ann")
+    services.conversation_start(sender=bob, to=["ann"], text="hi")
+    services.conversation_start(sender=cyd, to=["ann"], text="hey")
+    User.objects(handle="ann").update_one(set__messages_unread=0)  # lost both $inc
+    client = login(fresh("ann"))
+    html, counter = counted(client, round_trips, "/messages/")
+    assert counter.commands == [SESSION, "aggregate", *counter.commands[2:]]
+    assert counter.total == 3, counter.commands  # and the guarded write
+    assert fresh("ann").messages_unread == 2 and header_count(html) == "2"
+    _, counter = counted(client, round_trips, "/messages/")
+    assert counter.total == 2, counter.commands  # right now: nothing written
+
+    # The page no longer holds them all, and shows more unread than counted.
+    settings.MESSAGES_INBOX_PAGE_SIZE = 1
+    User.objects(handle="ann").update_one(set__messages_unread=0)
+    html, counter = counted(login(fresh("ann")), round_trips, "/messages/")
+    assert counter.total == 4, counter.commands  # the count, then the write
+    assert fresh("ann").messages_unread == 2 and header_count(html) == "2"
+
+
+def test_the_recount_loses_to_a_message_that_landed_after_the_session_read(make_user):
+    bob = make_user("bob")
+    make_user("ann")
+    reader = fresh("ann")  # the session's read: version 0, count 0
+    services.conversation_start(sender=bob, to=["ann"], text="hi")  # +1, version bumped
+    services.unread_recount(reader=reader, unread=0)  # a stale truth
+    assert fresh("ann").messages_unread == 1
