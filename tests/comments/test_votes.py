@@ -386,7 +386,7 @@ def test_the_sweeper_never_counts_a_vote_in_flight_twice(cast, monkeypatch, sett
     token and leaves the comment for the next sweep, or its count landed
     first and the recount's conditional write misses: never counted twice."""
     settings.COMMENTS_SHADOW_STORES = "all"
-    ada, bob, cyd = cast
+    ada, bob, _ = cast
     post = make_post(ada)
     c = say(post, ada, "x")
     def died(*args, **kwargs):
