@@ -48,3 +48,4 @@ owners.owned(
 owners.owned("bookmark", app=APP, fields=("owner",), erase=bookmarks.bookmarks_erase)
 owners.owned("tag_use", app=APP, fields=("_id", "author"), erase=trends.tag_uses_erase)
 owners.owned("hidden_tag", app=APP, fields=(), why="tags a moderator hid: the audit log says who")
+owners.owned("trend_list", app=APP, fields=("trends.today",), erase=trends.trend_list_erase)

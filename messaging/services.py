@@ -330,7 +330,6 @@ def conversation_leave(*, conversation_id: ObjectId, member: User) -> None:
     _append(conversation_id, line, tell=[])
 
 
-
 def unread_recount(*, reader: User, unread: int) -> None:
     """Put the reader's unread count right when it drifted (a process died
     between a conversation's write and the count's): `unread` is the truth

@@ -317,6 +317,10 @@ PROFILE_PAGE_EXTENSIONS = ["feeds.views.pages.wall_context"]
 # Trending tags (docs/discovery.md#trends): the days counted, and how many shown.
 TREND_DAYS = env.int("TREND_DAYS", default=7)
 TREND_LIMIT = env.int("TREND_LIMIT", default=10)
+# How long the ranked list the periodic job keeps serves `/explore/` before
+# a page ranks again itself (feeds/selectors/trends.py); 0 ranks on every
+# page, as under the test suite, whose trends tests post and look at once.
+TRENDS_CACHE_SECONDS = env.int("TRENDS_CACHE_SECONDS", default=0 if TESTING else 300)
 # And to the search page: the posts that match (docs/discovery.md).
 SEARCH_PAGE_EXTENSIONS = ["feeds.views.discovery.search_context"]
 POST_PAGE_EXTENSIONS = ["comments.views.thread_context"]

@@ -101,7 +101,8 @@ def test_small_collections_stay_unsharded():
     unsharded = [line for line in out.splitlines() if line.startswith("// unsharded")]
     assert unsharded == [
         "// unsharded (primary shard): audit_log, campaign, data_export, erasure, exports.files,"
-        " hidden_tag, periodic_job, photos.files, pulled_author, report, report_item, task_mark"
+        " hidden_tag, periodic_job, photos.files, pulled_author, report, report_item, task_mark,"
+        " trend_list"
     ]
 
 

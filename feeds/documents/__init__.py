@@ -9,7 +9,7 @@ One module per concept: posts, marks, timelines, discovery; every name
 is importable from `feeds.documents`.
 """
 
-from feeds.documents.discovery import HiddenTag, TagUse
+from feeds.documents.discovery import HiddenTag, TagUse, TrendList
 from feeds.documents.marks import Bookmark, PollVote, PostLike, PostRepost
 from feeds.documents.posts import (
     ALL_CIRCLES,
@@ -56,6 +56,7 @@ __all__ = [
     "Removal",
     "SizeTimeline",
     "TagUse",
+    "TrendList",
     "card_exclusion",
     "discussion_host",
 ]

@@ -50,3 +50,27 @@ class HiddenTag(me.Document):
     since = me.DateTimeField(default=now)
 
     meta = {"collection": "hidden_tag", "indexes": [], "auto_create_index": False}
+
+
+class TrendList(me.Document):
+    """The trending tags for everyone, ranked by the periodic job
+    (feeds/sweeps.py) from `tag_use` and served whole by `/explore/`: one
+    read a page, however many uses the week holds (docs/discovery.md#trends).
+    Each trend keeps the authors of its last 24 hours (up to
+    TREND_AUTHORS_KEPT), so a reader's blocks and mutes are taken out of the
+    tags shown without counting again. One document."""
+
+    id = me.StringField(primary_key=True)  # "everyone"
+    computed = me.DateTimeField(required=True)
+    # [{tag, authors, expected, score, today: [handles]}], best first.
+    trends = me.ListField(me.DictField())
+
+    # Unsharded: one document (docs/operations.md#sharding).
+    meta = {
+        "collection": "trend_list",
+        "indexes": [
+            # Erasure: a cached list naming the person goes (it is ranked again).
+            {"fields": ["trends.today"], "name": "today"},
+        ],
+        "auto_create_index": False,
+    }

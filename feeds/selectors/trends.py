@@ -1,8 +1,14 @@
 """The trending tags (docs/discovery.md#trends): per tag, the distinct
 authors of the last 24 hours against a decaying average of each day before
-(TREND_DAYS in all), as Mastodon ranks them. One aggregate on `tag_use`'s
-`(hour, tag)` index, the reader's blocked and muted authors and the tags
-moderators hid left out; the ranking is done here, on a row per tag."""
+(TREND_DAYS in all), as Mastodon ranks them. Ranking is one aggregate on
+`tag_use`'s `(hour, tag)` index, the tags moderators hid left out, and is
+done on a row per tag. A page does not rank: the periodic job
+(feeds/sweeps.py) ranks for everyone every TASKS_SWEEP_SECONDS and keeps
+the list, with each tag's authors of the day, in one `trend_list` document;
+`/explore/` reads it (one read) and takes the reader's blocked and muted
+authors out of the tags shown. Without a list younger than
+TRENDS_CACHE_SECONDS (no job ran, a moderator hid a tag), the page ranks
+itself, for the reader."""
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -10,9 +16,9 @@ from typing import TYPE_CHECKING
 
 from django.conf import settings
 
-from feeds.documents import HiddenTag, TagUse
+from feeds.documents import HiddenTag, TagUse, TrendList
 from feeds.selectors.visibility import news_hidden
-from socialsite.clock import now
+from socialsite.clock import aware, now
 
 if TYPE_CHECKING:
     from profiles.auth import AnonymousVisitor
@@ -20,6 +26,13 @@ if TYPE_CHECKING:
 
 # Each earlier day weighs half the one after it in the expected count.
 DECAY = 0.5
+# The authors of the day a kept trend names: enough to take a reader's
+# blocks and mutes out of a small tag exactly; a tag past it is big enough
+# that the few a reader hides do not change its rank.
+TREND_AUTHORS_KEPT = 200
+# How many trends the kept list holds, per TREND_LIMIT shown: room for the
+# ones a reader's blocks and mutes push out.
+KEPT_PER_SHOWN = 3
 
 
 @dataclass(frozen=True)
@@ -51,27 +64,75 @@ def _day_of(at: datetime, days: int) -> dict:
 def trending(
     viewer: "User | AnonymousVisitor", *, at: datetime | None = None, limit: int | None = None
 ) -> list[Trend]:
-    at, days = at or now(), settings.TREND_DAYS
+    """The trends for this reader: from the kept list when it is fresh (one
+    read), ranked here otherwise (and always for a given time `at`)."""
+    limit = limit or settings.TREND_LIMIT
+    hidden = news_hidden(viewer)
+    if at is None and settings.TRENDS_CACHE_SECONDS > 0:
+        kept = TrendList._get_collection().find_one({"_id": "everyone"})
+        fresh_after = now() - timedelta(seconds=settings.TRENDS_CACHE_SECONDS)
+        if kept is not None and aware(kept["computed"]) >= fresh_after:
+            return _for_reader(kept["trends"], hidden, limit)
+    rows = _ranked(at or now(), hidden=hidden, today_authors=False)
+    return [_trend(row) for row in rows[:limit]]
+
+
+def trends_for_everyone(at: datetime | None = None) -> list[dict]:
+    """What the periodic job keeps: the ranking with nobody's blocks, each
+    trend with its authors of the day (up to TREND_AUTHORS_KEPT)."""
+    rows = _ranked(at or now(), hidden=set(), today_authors=True)
+    return rows[: settings.TREND_LIMIT * KEPT_PER_SHOWN]
+
+
+def _trend(row: dict) -> Trend:
+    return Trend(row["tag"], row["authors"], row["expected"], row["score"])
+
+
+def _for_reader(kept: list[dict], hidden: set[str], limit: int) -> list[Trend]:
+    """The kept trends with the reader's hidden authors taken out of each
+    day's count: a tag they bring up to trending no longer does."""
+    trends = []
+    for row in kept:
+        authors = row["authors"] - len(hidden.intersection(row.get("today") or ()))
+        if authors > row["expected"]:
+            trends.append(Trend(row["tag"], authors, row["expected"], authors - row["expected"]))
+    trends.sort(key=lambda t: (-t.score, -t.authors, t.tag))
+    return trends[:limit]
+
+
+def _ranked(at: datetime, *, hidden: set[str], today_authors: bool) -> list[dict]:
+    days = settings.TREND_DAYS
     # A use whose last post was just taken back, between its take-back's
     # pull and delete, is not counted (feeds/services/trends.py); a filter
     # on what the `(hour, tag)` scan fetches.
     match: dict = {"hour": {"$gte": at - timedelta(days=days)}, "posts": {"$ne": []}}
-    hidden, tags_hidden = sorted(news_hidden(viewer)), hidden_tags()
+    tags_hidden = hidden_tags()
     if tags_hidden:
         match["tag"] = {"$nin": tags_hidden}
     if hidden:
-        match["author"] = {"$nin": hidden}
+        match["author"] = {"$nin": sorted(hidden)}
+    day_group: dict = {"_id": {"tag": "$_id.tag", "day": "$_id.day"}, "n": {"$sum": 1}}
+    tag_day: dict = {"day": "$_id.day", "n": "$n"}
+    if today_authors:
+        day_group["authors"] = {"$push": "$_id.author"}
+        tag_day["authors"] = {
+            "$cond": [
+                {"$eq": ["$_id.day", 0]},
+                {"$slice": ["$authors", TREND_AUTHORS_KEPT]},
+                [],
+            ]
+        }
     rows = TagUse._get_collection().aggregate(
         [
             {"$match": match},
             {"$project": {"tag": 1, "author": 1, "day": _day_of(at, days)}},
             # An author once a day, however many hours they used the tag.
             {"$group": {"_id": {"tag": "$tag", "day": "$day", "author": "$author"}}},
-            {"$group": {"_id": {"tag": "$_id.tag", "day": "$_id.day"}, "n": {"$sum": 1}}},
-            {"$group": {"_id": "$_id.tag", "days": {"$push": {"day": "$_id.day", "n": "$n"}}}},
+            {"$group": day_group},
+            {"$group": {"_id": "$_id.tag", "days": {"$push": tag_day}}},
         ]
     )
-    trends = []
+    ranked = []
     weights = [DECAY ** (day - 1) for day in range(1, days)]
     for row in rows:
         counts = {entry["day"]: entry["n"] for entry in row["days"]}
@@ -79,6 +140,16 @@ def trending(
         past = [counts.get(day, 0) for day in range(1, days)]
         expected = sum(w * n for w, n in zip(weights, past, strict=True)) / sum(weights)
         if today and today > expected:
-            trends.append(Trend(row["_id"], today, round(expected, 2), today - expected))
-    trends.sort(key=lambda t: (-t.score, -t.authors, t.tag))
-    return trends[: limit or settings.TREND_LIMIT]
+            trend = {
+                "tag": row["_id"],
+                "authors": today,
+                "expected": round(expected, 2),
+                "score": today - expected,
+            }
+            if today_authors:
+                trend["today"] = next(
+                    (entry["authors"] for entry in row["days"] if entry["day"] == 0), []
+                )
+            ranked.append(trend)
+    ranked.sort(key=lambda t: (-t["score"], -t["authors"], t["tag"]))
+    return ranked

@@ -22,7 +22,7 @@ from django.conf import settings
 from pymongo import UpdateOne
 from pymongo.errors import BulkWriteError
 
-from feeds.documents import PUBLIC, HiddenTag, TagUse
+from feeds.documents import PUBLIC, HiddenTag, TagUse, TrendList
 from socialsite.clock import now
 
 #: The most posts one use lists. An author's posts in one hour are bounded
@@ -126,12 +126,36 @@ def tag_uses_erase(handle: str, limit: int) -> int:
 
 
 def tag_trend_hide(*, tag: str) -> bool:
-    """A moderator takes `tag` out of the trends. True when it was shown."""
+    """A moderator takes `tag` out of the trends. True when it was shown.
+    The ranked list goes: pages rank again until the job keeps a new one."""
     result = HiddenTag._get_collection().update_one(
         {"_id": tag}, {"$setOnInsert": {"since": now()}}, upsert=True
     )
+    trend_list_forget()
     return result.upserted_id is not None
 
 
 def tag_trend_show(*, tag: str) -> bool:
-    return HiddenTag._get_collection().delete_one({"_id": tag}).deleted_count == 1
+    shown = HiddenTag._get_collection().delete_one({"_id": tag}).deleted_count == 1
+    trend_list_forget()
+    return shown
+
+
+# The list kept for everyone (feeds/selectors/trends.py `trending`).
+EVERYONE = "everyone"
+
+
+def trend_list_store(*, trends: list[dict], computed: datetime) -> None:
+    """Keep the ranked list the periodic job computed (one write)."""
+    TrendList._get_collection().replace_one(
+        {"_id": EVERYONE}, {"computed": computed, "trends": trends}, upsert=True
+    )
+
+
+def trend_list_forget() -> None:
+    TrendList._get_collection().delete_one({"_id": EVERYONE})
+
+
+def trend_list_erase(handle: str, limit: int) -> int:
+    """Erasure: a kept list that names the person goes (the job ranks again)."""
+    return TrendList._get_collection().delete_many({"trends.today": handle}).deleted_count

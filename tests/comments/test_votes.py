@@ -389,6 +389,7 @@ def test_the_sweeper_never_counts_a_vote_in_flight_twice(cast, monkeypatch, sett
     ada, bob, _ = cast
     post = make_post(ada)
     c = say(post, ada, "x")
+
     def died(*args, **kwargs):
         raise RuntimeError("the worker died between the vote and its count")
 
