@@ -39,12 +39,9 @@ for name, function in (
     ("bookmarks", export.bookmarks_export),
 ):
     owners.exported(name, app=APP, export=function)
-owners.owned(
-    "post_revision",
-    app=APP,
-    fields=("by",),
-    why="erased with `post`: a post's earlier versions go with it",
-)
+# Its `by` goes with `post` (a post's earlier versions go with it); the
+# versions that named the person lose the handle.
+owners.owned("post_revision", app=APP, fields=("by", "mentions"), erase=erasure.revisions_erase)
 owners.owned("bookmark", app=APP, fields=("owner",), erase=bookmarks.bookmarks_erase)
 owners.owned("tag_use", app=APP, fields=("_id", "author"), erase=trends.tag_uses_erase)
 owners.owned("hidden_tag", app=APP, fields=(), why="tags a moderator hid: the audit log says who")

@@ -10,6 +10,7 @@ recounts everyone holding an item about it."""
 from django.dispatch import receiver
 
 from notifications import tasks
+from notifications.events import named_in
 from notifications.services import (
     notifications_forget_comment,
     notifications_forget_post,
@@ -49,7 +50,7 @@ def _filters_changed(sender, owner, **kwargs):
 @receiver(events.post_created, dispatch_uid="notifications.post_created")
 def _post_created(sender, post, **kwargs):
     text = (post.detail or {}).get("text")
-    tasks.tell_post_created.enqueue(str(post.id), post.by.id, post.to, text)
+    tasks.tell_post_created.enqueue(str(post.id), post.by.id, post.to, *named_in(text))
 
 
 @receiver(events.post_deleted, dispatch_uid="notifications.post_deleted")
@@ -94,6 +95,6 @@ def _comment_created(sender, post, comment, replying_to, **kwargs):
         post["by"]["id"],
         comment.author["id"],
         comment.slug,
-        comment.text,
         replying_to,
+        *named_in(comment.text),
     )

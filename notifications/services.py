@@ -97,7 +97,11 @@ def _notify(
         row["_id"]: row for row in profile_selectors.users_read([recipient, actor], USER_FIELDS)
     }
     target, doer = people.get(recipient), people.get(actor)
+    # Neither may be inactive: a notification queued before its actor's
+    # erasure began (or a suspension) and run after it names no one gone.
     if target is None or doer is None or target.get("status") != "active":
+        return
+    if doer.get("status") != "active":
         return
     if actor in target.get("blocked", []) or recipient in doer.get("blocked", []):
         return

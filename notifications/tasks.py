@@ -25,14 +25,14 @@ def tell(
 
 
 @durable_task
-def tell_post_created(post_id: str, author: str, to: str | None, text: str | None) -> None:
-    events.post_created(post_id=post_id, author=author, to=to, text=text)
+def tell_post_created(post_id: str, author: str, to: str | None, *named: str) -> None:
+    events.post_created(post_id=post_id, author=author, to=to, named=named)
 
 
 @durable_task
 def tell_comment_created(
-    post_id: str, owner: str, actor: str, slug: str, text: str, replying_to: str | None
+    post_id: str, owner: str, actor: str, slug: str, replying_to: str | None, *named: str
 ) -> None:
     events.comment_created(
-        post_id=post_id, owner=owner, actor=actor, slug=slug, text=text, replying_to=replying_to
+        post_id=post_id, owner=owner, actor=actor, slug=slug, replying_to=replying_to, named=named
     )

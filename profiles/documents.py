@@ -248,6 +248,9 @@ class ErasureJob(me.Document):
     started = me.DateTimeField(default=now)
     beat = me.DateTimeField(default=now)  # the last batch's end
     runs = me.IntField(default=0)
+    # What the verification pass still found ("collection.field"), when it
+    # kept the job for the sweeper's next walk.
+    left = me.ListField(me.StringField())
 
     meta = {
         "collection": "erasure",

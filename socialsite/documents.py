@@ -1,6 +1,8 @@
 """Site-wide documents: web sessions, rate-limit counters, the periodic
 jobs' schedule and the marks of background work not finished yet."""
 
+from datetime import timedelta
+
 import mongoengine as me
 
 
@@ -90,6 +92,31 @@ class GridChunk(me.Document):
     n = me.IntField()
 
     meta = {"abstract": True, "strict": False}
+
+
+def orphan_chunks_delete(bucket: str, *, older_than_seconds: int = 3600) -> int:
+    """Delete the bucket's chunks whose file has no files document: an upload
+    that died before GridFS wrote it (the files document comes last). Only
+    files older than `older_than_seconds`, by their ObjectId's time, so an
+    upload in progress keeps its chunks. Called by the erasers of the apps
+    that own the buckets (their erasure's verification, docs/accounts.md#erasure).
+    Two reads (the chunks' distinct files, on the `files_id` index; those
+    that have a files document) and a delete when some are orphans."""
+    from bson import ObjectId
+
+    from socialsite.clock import now
+    from socialsite.mongo import database
+
+    db = database()
+    cutoff = ObjectId.from_datetime(now() - timedelta(seconds=older_than_seconds))
+    ids = db[f"{bucket}.chunks"].distinct("files_id", {"files_id": {"$lt": cutoff}})
+    if not ids:
+        return 0
+    kept = {row["_id"] for row in db[f"{bucket}.files"].find({"_id": {"$in": ids}}, {"_id": 1})}
+    orphans = [file_id for file_id in ids if file_id not in kept]
+    if not orphans:
+        return 0
+    return db[f"{bucket}.chunks"].delete_many({"files_id": {"$in": orphans}}).deleted_count
 
 
 def grid_chunk_meta(collection: str) -> dict:

@@ -82,6 +82,49 @@ def declared() -> dict[str, Owned]:
     return dict(_OWNED)
 
 
+def naming(handle: str, *, besides: tuple[str, ...] = ()) -> list[tuple[str, str]]:
+    """(collection, field) for every field an eraser answers for that still
+    holds the handle in some document: the erasure's verification pass
+    (profiles/services/erasure.py). One indexed read of one document per field; a
+    field no index leads (a display name, a session's data) is not asked,
+    since a scan of a large collection per erasure would cost more than the
+    erasers' own queries guarantee (each of those is indexed). `besides`:
+    collections not asked (the erasure's own job)."""
+    from socialsite.indexes import all_documents
+
+    documents = {document._get_collection_name(): document for document in all_documents()}
+    found = []
+    for entry in _OWNED.values():
+        document = documents.get(entry.collection)
+        # A collection with no eraser keeps what names the person on purpose
+        # (the audit log), or loses it with another's (followers, following).
+        if document is None or entry.erase is None or entry.collection in besides:
+            continue
+        led = _index_leaders(document)
+        collection = document._get_collection()
+        for field in entry.fields:
+            if field not in led:
+                continue
+            if list(collection.find({field: handle}, {"_id": 1}).limit(1)):
+                found.append((entry.collection, field))
+    return found
+
+
+def _index_leaders(document) -> set[str]:
+    """The stored names of the fields the document's indexes start with."""
+    leaders = {"_id"}
+    for spec in document._meta.get("indexes", []):
+        fields = spec["fields"] if isinstance(spec, dict) else spec
+        if not fields:
+            continue
+        first = fields[0].lstrip("+-$#")
+        head, _, rest = first.partition(".")
+        field = document._fields.get(head)
+        stored = field.db_field if field is not None else head
+        leaders.add(f"{stored}.{rest}" if rest else stored)
+    return leaders
+
+
 def erasers() -> list[Owned]:
     """Every registered eraser, in the order the walk runs them."""
     ranked = sorted(

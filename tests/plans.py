@@ -311,6 +311,8 @@ def _whole_history(query: Query, conj: _Conjunction) -> bool:
         return False
     if conj.fields.get("_id", (NONE, 1))[0] == EQ:
         return False
+    if query.limit and abs(query.limit) == 1:
+        return False  # whether any exists (an erasure's verification): one document
     walked = bool(query.sort) and query.sort[0][0] in bounds
     return not walked and all(conj.fields.get(b, (NONE, 1))[0] == NONE for b in bounds)
 

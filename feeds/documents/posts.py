@@ -153,6 +153,9 @@ class PostRevision(me.Document):
     post = me.ObjectIdField(required=True)
     by = me.StringField(required=True)  # the post's author
     detail = me.DictField()  # the editable fields as they were
+    # The people that version named: an erasure finds them here, whether or
+    # not the post still names them (docs/accounts.md#erasure).
+    mentions = me.ListField(me.StringField())
     since = me.DateTimeField()  # when that version was written (or last edited)
     until = me.DateTimeField(default=now)
 
@@ -163,6 +166,8 @@ class PostRevision(me.Document):
             {"fields": ["post", "-until", "-_id"], "name": "post_until"},
             # Erasure: an author's (their posts' go with the posts too).
             {"fields": ["by"], "name": "by"},
+            # Erasure: the versions that named a person.
+            {"fields": ["mentions"], "name": "mentions", "sparse": True},
         ],
         "shard_key": ("post",),
         "auto_create_index": False,

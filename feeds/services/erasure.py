@@ -117,9 +117,28 @@ def photos_erase(handle: str, limit: int) -> int:
 def _unmention_revisions(post_id: ObjectId, handle: str) -> None:
     """The post's earlier versions lose the handle too (its history page)."""
     revisions = PostRevision._get_collection()
-    for revision in list(revisions.find({"post": post_id}, {"detail": 1})):
-        detail = {
-            key: mentions.unmention(value, handle) if isinstance(value, str) else value
-            for key, value in (revision.get("detail") or {}).items()
-        }
-        revisions.update_one({"_id": revision["_id"]}, {"$set": {"detail": detail}})
+    for revision in list(revisions.find({"post": post_id}, {"detail": 1, "post": 1})):
+        _unmention_revision(revision, handle)
+
+
+def _unmention_revision(revision: dict, handle: str) -> None:
+    detail = {
+        key: mentions.unmention(value, handle) if isinstance(value, str) else value
+        for key, value in (revision.get("detail") or {}).items()
+    }
+    # The whole shard key (`post`) with the `_id`: a single-document write.
+    PostRevision._get_collection().update_one(
+        {"_id": revision["_id"], "post": revision["post"]},
+        {"$set": {"detail": detail}, "$pull": {"mentions": handle}},
+    )
+
+
+def revisions_erase(handle: str, limit: int) -> int:
+    """Earlier versions that named the person, whether or not their post
+    still does (an edit may have taken the handle out): found on their own
+    `mentions` index, the handle taken out of their words."""
+    rows = PostRevision._get_collection().find({"mentions": handle}, {"detail": 1, "post": 1})
+    found = list(rows.limit(limit))
+    for revision in found:
+        _unmention_revision(revision, handle)
+    return len(found)

@@ -24,6 +24,8 @@ from django.conf import settings
 from mongoengine.connection import get_db
 from PIL import Image, ImageCms, ImageOps
 
+from socialsite.documents import orphan_chunks_delete
+
 # Pillow format name -> the content type we serve it with.
 FORMATS = {"JPEG": "image/jpeg", "PNG": "image/png", "WEBP": "image/webp"}
 MAX_SIDE = 2048
@@ -263,4 +265,5 @@ def owner_erase(handle: str, limit: int) -> int:
     ids = [row["_id"] for row in files]
     for file_id in ids:
         fs.delete(file_id)
-    return len(ids)
+    # Chunks of an upload that died before its files document (socialsite/documents.py).
+    return len(ids) + orphan_chunks_delete(BUCKET)

@@ -129,6 +129,7 @@ def post_edit(*, post_id: ObjectId, actor: User, changes: dict) -> None:
         post=post_id,
         by=actor.handle,
         detail={k: before.get(k, "") for k in allowed},
+        mentions=post.get("mentions") or [],
         since=post.get("edited") or post["ts"],
     ).save(force_insert=True)
     named = mentions.people_named(detail.get("text"), detail.get("question"))

@@ -23,6 +23,8 @@ from socialsite.clock import now
 from socialsite.sessions import end_sessions_of
 
 log = logging.getLogger(__name__)
+# The erasure's own job: it names the person until the walk's very end.
+JOBS = "erasure"
 
 
 def handle_digest(handle: str) -> str:
@@ -56,8 +58,9 @@ def erasure_begin(*, user: User) -> None:
 
 
 def erasure_run(handle: str, *, batch: int | None = None) -> bool:
-    """Walk the registry for `handle` from the job's saved step. Returns True
-    when the account is gone (False: no such erasure)."""
+    """Walk the registry for `handle` from the job's saved step, then verify.
+    Returns True when the account is gone (False: no such erasure, or
+    something still names the person: the job stays for the sweeper)."""
     batch = batch or settings.ERASURE_BATCH
     jobs = ErasureJob._get_collection()
     job = jobs.find_one_and_update({"_id": handle}, {"$inc": {"runs": 1}, "$set": {"beat": now()}})
@@ -68,17 +71,40 @@ def erasure_run(handle: str, *, batch: int | None = None) -> bool:
     start = names.index(job["step"]) if job.get("step") in names else 0
     batches = 0
     for entry in entries[start:]:
-        assert entry.erase is not None  # erasers() lists only the entries that have one
-        while True:
-            changed = entry.erase(handle, batch)
-            batches += 1
-            # The place, after each batch: a crash in the next one repeats it.
-            jobs.update_one({"_id": handle}, {"$set": {"step": entry.collection, "beat": now()}})
-            if not changed:
-                break
+        batches += _erase_all(entry, handle, batch, jobs)
+    # The verification pass: every declared field, read again. What a
+    # notification or a summary written after its eraser ran left behind is
+    # erased now; the job goes only when nothing names the person.
+    left = owners.naming(handle, besides=(JOBS,))
+    if left:
+        log.warning("erasure_leftovers", extra={"fields": [f"{c}.{f}" for c, f in left]})
+        by_collection = {entry.collection: entry for entry in entries}
+        for collection in sorted({collection for collection, _ in left}):
+            entry = by_collection.get(collection)
+            if entry is not None:
+                batches += _erase_all(entry, handle, batch, jobs)
+        left = owners.naming(handle, besides=(JOBS,))
+    if left:
+        # Kept: the sweeper runs the walk again later (accounts_sweep).
+        log.error("erasure_incomplete", extra={"fields": [f"{c}.{f}" for c, f in left]})
+        jobs.update_one({"_id": handle}, {"$set": {"left": [f"{c}.{f}" for c, f in left]}})
+        return False
     jobs.delete_one({"_id": handle})
     log.info("account_erased", extra={"batches": batches})
     return True
+
+
+def _erase_all(entry: owners.Owned, handle: str, batch: int, jobs) -> int:
+    """Run one eraser until it has nothing left, the job's place and beat
+    saved after each batch (a crash in the next one repeats it). Batches."""
+    assert entry.erase is not None  # erasers() lists only the entries that have one
+    batches = 0
+    while True:
+        changed = entry.erase(handle, batch)
+        batches += 1
+        jobs.update_one({"_id": handle}, {"$set": {"step": entry.collection, "beat": now()}})
+        if not changed:
+            return batches
 
 
 def erasures_stalled(*, older_than_seconds: int) -> list[str]:

@@ -22,6 +22,7 @@ from django.conf import settings
 from profiles.documents import DataExport, ExportFile
 from socialsite import owners
 from socialsite.clock import aware, now
+from socialsite.documents import orphan_chunks_delete
 from socialsite.mongo import database
 
 BUCKET = "exports"
@@ -165,4 +166,6 @@ def exports_erase(handle: str, limit: int) -> int:
     for row in list(orphans.limit(limit)):
         _fs().delete(row["_id"])
         deleted += 1
-    return deleted
+    # Chunks of an upload that died before its files document: nothing names
+    # their owner any more, so the bucket's old ones go (socialsite/documents.py).
+    return deleted + orphan_chunks_delete(BUCKET)

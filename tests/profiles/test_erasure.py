@@ -373,6 +373,71 @@ def test_an_erasure_cut_short_resumes_where_it_stopped(make_user, settings, monk
     assert erasure.erasures_stalled(older_than_seconds=-1) == []
 
 
+def test_what_lands_after_its_eraser_ran_is_found_by_the_verification(make_user, settings):
+    """A revision of an edited post that once named them (the post no longer
+    does), a notification written after the notifications' eraser ran, and
+    an upload's chunks that lost their files document: the walk's
+    verification pass finds what names them, and the chunks go with it."""
+    from bson import ObjectId
+
+    from notifications.buckets import push_item
+    from notifications.tasks import tell
+    from socialsite.clock import now
+
+    settings.TASKS = {"default": {"BACKEND": "django.tasks.backends.dummy.DummyBackend"}}
+    ann, zed = make_user("ann"), make_user(HANDLE)
+    post = posts.post_create(
+        author=ann, type="status", detail={"text": f"hi @{HANDLE}"}, circles=[]
+    )
+    posts.post_edit(post_id=post.id, actor=ann, changes={"text": "hi everyone"})
+    assert Post.objects.get(id=post.id).mentions == []  # only the revision names them now
+    orphan = ObjectId.from_datetime(now().replace(year=now().year - 1))
+    get_db()["photos.chunks"].insert_one({"files_id": orphan, "n": 0, "data": b"x"})
+
+    entry = owners.declared()["notification_buckets"]
+    real = entry.erase
+
+    late = []
+
+    def then_a_late_notification(handle, limit):
+        done = real(handle, limit)
+        if not done and not late:  # a task queued before the erasure runs just after
+            late.append(1)
+            push_item("ann", {"id": ObjectId(), "kind": "follow", "actor": HANDLE, "ts": now()})
+        return done
+
+    owners._OWNED["notification_buckets"] = entry.__class__(
+        entry.collection, entry.fields, then_a_late_notification, entry.app, entry.why
+    )
+    try:
+        erasure.erasure_begin(user=zed)
+        assert erasure.erasure_run(HANDLE, batch=2)
+    finally:
+        owners._OWNED["notification_buckets"] = entry
+    assert traces((HANDLE,)) == {}
+    assert get_db()["photos.chunks"].count_documents({"files_id": orphan}) == 0
+    assert not ErasureJob.objects(handle=HANDLE).first()
+    # And a notification task queued before the erasure, run after: refused.
+    tell.call("ann", "follow", HANDLE)
+    assert traces((HANDLE,)) == {}
+
+
+def test_an_erasure_walked_twice_counts_nothing_twice(make_user, settings):
+    settings.TASKS = {"default": {"BACKEND": "django.tasks.backends.dummy.DummyBackend"}}
+    ann, zed = make_user("ann"), make_user(HANDLE)
+    graph.follow_create(follower=ann, followee=HANDLE)
+    graph.follow_create(follower=zed, followee="ann")
+    post = posts.post_create(author=ann, type="status", detail={"text": "hello"}, circles=[])
+    likes.like_create(post_id=post.id, user=zed)
+    erasure.erasure_begin(user=zed)
+    assert erasure.erasure_run(HANDLE, batch=1)
+    ErasureJob._get_collection().insert_one({"_id": HANDLE, "step": "", "runs": 0})
+    assert erasure.erasure_run(HANDLE, batch=1)  # a second walk, from the start
+    assert recount_problems() == []
+    assert (by("ann").followers_count, by("ann").following_count) == (0, 0)
+    assert Post.objects.get(id=post.id).likes_count == 0
+
+
 def test_deleting_needs_the_password_and_with_two_factor_a_code(make_user, login):
     zed = make_user(HANDLE)
     client = login(zed)
