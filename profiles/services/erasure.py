@@ -16,6 +16,7 @@ import logging
 from datetime import timedelta
 
 from django.conf import settings
+from pymongo.collection import Collection
 
 from profiles.documents import ErasureJob, HeldHandle, User
 from socialsite import owners
@@ -80,9 +81,9 @@ def erasure_run(handle: str, *, batch: int | None = None) -> bool:
         log.warning("erasure_leftovers", extra={"fields": [f"{c}.{f}" for c, f in left]})
         by_collection = {entry.collection: entry for entry in entries}
         for collection in sorted({collection for collection, _ in left}):
-            entry = by_collection.get(collection)
-            if entry is not None:
-                batches += _erase_all(entry, handle, batch, jobs)
+            again = by_collection.get(collection)
+            if again is not None:
+                batches += _erase_all(again, handle, batch, jobs)
         left = owners.naming(handle, besides=(JOBS,))
     if left:
         # Kept: the sweeper runs the walk again later (accounts_sweep).
@@ -94,7 +95,7 @@ def erasure_run(handle: str, *, batch: int | None = None) -> bool:
     return True
 
 
-def _erase_all(entry: owners.Owned, handle: str, batch: int, jobs) -> int:
+def _erase_all(entry: owners.Owned, handle: str, batch: int, jobs: Collection) -> int:
     """Run one eraser until it has nothing left, the job's place and beat
     saved after each batch (a crash in the next one repeats it). Batches."""
     assert entry.erase is not None  # erasers() lists only the entries that have one
