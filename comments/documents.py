@@ -113,8 +113,10 @@ class CommentVote(me.Document):
             # The sweeper: votes whose counts may not have followed.
             {"fields": ["pending"], "name": "pending", "sparse": True},
         ],
-        # As `comments`: a comment's votes live with it.
-        "shard_key": ("discussion_id", "slug"),
+        # The whole unique key, as for likes: "one vote each" holds across
+        # shards, and a popular comment's votes split by voter. A comment's
+        # votes still live in one range (its discussion and slug first).
+        "shard_key": ("discussion_id", "slug", "voter"),
         "auto_create_index": False,
     }
 

@@ -28,6 +28,12 @@ INDEX_MISSING = "socialsite.W002"
 INDEX_DIFFERS = "socialsite.W003"
 INDEXES_UNCHECKED = "socialsite.W004"
 MAIL_UNCONFIGURED = "socialsite.E006"
+SERVER_TOO_OLD = "socialsite.E007"
+# The oldest MongoDB the pages' pipelines run on: `$lookup` with both
+# `localField` and a `pipeline` (5.0); on a sharded cluster, `$lookup` and
+# `$graphLookup` into a sharded collection (5.1).
+OLDEST_SERVER = (5, 0)
+OLDEST_SHARDED = (5, 1)
 
 
 @checks.register()
@@ -47,9 +53,34 @@ def mail_configured(app_configs=None, **kwargs) -> list[checks.CheckMessage]:
     ]
 
 
+@checks.register()
+def server_version(app_configs=None, **kwargs) -> list[checks.CheckMessage]:
+    """An error when the MongoDB server is older than the pages' pipelines
+    need (docs/operations.md#using-a-real-mongodb): a page would fail with
+    a server error where the check can say why. Nothing when the server does
+    not answer (the index check says so) or on the embedded database."""
+    facts = mongo.server_facts()
+    if facts is None:
+        return []
+    version, sharded = facts
+    oldest = OLDEST_SHARDED if sharded else OLDEST_SERVER
+    if version >= oldest:
+        return []
+    where = "a sharded cluster" if sharded else "a server"
+    needs = ".".join(map(str, oldest))
+    return [
+        checks.Error(
+            f"MongoDB {'.'.join(map(str, version))} is too old: on {where} the pages need {needs}"
+            + (" ($lookup into sharded collections)." if sharded else " ($lookup forms)."),
+            hint=f"Upgrade the server to MongoDB {needs} or newer.",
+            id=SERVER_TOO_OLD,
+        )
+    ]
+
+
 def startup_errors() -> list[checks.CheckMessage]:
     """What must stop a server before its first request (StartupGuard)."""
-    return static_manifest() + mail_configured()
+    return static_manifest() + mail_configured() + server_version()
 
 
 @checks.register(checks.Tags.staticfiles, deploy=True)

@@ -12,6 +12,7 @@ compared with the declarations at start-up, and what is missing is logged
 (and reported by `manage.py check`, socialsite/checks.py).
 """
 
+from typing import Any
 import logging
 
 import mongoengine
@@ -23,7 +24,7 @@ from socialsite import indexes, roundtrips
 
 log = logging.getLogger(__name__)
 
-_state = {"connected": False, "demo": False}
+_state: dict[str, Any] = {"connected": False, "demo": False}
 
 # Seconds a ping waits for the server: short enough for a health probe.
 PING_TIMEOUT = 2.0
@@ -69,6 +70,23 @@ def is_demo() -> bool:
 
 def database():
     return get_db()
+
+
+def server_facts() -> tuple[tuple[int, ...], bool] | None:
+    """(the server's version, whether it is a sharded cluster's router), or
+    None on the embedded database or when the server does not answer. Two
+    commands (`buildInfo`, `hello`), asked once per process."""
+    if is_demo():
+        return None
+    if "server" not in _state:
+        try:
+            db = get_db()
+            version = tuple(int(part) for part in db.command("buildInfo")["versionArray"][:2])
+            sharded = db.command("hello").get("msg") == "isdbgrid"
+        except Exception:  # not answering: the index check and /healthz say so
+            return None
+        _state["server"] = (version, sharded)
+    return _state["server"]
 
 
 def ping() -> bool:

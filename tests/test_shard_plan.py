@@ -33,7 +33,8 @@ EXPECTED_KEYS = {
     "following": "{_f: 1, _t: 1}",
     "followers": "{_f: 1, _t: 1}",
     "comments": "{discussion_id: 1, slug: 1}",
-    "comment_vote": "{discussion_id: 1, slug: 1}",
+    # The whole unique key: one vote each across shards.
+    "comment_vote": "{discussion_id: 1, slug: 1, voter: 1}",
     "comment_buckets": "{discussion_id: 1, bucket: 1}",
     "comment_log": "{discussion_id: 1, slug: 1}",
     "comment_budget": '{_id: "hashed"}',
@@ -48,8 +49,8 @@ EXPECTED_KEYS = {
     "tag_use": '{_id: "hashed"}',
     # The whole unique key, as for likes: one bookmark each across shards.
     "bookmark": "{owner: 1, post: 1}",
-    # A post's earlier versions stay with the post's.
-    "post_revision": "{post: 1}",
+    # A post's earlier versions stay together; hashed, as ObjectIds grow.
+    "post_revision": '{post: "hashed"}',
     # GridFS's chunks, by their file: the key GridFS's own guide gives.
     "photos.chunks": "{files_id: 1, n: 1}",
     "exports.chunks": "{files_id: 1, n: 1}",
@@ -210,3 +211,21 @@ def test_graph_writes_carry_the_full_shard_key(make_user, edge_writes):
     for collection, name, query in edge_writes:
         assert isinstance(query.get("_f"), str), (collection, name, query)
         assert isinstance(query.get("_t"), str), (collection, name, query)
+
+
+def test_the_sharding_table_in_the_docs_lists_every_collection():
+    """docs/operations.md#sharding says, for each collection, its key or why
+    it stays unsharded: a new collection must be written down there too."""
+    import re
+    from pathlib import Path
+
+    from socialsite import indexes
+
+    text = (Path(__file__).resolve().parent.parent / "docs" / "operations.md").read_text()
+    section = text.split("\n## Sharding\n", 1)[1].split("\n## ", 1)[0]
+    named = set()
+    for row in section.splitlines():
+        if row.startswith("| `"):
+            named |= set(re.findall(r"`([^`]+)`", row.split("|")[1]))
+    collections = {document._get_collection_name() for document in indexes.all_documents()}
+    assert sorted(collections - named) == []

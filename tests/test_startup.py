@@ -170,3 +170,32 @@ def test_a_process_started_on_an_unreachable_uri_logs_it():
 )
 def test_hosts_drop_credentials_database_and_options(uri, hosts):
     assert mongo.hosts(uri) == hosts
+
+
+@pytest.mark.parametrize(
+    ("version", "sharded", "refused"),
+    [((4, 4), False, True), ((5, 0), False, False), ((5, 0), True, True), ((7, 0), True, False)],
+)
+def test_a_server_too_old_for_the_pages_is_an_error_at_start_up(
+    monkeypatch, version, sharded, refused
+):
+    from socialsite import checks, mongo
+    from socialsite.middleware import StartupGuard
+
+    monkeypatch.setattr(mongo, "server_facts", lambda: (version, sharded))
+    errors = checks.server_version()
+    assert [error.id for error in errors] == (["socialsite.E007"] if refused else [])
+    if refused:
+        assert ("5.1" if sharded else "5.0") in errors[0].msg
+        with pytest.raises(Exception, match="too old"):
+            StartupGuard(lambda request: None)
+
+
+def test_the_server_facts_are_read_from_a_real_server():
+    from socialsite import mongo
+
+    facts = mongo.server_facts()
+    if mongo.is_demo():
+        assert facts is None
+    else:  # the wire server speaks as MongoDB 7.0, not a router
+        assert facts is not None and facts[0] >= (5, 0) and facts[1] is False

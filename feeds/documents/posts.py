@@ -169,7 +169,11 @@ class PostRevision(me.Document):
             # Erasure: the versions that named a person.
             {"fields": ["mentions"], "name": "mentions", "sparse": True},
         ],
+        # A post's versions stay together, and hashed, as `post`'s `_id` is:
+        # ObjectIds grow, and a ranged key would send every edit's version
+        # to the last chunk.
         "shard_key": ("post",),
+        "shard_hashed": "post",
         "auto_create_index": False,
     }
 
