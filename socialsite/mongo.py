@@ -12,8 +12,8 @@ compared with the declarations at start-up, and what is missing is logged
 (and reported by `manage.py check`, socialsite/checks.py).
 """
 
-from typing import Any
 import logging
+from typing import Any
 
 import mongoengine
 import pymongo
