@@ -12,7 +12,13 @@ from typing import Literal
 import mongoengine as me
 
 from socialsite.clock import now
-from socialsite.documents import GridChunk, GridFile, grid_chunk_meta, grid_file_meta
+from socialsite.documents import (
+    GridChunk,
+    GridFile,
+    PinnedToPrimary,
+    grid_chunk_meta,
+    grid_file_meta,
+)
 
 ROLES = ("user", "moderator", "admin", "advertiser")
 # "erasing": the person asked to be erased and the walk is under way
@@ -52,7 +58,7 @@ class StoredFilter(me.EmbeddedDocument):
 MESSAGES_FROM = ("everyone", "following", "nobody")
 
 
-class User(me.Document):
+class User(PinnedToPrimary, me.Document):
     handle = me.StringField(primary_key=True, regex=r"^[a-z0-9_]{3,30}$")
     name = me.StringField(required=True, max_length=80)
     # Lower-cased words of the name and the whole name: a prefix search on

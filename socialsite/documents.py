@@ -4,9 +4,26 @@ jobs' schedule and the marks of background work not finished yet."""
 from datetime import timedelta
 
 import mongoengine as me
+from pymongo import ReadPreference, WriteConcern
 
 
-class SessionRecord(me.Document):
+class PinnedToPrimary:
+    """A document whose reads must see the writes before them and whose
+    writes must outlive a failover, whatever the URI says (a URI may ask for
+    `readPreference=secondaryPreferred` or `w=1` for the rest of the site):
+    sessions, rate-limit counters, and the user document, which holds the
+    one-use codes and links (docs/operations.md#using-a-real-mongodb). Its
+    collection reads from the primary and writes with `w: "majority"`."""
+
+    @classmethod
+    def _get_collection(cls):
+        collection = super()._get_collection()  # type: ignore[misc]
+        return collection.with_options(
+            read_preference=ReadPreference.PRIMARY, write_concern=WriteConcern("majority")
+        )
+
+
+class SessionRecord(PinnedToPrimary, me.Document):
     """A Django session, expired by a TTL index on `expire`.
 
     `user` is the signed-in handle, so that every session of a user can be
@@ -37,7 +54,7 @@ class SessionRecord(me.Document):
     }
 
 
-class RateCounter(me.Document):
+class RateCounter(PinnedToPrimary, me.Document):
     """Hits of one (scope, key) in one fixed window; TTL-expired after it."""
 
     key = me.StringField(primary_key=True)

@@ -365,3 +365,18 @@ def test_only_the_embedded_demo_keeps_mail_and_shows_everyone_the_meter():
         answers[name] = json.loads(done.stdout.strip().splitlines()[-1])
     assert answers["demo"] == ["socialsite.mail.MailboxBackend", True]
     assert answers["real"] == ["socialsite.mail.UnsentBackend", False]
+
+
+def test_sessions_counters_and_one_use_codes_read_the_primary_and_write_by_majority():
+    """Whatever the URI asks for the rest of the site (a secondary read, w=1):
+    a code used once is gone for the next read, a counter counts every try,
+    and a session is there on the next request."""
+    from pymongo import ReadPreference
+
+    from profiles.documents import User
+    from socialsite.documents import RateCounter, SessionRecord
+
+    for document in (User, SessionRecord, RateCounter):
+        collection = document._get_collection()
+        assert collection.read_preference == ReadPreference.PRIMARY, document
+        assert collection.write_concern.document == {"w": "majority"}, document
