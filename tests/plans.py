@@ -48,7 +48,7 @@ HISTORY: dict[str, tuple[str, tuple[str, ...]]] = {
 }
 # Operations that read; a write meant for every document of an owner (remove
 # an author from a timeline, rebuild it) has to reach them all.
-READS = {"find", "aggregate", "count", "distinct"}
+READS = {"find", "aggregate", "count", "distinct", "lookup"}
 
 # What a predicate gives an index: an equality point, a list of points, a range,
 # or nothing (a filter applied to each document read).

@@ -49,6 +49,48 @@ def _pipeline_query(collection: str, pipeline: list) -> plans.Query:
     return query
 
 
+def _points(pipeline_before: list, field: str) -> int:
+    """How many values the array at `field` holds, when an earlier stage set
+    it from the pipeline's own text: a `$literal` list (its length) or a
+    `$slice` of at most n; otherwise 1 (a value from the documents)."""
+    points = 1
+    for stage in pipeline_before:
+        spec = stage.get("$addFields") or stage.get("$set") or {}
+        value = spec.get(field)
+        if isinstance(value, dict) and isinstance(value.get("$literal"), list):
+            points = max(1, len(value["$literal"]))
+        elif isinstance(value, dict) and isinstance(value.get("$slice"), list):
+            points = max(1, int(value["$slice"][-1]))
+    return points
+
+
+def lookup_queries(pipeline: list) -> list[plans.Query]:
+    """The queries a `$lookup` sends to the collection it joins, one per
+    stage (nested ones too): its sub-pipeline's leading `$match`, `$sort`
+    and `$limit`, with `foreignField` fixed by the local values (an `$in`
+    of as many points as `_points` can tell). A plain `$lookup` (no
+    sub-pipeline) is an equality on `foreignField`."""
+    found: list[plans.Query] = []
+    for position, stage in enumerate(pipeline):
+        spec = stage.get("$lookup")
+        if not isinstance(spec, dict) or "from" not in spec:
+            continue
+        inner = list(spec.get("pipeline") or [])
+        query = _pipeline_query(spec["from"], inner)
+        if "foreignField" in spec:
+            points = _points(pipeline[:position], spec["localField"])
+            local = {"$in": [f"v{n}" for n in range(points)]} if points > 1 else "v"
+            joined = {spec["foreignField"]: local}
+            query.filter = {"$and": [joined, query.filter]} if query.filter else joined
+            if not inner:
+                query.limit = 0
+        query.op = "lookup"
+        query.pipeline = None  # nothing a server could `explain` on its own
+        found.append(query)
+        found += lookup_queries(inner)
+    return found
+
+
 class Recorder:
     """Collects the queries sent while it is on, from this thread only."""
 
@@ -85,6 +127,9 @@ def install_mongomock(recorder: Recorder, monkeypatch) -> None:
 
         def method(self, *args, **kwargs):
             query = recorder.add(to_query(self.name, *args, **kwargs))
+            if query.op == "aggregate" and not getattr(recorder._local, "depth", 0):
+                for joined in lookup_queries(query.pipeline or []):
+                    recorder.add(joined)
             result = recorder.nested(original)(self, *args, **kwargs)
             if isinstance(result, cursor_class):
                 result._plan_query = query
@@ -169,7 +214,8 @@ def _from_command(command: dict) -> list[plans.Query]:
             plans.Query(collection, command.get("query", {}), op="distinct", key=command["key"])
         ]
     if name == "aggregate":
-        return [_pipeline_query(collection, command.get("pipeline", []))]
+        pipeline = command.get("pipeline", [])
+        return [_pipeline_query(collection, pipeline), *lookup_queries(pipeline)]
     if name == "findAndModify":
         return [
             plans.Query(collection, command.get("query", {}), _sort(command.get("sort")), 1, name)

@@ -588,6 +588,100 @@ def test_a_reader_of_450_authors_gets_an_index_served_news_page(recorder):
     assert plans.check(unsplit, post_indexes).problem == plans.SORT
 
 
+@pytest.mark.parametrize("model", ["cache", "month"])
+def test_a_reader_of_300_pulled_authors_gets_an_index_served_news_page(
+    model, settings, make_user, login, recorder, round_trips
+):
+    """Past 200 authors one `$lookup`'s `$in` would lose the `by_ts` order:
+    the pulled authors' posts are read in branches of 200, each in index
+    order, and the page still costs what a page costs."""
+    from feeds.documents import PulledAuthor
+    from feeds.selectors import pulled
+
+    settings.FEED_MODEL = model
+    reader = make_user("reader")
+    authors = [f"star{n:03d}" for n in range(300)]
+    t = now()
+    PulledAuthor._get_collection().insert_many(
+        [{"_id": author, "since": t - timedelta(days=1)} for author in authors]
+    )
+    FollowingEdge._get_collection().insert_many(
+        [{"_f": "reader", "_t": author, "_g": [], "state": "active"} for author in authors]
+    )
+    Post._get_collection().insert_many(
+        [
+            {
+                "by": {"id": author, "name": author},
+                "type": "status",
+                "detail": {"text": f"from {author}"},
+                "circles": [PUBLIC],
+                "ts": t - timedelta(minutes=n),
+                "removed": None,
+            }
+            for n, author in enumerate(authors)
+        ]
+    )
+    pulled.forget()
+    client = login(reader)
+    visit(client, recorder, "/feed/")  # the process reads the list (once a period)
+    assert_index_served(recorder, ["the list of pulled authors"])
+    assert len(pulled.authors()) == 300
+    recorder.queries.clear()
+    with round_trips() as counter:
+        page = visit(client, recorder, "/feed/")
+    assert "from star000" in page and "from star299" not in page  # the newest 20
+    assert_index_served(recorder, ["news page of a reader of 300 pulled authors"])
+    by_authors = [
+        q.filter["$and"][0]["by.id"]
+        for q in recorder.queries
+        if q.op == "lookup" and q.collection == "post" and "by.id" in q.filter["$and"][0]
+    ]
+    assert sorted(len(points["$in"]) for points in by_authors) == [200, 200]
+    # The session, the page (cache: one aggregate; month: its entries, then
+    # the pulled posts in one aggregate of their own).
+    assert counter.total == {"cache": 2, "month": 3}[model], counter.commands
+
+
+def test_the_checker_looks_inside_lookup_sub_pipelines():
+    from tests.query_recorder import lookup_queries
+
+    post_indexes = plans.declared_indexes(Post)
+    unindexed = [
+        {"$match": {"_id": "x"}},
+        {
+            "$lookup": {
+                "from": "post",
+                "localField": "words",
+                "foreignField": "detail.text",
+                "pipeline": [{"$match": {"circles": PUBLIC}}],
+                "as": "found",
+            }
+        },
+    ]
+    [joined] = lookup_queries(unindexed)
+    assert plans.check(joined, post_indexes).problem == plans.COLLSCAN
+    newest = [{"$sort": {"ts": -1, "_id": -1}}, {"$limit": 20}]
+    authors = [f"a{n}" for n in range(300)]
+    one_lookup = [
+        {"$addFields": {"authors": {"$literal": authors}}},
+        {
+            "$lookup": {
+                "from": "post",
+                "localField": "authors",
+                "foreignField": "by.id",
+                "pipeline": newest,
+                "as": "posts",
+            }
+        },
+    ]
+    [joined] = lookup_queries(one_lookup)
+    assert plans.check(joined, post_indexes).problem == plans.SORT
+    branch = {"$addFields": {"authors__0": {"$slice": ["$authors", 0, 200]}}}
+    one_lookup[1]["$lookup"]["localField"] = "authors__0"
+    [joined] = lookup_queries([one_lookup[0], branch, one_lookup[1]])
+    assert plans.check(joined, post_indexes).problem is None
+
+
 # --- the checker itself -------------------------------------------------------
 
 INDEXES = [

@@ -25,7 +25,9 @@ none costs nothing more. A page under `cache` reads the pulled posts in its
 one aggregate (`stages`: `$lookup`s of the reader's edges to the pulled
 authors and of those authors' posts, on the `(_t, _f)` and `by_ts`
 indexes); the other stored models, which do not take lookups, read them in
-one aggregate of their own (`read`). `merge` then puts them among the
+one aggregate of their own (`read`). Either way a reader who follows more
+than BRANCH pulled authors has their posts read in branches of BRANCH, each
+in the index's order. `merge` then puts them among the
 stored entries in (ts, id) order, each post once: a post pushed before its
 author was pulled may be in the timeline too, and is the same entry.
 """
@@ -44,6 +46,12 @@ from socialsite.cursors import Cursor, sort_key
 
 # Where `stages` puts the followed tags' posts, beside the pulled authors'.
 TAGGED = "_pull_tagged"
+# The most pulled authors one `$lookup` reads: past 200 points an `$in` no
+# longer keeps the `by_ts` index's order (the planner stops exploding it into
+# merged index scans and sorts every post of every author), so a longer list
+# is read in branches of this many, each in index order, as the read model
+# splits a long `$in` (feeds/timelines/read.py).
+BRANCH = 200
 
 # (when read, by time.monotonic(); handle -> since)
 _known: tuple[float, dict[str, datetime]] = (float("-inf"), {})
@@ -55,7 +63,10 @@ def authors() -> dict[str, datetime]:
     global _known
     read_at, known = _known
     if time.monotonic() - read_at >= settings.FEED_PULL_GRACE_SECONDS:
-        rows = PulledAuthor._get_collection().find({}, {"since": 1})
+        # A walk of the `_id` index: a short list, read whole once a period
+        # by each process, never by each page.
+        rows = PulledAuthor._get_collection().find({"_id": {"$gte": ""}}, {"since": 1})
+        rows = rows.batch_size(100_000)  # one round trip: no `getMore` past 101
         known = {row["_id"]: row["since"] for row in rows}
         _known = (time.monotonic(), known)
     return known
@@ -100,6 +111,26 @@ class Window:
                 {"$or": [{"ts": {"$gt": self.after.ts}}, {"_id": {"$gt": self.after.id}}]}
             )
         return {"$and": conditions}
+
+
+def _branches(
+    authors_field: str, count: int, window: Window, projection: dict, into: str
+) -> list[dict]:
+    """The `$lookup`s of the newest posts of the authors at `authors_field`,
+    BRANCH authors each (`count` authors at most): the first branch's posts
+    at `into`, the next ones' at `<into>__<n>`."""
+    stages: list[dict] = []
+    for n in range(max(1, -(-count // BRANCH))):
+        field = f"{authors_field}__{n}"
+        stages.append(
+            {"$addFields": {field: {"$slice": [f"${authors_field}", n * BRANCH, BRANCH]}}}
+        )
+        stages.append(_posts_lookup(field, window, projection, _branch(into, n)))
+    return stages
+
+
+def _branch(into: str, n: int) -> str:
+    return into if n == 0 else f"{into}__{n}"
 
 
 def _posts_lookup(authors_field: str, window: Window, projection: dict, into: str) -> dict:
@@ -166,7 +197,7 @@ def stages(reader: str, window: Window, into: str, projection: dict | None = Non
             {"$addFields": {"_pull_from": {"$literal": candidates}}},
             people.followed_lookup("_pull_from", reader, "_pull_edges"),
             {"$addFields": {"_pull_authors": "$_pull_edges._t"}},
-            _posts_lookup("_pull_authors", window, projection, into),
+            *_branches("_pull_authors", len(candidates), window, projection, into),
         ]
     if window.tags:
         found += _tags_lookup(reader, window, projection, TAGGED)
@@ -178,17 +209,18 @@ def read(reader: str, window: Window, projection: dict | None = None) -> list[di
     reader's edges to the pulled authors (`(_f, _t)` index) that looks
     their posts up, and one on `post` for the followed tags."""
     candidates, projection = window.candidates(), projection or card_exclusion()
-    by_authors: list[dict] = []
+    by_authors: list[list[dict]] = []
     tagged: list[dict] = []
     if candidates:
-        then = [_posts_lookup("followed", window, projection, "posts")]
-        row = people.followed_among_joined(reader, candidates, then)
-        by_authors = (row or {}).get("posts") or []
+        then = _branches("followed", len(candidates), window, projection, "posts")
+        row = people.followed_among_joined(reader, candidates, then) or {}
+        # Each branch a side of its own: it answers only down to its oldest.
+        by_authors = [row[name] or [] for name in _branch_names(row, "posts")]
     if window.tags:
         pipeline = [{"$match": {"tags": {"$in": list(window.tags)}}}]
         pipeline += _tag_pipeline(reader, window, projection)
         tagged = list(Post._get_collection().aggregate(pipeline))
-    return _combined([by_authors, tagged], window.limit)
+    return _combined([*by_authors, tagged], window.limit)
 
 
 def posts_of(row: dict, into: str, limit: int) -> list[dict] | None:
@@ -196,7 +228,12 @@ def posts_of(row: dict, into: str, limit: int) -> list[dict] | None:
     newest first; None when the row was read without them."""
     if into not in row and "_pull_from" not in row and "_pull_tags" not in row:
         return None
-    return _combined([row.get(into) or [], row.get(TAGGED) or []], limit)
+    sides = [row.get(name) or [] for name in _branch_names(row, into)]
+    return _combined([*sides, row.get(TAGGED) or []], limit)
+
+
+def _branch_names(row: dict, into: str) -> list[str]:
+    return [name for name in row if name == into or name.startswith(f"{into}__")]
 
 
 def _combined(sides: list[list[dict]], limit: int) -> list[dict]:
