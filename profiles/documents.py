@@ -294,6 +294,8 @@ class DataExport(me.Document):
     expires = me.DateTimeField()
     file = me.ObjectIdField()
     size = me.IntField(default=0)
+    # Why it failed, when the page has something to say ("too_large").
+    reason = me.StringField(default="")
 
     meta = {
         "collection": "data_export",

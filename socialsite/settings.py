@@ -212,6 +212,9 @@ RATELIMIT_ACCOUNT_DELETE = env.str("RATELIMIT_ACCOUNT_DELETE", default="5/900")
 # Export and erasure (docs/accounts.md#export-and-erasure).
 EXPORT_EVERY_HOURS = env.int("EXPORT_EVERY_HOURS", default=24)
 EXPORT_KEEP_DAYS = env.int("EXPORT_KEEP_DAYS", default=7)
+# The largest export built (the zip's bytes): past it the build stops, and
+# the export page says the account is too large to export at once.
+EXPORT_MAX_BYTES = env.int("EXPORT_MAX_BYTES", default=2 * 1024**3)
 ERASURE_BATCH = env.int("ERASURE_BATCH", default=200)
 HANDLE_HOLD_DAYS = env.int("HANDLE_HOLD_DAYS", default=30)
 

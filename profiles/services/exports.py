@@ -93,7 +93,7 @@ def export_build(export_id: ObjectId) -> bool:
             with zipfile.ZipFile(raw, "w", compression=zipfile.ZIP_DEFLATED) as archive:
                 for entry in owners.export_files():
                     with archive.open(f"{entry.name}.json", "w") as out:
-                        _write_array(out, entry.export(export.owner))
+                        _write_array(out, entry.export(export.owner), raw)
             size = raw.tell()
             raw.seek(0)
             stamp = now().strftime("%Y%m%d")
@@ -102,6 +102,11 @@ def export_build(export_id: ObjectId) -> bool:
                 filename=f"socialsite-{export.owner}-{stamp}.zip",
                 metadata={"owner": export.owner, "content_type": "application/zip"},
             )
+    except TooLarge:
+        DataExport.objects(id=export_id, state="building").update_one(
+            set__state="failed", set__reason="too_large"
+        )
+        return False
     except Exception:
         DataExport.objects(id=export_id).update_one(set__state="failed")
         raise
@@ -119,15 +124,24 @@ def export_build(export_id: ObjectId) -> bool:
     return True
 
 
-def _write_array(out: IO[bytes], records: Iterable[dict]) -> None:
-    """A JSON array, one record at a time."""
+class TooLarge(Exception):
+    """The zip passed EXPORT_MAX_BYTES: the build stops there."""
+
+
+def _write_array(out: IO[bytes], records: Iterable[dict], raw: IO[bytes]) -> None:
+    """A JSON array, one record at a time; TooLarge once the zip written so
+    far (`raw`) passes EXPORT_MAX_BYTES (checked every thousand records)."""
     out.write(b"[")
     for index, record in enumerate(records):
         if index:
             out.write(b",")
+            if index % 1000 == 0 and raw.tell() > settings.EXPORT_MAX_BYTES:
+                raise TooLarge
         out.write(b"\n")
         out.write(json.dumps(record, default=_plain, ensure_ascii=False).encode())
     out.write(b"\n]\n")
+    if raw.tell() > settings.EXPORT_MAX_BYTES:
+        raise TooLarge
 
 
 def export_file(*, handle: str, export_id: ObjectId) -> gridfs.GridOut | None:

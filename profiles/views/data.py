@@ -42,6 +42,7 @@ def export(request):
         "export": latest,
         "downloadable": downloadable,
         "keep_days": settings.EXPORT_KEEP_DAYS,
+        "max_bytes": settings.EXPORT_MAX_BYTES,
     }
     return render(request, "accounts/export.html", context, status=status)
 

@@ -142,3 +142,56 @@ def test_one_export_a_day(make_user, login):
     DataExport.objects(owner="ada").update(set__requested=now() - timedelta(hours=25))
     assert client.post("/settings/export/").status_code == 302
     assert DataExport.objects.count() == 2
+
+
+def test_an_export_of_10000_bookmarks_reads_them_in_pages(make_user, round_trips, capsys):
+    """The bookmarks are read a page of 500 at a time, each page's authors
+    with it: a person's marks are never held whole, nor one `$in` of them."""
+    from feeds.documents import Bookmark
+    from feeds.selectors.export import bookmarks_export
+
+    make_user("ada")
+    posts = [
+        {"_id": ObjectId(), "by": {"id": "bob", "name": "Bob"}, "ts": now(), "circles": []}
+        for _ in range(1000)
+    ]
+    Post._get_collection().insert_many(posts)
+    t = now()
+    Bookmark._get_collection().insert_many(
+        [{"owner": "ada", "post": ObjectId(), "ts": t - timedelta(seconds=n)} for n in range(9000)]
+        + [
+            {"owner": "ada", "post": post["_id"], "ts": t + timedelta(seconds=n)}
+            for n, post in enumerate(posts)
+        ]
+    )
+    with round_trips() as counter:
+        rows = list(bookmarks_export("ada"))
+    assert len(rows) == 10_000 and rows[0]["author"] == "bob"
+    # 20 pages of 500: each a batch of the cursor and a read of its authors.
+    assert counter.total <= 2 * 20 + 1, counter.commands
+    with capsys.disabled():
+        print(f"\nexport of 10,000 bookmarks: {counter.total} round trips")
+
+
+def test_an_export_past_its_size_cap_stops_and_says_so(make_user, login, settings):
+    settings.EXPORT_MAX_BYTES = 10
+    client = login(make_user("ada"))
+    assert client.post("/settings/export/").status_code == 302
+    export = DataExport.objects.get(owner="ada")
+    assert (export.state, export.reason) == ("failed", "too_large")
+    assert get_db()["exports.files"].count_documents({}) == 0
+    assert 'data-reason="too_large"' in client.get("/settings/export/").content.decode()
+
+
+def test_two_export_requests_at_once_build_one(make_user, settings):
+    """Two requests past the one-a-day check together: the unique partial
+    index lets one `building` export in; the other is refused."""
+    from profiles.services import exports
+
+    settings.TASKS = {"default": {"BACKEND": "django.tasks.backends.dummy.DummyBackend"}}
+    make_user("ada")
+    exports.export_request(handle="ada")
+    DataExport.objects(owner="ada").update(set__requested=now() - timedelta(hours=25))
+    with pytest.raises(exports.ExportRefused, match="being built"):
+        exports.export_request(handle="ada")  # the first is still building
+    assert DataExport.objects(owner="ada").count() == 1
