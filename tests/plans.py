@@ -167,6 +167,8 @@ def _predicate(value) -> tuple[str, int]:
     for op, arg in value.items():
         if op == "$eq":
             kind = (EQ, 1)
+        elif op == "$all" and isinstance(arg, list) and arg:
+            kind = (EQ, 1)  # the server bounds the index scan by its first element
         elif op == "$in":
             points = len(list(arg))
             kind = (EQ, 1) if points == 1 else (IN, points) if points else (NONE, 1)
