@@ -17,13 +17,13 @@ deliveries, backfills and counts keep their state in the database, and the
 sweepers finish them. This thread runs them too, every TASKS_SWEEP_SECONDS,
 once the server has called `start_sweeping` (socialsite/periodic.py,
 docs/operations.md#sweepers-run-by-themselves). The queue itself lives in
-memory, so a notification still queued then is lost; the demo's database
-goes with the process anyway, and a deployment that must keep every one
-uses `rq`.
+memory, but every task in it is marked in the database before it is queued
+(socialsite/durable.py), so a sweeper runs again what a dead process lost.
 The thread starts on the first `enqueue` in a process, so a server that
 forks after start-up (gunicorn, `manage.py demo`) runs it in the worker. A
 process that ends normally first runs what is queued (up to
-DRAIN_AT_EXIT_SECONDS): a management command from cron (`redeliver_pending`,
+DRAIN_AT_EXIT_SECONDS, within gunicorn's grace period; the sweepers finish
+the rest): a management command from cron (`redeliver_pending`,
 `rebuild_feeds`) queues its tasks here and exits, and they must not be lost.
 Results are kept for the latest RESULTS_KEPT tasks, for `get_result`.
 """
@@ -52,8 +52,12 @@ from socialsite import periodic
 log = logging.getLogger(__name__)
 
 RESULTS_KEPT = 1000
-# How long a process that is ending waits for the tasks still queued.
-DRAIN_AT_EXIT_SECONDS = 60
+# How long a process that is ending waits for the tasks still queued: within
+# gunicorn's `graceful_timeout` (10 s, socialsite/gunicorn_conf.py), after
+# which the arbiter kills the worker anyway. What is left then is not lost:
+# its marks are in the database, and the sweepers finish it
+# (docs/operations.md#durable-background-work).
+DRAIN_AT_EXIT_SECONDS = 8
 
 
 class ThreadBackend(BaseTaskBackend):
