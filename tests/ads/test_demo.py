@@ -32,6 +32,9 @@ def seeded(make_user):
     demo.seed_more(handles=["alice", "bob"], seed=42)
 
 
+@pytest.mark.mongomock_only(
+    reason="the demo's content; seeding runs through the driver in tests/test_site.py"
+)
 def test_seed_demo_runs_the_ads_demo():
     """The whole demo: the admin of moderation/demo.py manages the campaigns,
     and an advertiser logs in with the demo password."""

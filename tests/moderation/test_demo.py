@@ -4,6 +4,7 @@ of every kind, one past action, and every moderation page rendering it."""
 import re
 from io import StringIO
 
+import pytest
 from django.core.management import call_command
 
 from moderation.documents import AuditEntry, Report, ReportedItem
@@ -12,6 +13,9 @@ from profiles.documents import User
 from tests.conftest import login_client
 
 
+@pytest.mark.mongomock_only(
+    reason="the demo's content; seeding runs through the driver in tests/test_site.py"
+)
 def test_the_demo_has_moderators_and_reports():
     out = StringIO()
     call_command("seed_demo", users=60, maxfollows=10, stdout=out)

@@ -495,6 +495,9 @@ def test_signing_up_as_an_erased_handle_is_refused_for_the_hold(make_user, login
     assert re.search(r"[0-9a-f]{64}", str(get_db()["held_handle"].find_one()["_id"]))
 
 
+@pytest.mark.mongomock_only(
+    reason="a benchmark over the whole demo; the erasure tests above run through the driver"
+)
 def test_the_accounts_benchmark_erases_a_demo_person_completely(capsys):
     from benchmarks import accounts as bench
 
