@@ -91,8 +91,7 @@ def test_fanout_round_trips_grow_with_batches_not_followers(
         # The constant: insert the post, author's counter, claim, wall,
         # re-check after writing, done (6). Per batch (the author joins the
         # first): read a page of followers, filter active readers, write (3).
-        # And the mentions' task, durable: its mark written and deleted (2).
-        assert c.total == 6 + 3 * math.ceil(250 / batch) + 2, c.commands
+        assert c.total == 6 + 3 * math.ceil(250 / batch), c.commands
         assert "getMore" not in c.commands
     assert entries_of(post.id, ["fan00000", "fan00249", "star"]) == {
         "fan00000": 1,
@@ -122,10 +121,9 @@ def test_a_pulled_authors_post_costs_the_same_whatever_their_followers(
     )
     with round_trips() as pushed:
         services.post_create(author=star, type="status", detail={"text": "a"}, circles=[PUBLIC])
-    # Pushed in 4 batches, then the mark (1), and the mentions' task's mark
-    # (2). Through a driver a batch's bulk write under `size` may be two
-    # commands (closing buckets, opening one).
-    assert 6 + 3 * 4 + 1 + 2 <= pushed.total <= 6 + 4 * 4 + 1 + 2, pushed.commands
+    # Pushed in 4 batches, then the mark (1). Through a driver a batch's bulk
+    # write under `size` may be two commands (closing buckets, opening one).
+    assert 6 + 3 * 4 + 1 <= pushed.total <= 6 + 4 * 4 + 1, pushed.commands
     # Past the grace, every process has read the mark.
     PulledAuthor.objects(handle="star").update_one(set__since=EPOCH)
     with round_trips() as pulled:
@@ -133,9 +131,8 @@ def test_a_pulled_authors_post_costs_the_same_whatever_their_followers(
             author=star, type="status", detail={"text": "b"}, circles=[PUBLIC]
         )
     # The constant (6), this process reading the list again after its mark
-    # (1), and the author's own news: filter, write (2); the mentions' task's
-    # mark, written and deleted (2).
-    assert pulled.total == 6 + 1 + 2 + 2, pulled.commands
+    # (1), and the author's own news: filter, write (2).
+    assert pulled.total == 6 + 1 + 2, pulled.commands
     assert Post.objects.get(id=post.id).delivery.readers == 1
     assert entries_of(post.id, ["fan00000", "fan00999", "star"]) == {
         "fan00000": 0,
