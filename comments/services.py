@@ -29,7 +29,7 @@ from feeds.services import mentions
 from feeds.services import posts as post_services
 from profiles import selectors as people
 from profiles.documents import User
-from socialsite import events
+from socialsite import events, owners
 
 
 class CommentRefused(Exception):
@@ -244,11 +244,13 @@ def comments_erase_author(handle: str, limit: int) -> int:
     for discussion_id, slug in keys:
         for store in stores:
             store.erase_author(discussion_id, slug)
+        owners.lease_keep()  # a write per store per comment: the walk is alive
     ledger.anonymize(handle, keys)
     if not keys:  # then others' comments that mention them
         keys = sorted({key for store in stores for key in store.mentioning(handle, limit)})
         for discussion_id, slug in keys:
             _unmention(stores, discussion_id, slug, handle)
+            owners.lease_keep()
     # The posts' previews, rewritten here in the walk, not by a task: a task
     # lost after the walk ended would leave their name and words under others'
     # posts (the walk is itself the background, and its verification reads

@@ -8,6 +8,7 @@ from bson import ObjectId
 
 from feeds.services.mentions import unmention
 from messaging.services import _buckets, _conversations, _keys, _preview
+from socialsite import owners
 
 # --- moderation -------------------------------------------------------------------
 
@@ -59,25 +60,39 @@ def message_restore(
 
 
 def messages_erase(handle: str, limit: int) -> int:
-    """Erasure (docs/accounts.md#erasure), up to `limit` of the person's
-    conversations at a time: their messages become "[deleted account]"
-    placeholders in the others' conversations, they leave each one (its key
-    goes: it names them), and a conversation nobody is left in goes whole.
-    Returns how many conversations were done."""
+    """Erasure (docs/accounts.md#erasure), about `limit` writes at a time
+    (one per bucket, so a long conversation takes several batches): their
+    messages become "[deleted account]" placeholders in the others'
+    conversations, they leave each one (its key goes: it names them) once all
+    of its buckets are done, and a conversation nobody is left in goes whole.
+    Returns the writes made (0: nothing named them)."""
     rows = list(
         _conversations()
         .find({"everyone": handle}, {"active": 1, "unread": 1, "members": 1})
         .limit(limit)
     )
+    work = 0
     for row in rows:
+        if work >= limit:
+            break
         conversation_id = row["_id"]
-        _keys().delete_many({"conversation": conversation_id})
         remaining = [h for h in row.get("active") or () if h != handle]
+        if remaining:
+            budget = limit - work
+            blanked = _own_messages_blank(
+                conversation_id=conversation_id, handle=handle, limit=budget
+            )
+            work += blanked
+            if blanked >= budget:
+                # More of their buckets may be left: the next batch finds this
+                # conversation again (they are still in `everyone`) and goes on.
+                break
+        _keys().delete_many({"conversation": conversation_id})
+        work += 1
         if not remaining:
             _buckets().delete_many({"conversation": conversation_id})
             _conversations().delete_one({"_id": conversation_id})
             continue
-        _own_messages_blank(conversation_id=conversation_id, handle=handle)
         seats = [i for i, m in enumerate(row.get("members") or ()) if m.get("h") == handle]
         _conversations().update_one(
             {"_id": conversation_id},
@@ -96,18 +111,25 @@ def messages_erase(handle: str, limit: int) -> int:
         _conversations().update_one(
             {"_id": conversation_id, "started_by": handle}, {"$set": {"started_by": ""}}
         )
-    return len(rows)
+    return work
 
 
-def _own_messages_blank(*, conversation_id: ObjectId, handle: str) -> None:
+def _own_messages_blank(*, conversation_id: ObjectId, handle: str, limit: int) -> int:
     """The person's messages in one conversation become placeholders: one
-    update per bucket, naming each message by its index. A bucket's messages
-    are only ever appended, never moved or removed, so an index read here
-    names the same message in the write; the filter checks it still does.
+    update per bucket, naming each message by its index, at most `limit`
+    buckets (returns how many). A bucket's messages are only ever appended,
+    never moved or removed, so an index read here names the same message in
+    the write; the filter checks it still does. A blanked bucket no longer
+    matches `messages.by`, so the next call starts where this one stopped.
     The handles they mentioned go with their words."""
-    for bucket in _buckets().find(
-        {"conversation": conversation_id, "messages.by": handle},
-        {"bucket": 1, "messages._id": 1, "messages.by": 1},
+    done = 0
+    for bucket in (
+        _buckets()
+        .find(
+            {"conversation": conversation_id, "messages.by": handle},
+            {"bucket": 1, "messages._id": 1, "messages.by": 1},
+        )
+        .limit(limit)
     ):
         mine = [
             (index, message["_id"])
@@ -129,6 +151,9 @@ def _own_messages_blank(*, conversation_id: ObjectId, handle: str) -> None:
             },
             {"$set": blank, "$unset": {f"messages.{index}.mentions": "" for index, _ in mine}},
         )
+        done += 1
+        owners.lease_keep()
+    return done
 
 
 def messages_unmention(handle: str, limit: int) -> int:

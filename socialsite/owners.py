@@ -12,9 +12,12 @@ dependency still points down). A collection that names no one says so with
 one cannot be forgotten.
 
 `erase(handle, limit)` does at most about `limit` documents' worth of work
-and returns how many it changed; the walk calls it until it returns 0. It
-must be safe to run again from the start after a crash (queries by the
-person, so what is done no longer matches).
+(writes, not people or conversations: a conversation of a thousand buckets
+is many batches) and returns how many it changed; the walk calls it until it
+returns 0. It must be safe to run again from the start after a crash
+(queries by the person, so what is done no longer matches). An eraser whose
+batch can run long calls `lease_keep()` between its writes: the walk then
+tells the sweeper it is alive, so no second walk starts beside it.
 
 Exports are registered the same way, one JSON file each: `export(handle)`
 returns the file's records, only what the person owns or wrote, with other
@@ -22,6 +25,8 @@ people named by handle alone.
 """
 
 from collections.abc import Callable, Iterable
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 
 from django.apps import apps
@@ -64,6 +69,26 @@ def owned(
     if not fields and not why:
         raise ValueError(f"{collection}: say why no field names a person")
     _OWNED[collection] = Owned(collection, tuple(fields), erase, app, why)
+
+
+_LEASE: ContextVar[Callable[[], None] | None] = ContextVar("erasure_lease", default=None)
+
+
+@contextmanager
+def lease_kept(refresh: Callable[[], None]):
+    """While the walk runs an eraser: `lease_keep()` calls `refresh`."""
+    token = _LEASE.set(refresh)
+    try:
+        yield
+    finally:
+        _LEASE.reset(token)
+
+
+def lease_keep() -> None:
+    """An eraser's "still working" inside a long batch; nothing outside a walk."""
+    refresh = _LEASE.get()
+    if refresh is not None:
+        refresh()
 
 
 def exported(name: str, *, app: str, export: Exporter) -> None:

@@ -5,8 +5,8 @@ The suite runs on mongomock by default. With MONGODB_TEST_URI set it runs
 against that server instead (database MONGODB_TEST_DB, default
 "socialsite_test", emptied before every test). `./scripts/test` runs it both
 ways; tests marked `mongomock_only` or `mongoeco_gap` are skipped where they
-cannot run, and tests marked `no_test_db` run in the first pass only (see
-`pytest_collection_modifyitems`).
+cannot run; tests marked `no_test_db`, and modules not in THROUGH_THE_DRIVER,
+run in the first pass only (see `pytest_collection_modifyitems`).
 """
 
 import os
@@ -22,6 +22,102 @@ from socialsite import indexes, mongo, roundtrips
 
 PASSWORD = "correct horse battery"
 
+# The modules scripts/test's second pass runs through the real driver: the
+# tests written about the database (stores, fan-out, the read models and
+# their parity, round-trip budgets, query plans, races at unique indexes and
+# bucket boundaries, size limits, shard keys, erasure and export, durable
+# work, counters). The other modules test what features and pages do; their
+# reads and writes are the services' and selectors' that these send, so they
+# run on mongomock only (pass 1). A new test about the database goes in a
+# module listed here. docs/testing.md#pass-2-what-the-real-driver-checks.
+THROUGH_THE_DRIVER = frozenset(
+    {
+        "tests/ads/test_caps.py",
+        "tests/ads/test_indexes_and_shards.py",
+        "tests/ads/test_offers.py",
+        "tests/ads/test_pacing.py",
+        "tests/ads/test_report.py",
+        "tests/comments/test_buckets.py",
+        "tests/comments/test_convert_comments.py",
+        "tests/comments/test_real_indexes.py",
+        "tests/comments/test_real_limits.py",
+        "tests/comments/test_real_shard_keys.py",
+        "tests/comments/test_shadow_stores.py",
+        "tests/comments/test_stores.py",
+        "tests/comments/test_votes.py",
+        "tests/feeds/test_commands.py",
+        "tests/feeds/test_counts.py",
+        "tests/feeds/test_fanout.py",
+        "tests/feeds/test_followed_tags_blockers.py",
+        "tests/feeds/test_page_budgets.py",
+        "tests/feeds/test_parity.py",
+        "tests/feeds/test_privacy_reads.py",
+        "tests/feeds/test_pulled.py",
+        "tests/feeds/test_real_limits.py",
+        "tests/feeds/test_real_races.py",
+        "tests/feeds/test_real_time.py",
+        "tests/feeds/test_shadow_models.py",
+        "tests/feeds/test_trends.py",
+        "tests/feeds/test_write_budgets.py",
+        "tests/messaging/test_conversations.py",
+        "tests/messaging/test_erasure_mentions.py",
+        "tests/messaging/test_rules.py",
+        "tests/notifications/test_buckets.py",
+        "tests/notifications/test_counts.py",
+        "tests/notifications/test_notify.py",
+        "tests/profiles/test_erasure.py",
+        "tests/profiles/test_export.py",
+        "tests/profiles/test_graph.py",
+        "tests/profiles/test_search.py",
+        "tests/socialsite/test_durable.py",
+        "tests/socialsite/test_indexes_schema.py",
+        "tests/socialsite/test_periodic.py",
+        "tests/socialsite/test_thread_backend.py",
+        "tests/test_query_plans.py",
+        "tests/test_request_timeout.py",
+        "tests/test_roundtrips.py",
+        "tests/test_shard_plan.py",
+        "tests/test_site.py",
+        "tests/test_startup.py",
+        "tests/test_worker.py",
+    }
+)
+# The timeline models' queries differ, linking and embedding less: through
+# the driver each model runs once, linking under read and month, embedding
+# under cache and size (pass 1 runs all eight).
+_DRIVER_VARIANTS = {("read", False), ("month", False), ("cache", True), ("size", True)}
+_MODELS = frozenset({"read", "cache", "month", "size"})
+
+
+def _model_variant(item) -> tuple[str, bool] | None:
+    """(model, embed) of a test parametrized by both, however it names them."""
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    model = embed = None
+    for name, value in params.items():
+        if isinstance(value, tuple) and len(value) == 2 and value[0] in _MODELS:
+            model, embed = value[0], bool(value[1])
+        elif isinstance(value, str) and value in _MODELS:
+            model = value
+        elif name == "embed" and isinstance(value, bool):
+            embed = value
+    return (model, embed) if model is not None and embed is not None else None
+
+
+def _in_second_pass(item) -> bool:
+    if item.nodeid.split("::")[0] not in THROUGH_THE_DRIVER:
+        return False
+    variant = _model_variant(item)
+    return variant is None or variant in _DRIVER_VARIANTS
+
+
+def sized(embedded: int, server: int) -> int:
+    """How much data a test writes: `embedded` on mongomock (pass 1), the
+    smaller `server` through a driver (pass 2), where each document costs the
+    wire server milliseconds. What the test checks does not depend on the
+    figure (a round-trip count in pages, a race at bucket boundaries); pass 1
+    keeps the large one. docs/testing.md#what-keeps-pass-2-short."""
+    return embedded if mongo.is_demo() else server
+
 
 def pytest_collection_modifyitems(config, items):
     """Skip marked tests where they cannot run, with their reason in the summary.
@@ -32,9 +128,16 @@ def pytest_collection_modifyitems(config, items):
     `no_test_db(reason=...)`: in scripts/test's second pass (SOCIALSITE_SECOND_PASS=1),
     for tests whose work runs in other processes that never open the test
     database: the driver path adds nothing to them, and pass 1 ran them.
+    The second pass runs only the modules in THROUGH_THE_DRIVER (each timeline
+    model once there).
     """
     on_mongoeco = None
     second_pass = os.environ.get("SOCIALSITE_SECOND_PASS") == "1" and not mongo.is_demo()
+    if second_pass:
+        left = [item for item in items if not _in_second_pass(item)]
+        if left:
+            config.hook.pytest_deselected(items=left)
+            items[:] = [item for item in items if _in_second_pass(item)]
     for item in items:
         if second_pass and (marker := item.get_closest_marker("no_test_db")) is not None:
             reason = marker.kwargs.get("reason") or (marker.args[0] if marker.args else "")

@@ -14,6 +14,7 @@ import hashlib
 import hmac
 import logging
 from datetime import timedelta
+from time import monotonic
 
 from django.conf import settings
 from pymongo.collection import Collection
@@ -26,6 +27,9 @@ from socialsite.sessions import end_sessions_of
 log = logging.getLogger(__name__)
 # The erasure's own job: it names the person until the walk's very end.
 JOBS = "erasure"
+# How often a long batch tells the sweeper it is alive: well inside the
+# sweeper's stalled-walk age (accounts_sweep), a write per that many seconds.
+LEASE_REFRESH_SECONDS = 10
 
 
 def handle_digest(handle: str) -> str:
@@ -97,15 +101,27 @@ def erasure_run(handle: str, *, batch: int | None = None) -> bool:
 
 def _erase_all(entry: owners.Owned, handle: str, batch: int, jobs: Collection) -> int:
     """Run one eraser until it has nothing left, the job's place and beat
-    saved after each batch (a crash in the next one repeats it). Batches."""
+    saved after each batch (a crash in the next one repeats it). Inside a
+    long batch the eraser's `owners.lease_keep()` refreshes the beat, at most
+    every LEASE_REFRESH_SECONDS, so the sweeper never takes a live walk for a
+    dead one. Returns the batches run."""
     assert entry.erase is not None  # erasers() lists only the entries that have one
+    last_beat = [monotonic()]
+
+    def refresh() -> None:
+        if monotonic() - last_beat[0] >= LEASE_REFRESH_SECONDS:
+            jobs.update_one({"_id": handle}, {"$set": {"beat": now()}})
+            last_beat[0] = monotonic()
+
     batches = 0
-    while True:
-        changed = entry.erase(handle, batch)
-        batches += 1
-        jobs.update_one({"_id": handle}, {"$set": {"step": entry.collection, "beat": now()}})
-        if not changed:
-            return batches
+    with owners.lease_kept(refresh):
+        while True:
+            changed = entry.erase(handle, batch)
+            batches += 1
+            jobs.update_one({"_id": handle}, {"$set": {"step": entry.collection, "beat": now()}})
+            last_beat[0] = monotonic()
+            if not changed:
+                return batches
 
 
 def erasures_stalled(*, older_than_seconds: int) -> list[str]:

@@ -192,3 +192,62 @@ def test_export_lists_ones_own_messages_and_erasure_leaves_placeholders(cast):
     # The one-to-one is bob's alone now: still his, without ann.
     assert [m["h"] for m in selectors.conversation_page(pair, fresh("bob")).members] == []
     assert ConversationKey.objects.count() == 0
+
+
+def test_erasure_batches_are_bounded_by_writes_and_keep_the_walks_lease(
+    cast, settings, monkeypatch
+):
+    """A long conversation is many batches, each at most `limit` bucket
+    writes; the person leaves it only when every bucket is done, and each
+    write tells the walk it is alive (owners.lease_keep)."""
+    ann, bob, _cyd = cast
+    settings.MESSAGES_BUCKET_SIZE = 2
+    group = services.conversation_start(sender=ann, to=["bob", "cyd"], text="ann 0")
+    for n in range(1, 6):
+        services.message_send(conversation_id=group, sender=bob, text=f"bob {n}")
+        services.message_send(conversation_id=group, sender=ann, text=f"ann {n}")
+    assert MessageBucket.objects(conversation=group, messages__by="ann").count() == 6
+    beats = []
+    monkeypatch.setattr(removals.owners, "lease_keep", lambda: beats.append(1))
+    batches = []
+    while done := removals.messages_erase("ann", 2):
+        batches.append(done)
+        assert MessageBucket.objects(conversation=group, messages__by="ann").count() == max(
+            0, 6 - 2 * len(batches)
+        )
+    # Three batches of two bucket writes, then the leaving (keys, seat, preview).
+    assert batches == [2, 2, 2, 1]
+    assert len(beats) == 6
+    stored = str(Conversation._get_collection().find_one({"_id": group}))
+    assert "ann" not in stored and "'bob'" in stored
+    page = selectors.conversation_page(group, fresh("bob"))
+    assert [m.shown_text for m in page.messages].count("[deleted]") == 6
+
+
+def test_a_long_batch_refreshes_the_erasure_jobs_beat(monkeypatch):
+    from datetime import timedelta
+
+    from profiles.documents import ErasureJob
+    from profiles.services import erasure
+    from socialsite import owners
+    from socialsite.clock import now
+
+    old = now() - timedelta(hours=1)
+    ErasureJob._get_collection().insert_one({"_id": "zed", "step": "", "beat": old, "runs": 1})
+    seen = []
+
+    def slow_eraser(handle: str, limit: int) -> int:
+        if seen:
+            return 0
+        seen.append(erasure.erasures_stalled(older_than_seconds=60))
+        owners.lease_keep()  # mid-batch: the job's beat moves on
+        seen.append(erasure.erasures_stalled(older_than_seconds=60))
+        return 1
+
+    monkeypatch.setattr(erasure, "LEASE_REFRESH_SECONDS", 0)
+    entry = owners.Owned("conversation", ("everyone",), slow_eraser, "messaging")
+    erasure._erase_all(entry, "zed", 10, ErasureJob._get_collection())
+    # Stalled an hour before the refresh, alive after it: no sweeper restarts it.
+    assert seen == [["zed"], []]
+    # Outside a walk the call does nothing.
+    owners.lease_keep()
