@@ -23,13 +23,18 @@ def free_port() -> int:
 
 
 def start(
-    args: list[str], *, env: dict, logs: Path, timeout: float
+    args: list[str], *, env: dict, logs: Path, timeout: float, run_script: bool = False
 ) -> tuple[subprocess.Popen, int]:
     """`manage.py demo 127.0.0.1:<free port> <args>` with `env` over this
     process's environment, stdout and stderr in `logs`; returns once
-    `/healthz` answers 200. RuntimeError if it exits or takes over `timeout` s."""
+    `/healthz` answers 200. RuntimeError if it exits or takes over `timeout` s.
+    `run_script`: the README's first command instead, `./scripts/run` (with
+    ADDRPORT; `args` are then not used: its environment says the rest)."""
     port = free_port()
     command = [sys.executable, str(ROOT / "manage.py"), "demo", f"127.0.0.1:{port}", *args]
+    if run_script:
+        command = ["bash", str(ROOT / "scripts" / "run")]
+        env = {**env, "ADDRPORT": f"127.0.0.1:{port}"}
     with (logs / "stdout").open("w") as out, (logs / "stderr").open("w") as err:
         server = subprocess.Popen(  # noqa: S603 (our own interpreter and manage.py)
             command,
@@ -42,7 +47,7 @@ def start(
     deadline = time.monotonic() + timeout
     while not _healthy(port):
         if server.poll() is not None:
-            raise RuntimeError(f"manage.py demo exited with {server.returncode}; see {logs}")
+            raise RuntimeError(f"{command[1]} exited with {server.returncode}; see {logs}")
         if time.monotonic() > deadline:
             stop(server)
             raise RuntimeError(f"the demo server did not start in {timeout} s; see {logs}")

@@ -1,6 +1,15 @@
 from django.urls import path
 
-from profiles.views import accounts, data, filters, people, recovery, sessions, twofactor
+from profiles.views import (
+    accounts,
+    data,
+    filters,
+    people,
+    recovery,
+    sessions,
+    settings_index,
+    twofactor,
+)
 
 app_name = "profiles"
 
@@ -9,6 +18,7 @@ urlpatterns = [
     path("accounts/login/", accounts.login, name="login"),
     path("accounts/login/2fa/", twofactor.login_2fa, name="login_2fa"),
     path("accounts/logout/", accounts.logout, name="logout"),
+    path("settings/", settings_index.settings_index, name="settings"),
     path("settings/profile/", people.profile_edit, name="profile_edit"),
     path("settings/password/", accounts.password_change, name="password_change"),
     path("settings/email/", recovery.email, name="email"),

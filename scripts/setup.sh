@@ -57,15 +57,32 @@ if [ "${#apt_packages[@]}" -gt 0 ]; then
   apt_pid=$!
 fi
 
-stamp=.venv/.installed-$(sha1sum pyproject.toml | cut -c1-12)
-if [ ! -f "$stamp" ]; then
-  echo "setup: installing the project and its dev tools into .venv" >&2
+# scripts/run needs the site's packages only; scripts/test (SETUP_DEV=1) adds
+# the test tools. A .venv with the tools serves the site too.
+hash=$(sha1sum pyproject.toml | cut -c1-12)
+if [ "${SETUP_DEV:-0}" = "1" ]; then
+  wanted=(".venv/.installed-$hash-dev")
+  spec=".[dev]"
+  imports="import django, mongoengine, mongomock, gunicorn, pytest, playwright, xdist"
+else
+  wanted=(".venv/.installed-$hash-dev" ".venv/.installed-$hash-site")
+  spec="."
+  imports="import django, mongoengine, mongomock, gunicorn"
+fi
+installed=""
+for stamp in "${wanted[@]}"; do [ -f "$stamp" ] && installed=1; done
+if [ -z "$installed" ]; then
+  echo "setup: installing the project$([ "$spec" = "." ] || echo " and its dev tools") into .venv" >&2
   .venv/bin/python -m pip install -q --upgrade pip >/dev/null 2>&1 || true
-  PYTHONWARNINGS=ignore .venv/bin/python -m pip install -q -e ".[dev]" 2>&1 | grep -v "^WARNING: Location" >&2 || true
-  .venv/bin/python -c "import django, mongoengine, mongomock, pytest, playwright, xdist" \
+  PYTHONWARNINGS=ignore .venv/bin/python -m pip install -q -e "$spec" 2>&1 | grep -v "^WARNING: Location" >&2 || true
+  .venv/bin/python -c "$imports" \
     || { echo "setup: installing Python packages failed" >&2; exit 1; }
-  rm -f .venv/.installed-*
-  touch "$stamp"
+  if [ "${SETUP_DEV:-0}" = "1" ]; then
+    rm -f .venv/.installed-*
+  else
+    rm -f .venv/.installed-*-site
+  fi
+  touch "${wanted[-1]}"
 fi
 
 if [ -n "$apt_pid" ] && ! wait "$apt_pid"; then

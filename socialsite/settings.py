@@ -27,16 +27,49 @@ environ.Env.read_env(BASE_DIR / ".env", overwrite=False)
 DEBUG = env.bool("DEBUG", default=False)
 # Under pytest the suite runs on mongomock, or on a real server from MONGODB_TEST_URI.
 TESTING = "pytest" in sys.modules
+# A checkout's own key, made on first use (docs/operations.md#the-secret-key):
+# `./scripts/run` and every `manage.py` command work in a checkout with
+# nothing set, and the key stays out of the repository (.gitignore).
+LOCAL_SECRET_KEY_FILE = BASE_DIR / ".secret_key"
+
+
+def _local_secret_key() -> str:
+    """The checkout's key, made once (0600) by the first process that needs
+    it; "" outside a checkout (an installed package): there SECRET_KEY must
+    be set."""
+    if not (BASE_DIR / "manage.py").is_file():
+        return ""
+    if not LOCAL_SECRET_KEY_FILE.is_file():
+        import os
+        import secrets
+
+        try:
+            # O_EXCL: two processes starting at once keep the first one's key.
+            fd = os.open(LOCAL_SECRET_KEY_FILE, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            pass
+        except OSError:
+            return ""  # a read-only checkout: SECRET_KEY must be set
+        else:
+            with os.fdopen(fd, "w") as out:
+                out.write(secrets.token_urlsafe(50) + "\n")
+    return LOCAL_SECRET_KEY_FILE.read_text().strip()
+
+
 SECRET_KEY = env.str(
     "SECRET_KEY",
     default="dev-only-insecure-key-change-me-0123456789abcdefghijklmnopqrstuvwxyz"
-    if DEBUG or TESTING
+    if TESTING
     else "",
 )
 if not SECRET_KEY:
+    SECRET_KEY = _local_secret_key()
+if not SECRET_KEY:
     from django.core.exceptions import ImproperlyConfigured
 
-    raise ImproperlyConfigured("SECRET_KEY must be set when DEBUG is false.")
+    raise ImproperlyConfigured(
+        "SECRET_KEY must be set: an installed site has no checkout to keep one in."
+    )
 ALLOWED_HOSTS = env.list(
     "ALLOWED_HOSTS", default=["localhost", "127.0.0.1", "[::1]", "testserver"]
 )

@@ -5,8 +5,9 @@ The suite runs on mongomock by default. With MONGODB_TEST_URI set it runs
 against that server instead (database MONGODB_TEST_DB, default
 "socialsite_test", emptied before every test). `./scripts/test` runs it both
 ways; tests marked `mongomock_only` or `mongoeco_gap` are skipped where they
-cannot run; tests marked `no_test_db`, and modules not in THROUGH_THE_DRIVER,
-run in the first pass only (see `pytest_collection_modifyitems`).
+cannot run; each test runs in one pass: the modules in THROUGH_THE_DRIVER in
+the second, the rest (and what markers keep from the second) in the first
+(see `pytest_collection_modifyitems`).
 """
 
 import os
@@ -23,13 +24,15 @@ from socialsite import indexes, mongo, roundtrips
 PASSWORD = "correct horse battery"
 
 # The modules scripts/test's second pass runs through the real driver: the
-# tests written about the database (stores, fan-out, the read models and
-# their parity, round-trip budgets, query plans, races at unique indexes and
-# bucket boundaries, size limits, shard keys, erasure and export, durable
-# work, counters). The other modules test what features and pages do; their
-# reads and writes are the services' and selectors' that these send, so they
-# run on mongomock only (pass 1). A new test about the database goes in a
-# module listed here. docs/testing.md#pass-2-what-the-real-driver-checks.
+# tests of what only a real server can get wrong, or mongomock hides (DESIGN
+# of the project: docs/testing.md#two-passes): round trips (batches and
+# `getMore`), query plans (`explain`), races at unique indexes and bucket
+# boundaries (E11000), size limits and shard keys, BSON dates, GridFS,
+# durable work, counters under concurrent writes, TTL and the start-up
+# checks. scripts/test runs each test once: these through the driver, the
+# rest (what features and pages do, whose reads and writes are the same
+# services' and selectors') on mongomock in pass 1. A new test of that kind
+# goes in a listed module.
 THROUGH_THE_DRIVER = frozenset(
     {
         "tests/ads/test_caps.py",
@@ -42,22 +45,13 @@ THROUGH_THE_DRIVER = frozenset(
         "tests/comments/test_real_indexes.py",
         "tests/comments/test_real_limits.py",
         "tests/comments/test_real_shard_keys.py",
-        "tests/comments/test_shadow_stores.py",
         "tests/comments/test_stores.py",
         "tests/comments/test_votes.py",
-        "tests/feeds/test_commands.py",
-        "tests/feeds/test_counts.py",
         "tests/feeds/test_fanout.py",
-        "tests/feeds/test_followed_tags_blockers.py",
         "tests/feeds/test_page_budgets.py",
-        "tests/feeds/test_parity.py",
-        "tests/feeds/test_privacy_reads.py",
-        "tests/feeds/test_pulled.py",
         "tests/feeds/test_real_limits.py",
         "tests/feeds/test_real_races.py",
         "tests/feeds/test_real_time.py",
-        "tests/feeds/test_shadow_models.py",
-        "tests/feeds/test_trends.py",
         "tests/feeds/test_write_budgets.py",
         "tests/messaging/test_conversations.py",
         "tests/messaging/test_erasure_mentions.py",
@@ -65,7 +59,6 @@ THROUGH_THE_DRIVER = frozenset(
         "tests/notifications/test_buckets.py",
         "tests/notifications/test_counts.py",
         "tests/notifications/test_notify.py",
-        "tests/profiles/test_erasure.py",
         "tests/profiles/test_export.py",
         "tests/profiles/test_graph.py",
         "tests/profiles/test_search.py",
@@ -103,6 +96,15 @@ def _model_variant(item) -> tuple[str, bool] | None:
     return (model, embed) if model is not None and embed is not None else None
 
 
+def _run_by_second_pass(item) -> bool:
+    """Whether scripts/test's pass 2 runs `item` (and pass 1 leaves it):
+    listed, its model's variant, and not skipped there by a marker."""
+    markers = ("mongomock_only", "mongoeco_gap", "no_test_db")
+    if any(item.get_closest_marker(name) is not None for name in markers):
+        return False
+    return _in_second_pass(item)
+
+
 def _in_second_pass(item) -> bool:
     if item.nodeid.split("::")[0] not in THROUGH_THE_DRIVER:
         return False
@@ -129,7 +131,8 @@ def pytest_collection_modifyitems(config, items):
     for tests whose work runs in other processes that never open the test
     database: the driver path adds nothing to them, and pass 1 ran them.
     The second pass runs only the modules in THROUGH_THE_DRIVER (each timeline
-    model once there).
+    model once there); the first (SOCIALSITE_FIRST_PASS=1) leaves out what the
+    second runs. Without either variable every test runs.
     """
     on_mongoeco = None
     second_pass = os.environ.get("SOCIALSITE_SECOND_PASS") == "1" and not mongo.is_demo()
@@ -138,6 +141,12 @@ def pytest_collection_modifyitems(config, items):
         if left:
             config.hook.pytest_deselected(items=left)
             items[:] = [item for item in items if _in_second_pass(item)]
+    elif os.environ.get("SOCIALSITE_FIRST_PASS") == "1" and mongo.is_demo():
+        # scripts/test's pass 1, beside pass 2: what pass 2 runs is not run twice.
+        taken = [item for item in items if _run_by_second_pass(item)]
+        if taken:
+            config.hook.pytest_deselected(items=taken)
+            items[:] = [item for item in items if not _run_by_second_pass(item)]
     for item in items:
         if second_pass and (marker := item.get_closest_marker("no_test_db")) is not None:
             reason = marker.kwargs.get("reason") or (marker.args[0] if marker.args else "")

@@ -1,15 +1,19 @@
-"""`manage.py demo` (what scripts/run starts) serves the seeded site with
-gunicorn: pages, static files in both DEBUG modes, one log line per request."""
+"""The README's first command (`./scripts/run`, which starts `manage.py demo`)
+serves the seeded site with gunicorn as a visitor meets a production site:
+DEBUG off, the site's own error pages, its static files, one log line per
+request; and `manage.py demo` with DEBUG on."""
 
 import http.client
 import json
 import re
 import time
+from urllib.parse import urlencode
 
 import pytest
 from django.core.management.base import CommandError
 
 from benchmarks import demo_server as demo
+from profiles.demo import DEMO_PASSWORD
 from socialsite.management.commands.demo import parse_addrport
 
 pytestmark = pytest.mark.no_test_db(
@@ -28,21 +32,26 @@ def get(port: int, path: str) -> http.client.HTTPResponse:
     return response
 
 
-@pytest.fixture(scope="module", params=["debug", "production"])
+@pytest.fixture(scope="module", params=["debug", "readme"])
 def demo_server(request, tmp_path_factory):
-    """`manage.py demo` on a free port, in demo mode, with DEBUG on or off:
-    one server per mode for the whole module."""
+    """In demo mode, one server per mode for the whole module: `manage.py
+    demo` with DEBUG on, and `./scripts/run` as the README gives it, with
+    nothing set but its address, a small demo and where static files go."""
     tmp_path = tmp_path_factory.mktemp(request.param)
-    env = {"MONGODB_URI": "", "DEBUG": "true"}
-    if request.param == "production":
-        env |= {
-            "DEBUG": "false",
-            "SECRET_KEY": "run-command-test-" + "k" * 40,
-            "STATIC_ROOT": str(tmp_path / "static"),
-            "SECURE_SSL_REDIRECT": "false",  # plain http on the loopback
-        }
+    env = {"MONGODB_URI": "", "DEMO_USERS": "20"}
+    if request.param == "debug":
+        env |= {"DEBUG": "true"}
+    else:
+        # Unset as on a new machine ("" reads as unset in settings and scripts/run).
+        env |= {"DEBUG": "", "SECRET_KEY": "", "STATIC_ROOT": str(tmp_path / "static")}
     try:
-        server, port = demo.start(["--users", "20"], env=env, logs=tmp_path, timeout=START_TIMEOUT)
+        server, port = demo.start(
+            ["--users", "20"],
+            env=env,
+            logs=tmp_path,
+            timeout=START_TIMEOUT,
+            run_script=request.param == "readme",
+        )
     except RuntimeError as exc:
         pytest.fail(str(exc))
     try:
@@ -95,6 +104,72 @@ def test_health_checks_keep_one_connection_alive(demo_server):
         assert response.getheader("Connection", "").lower() != "close"
     assert connection.sock is socket_used, "one connection throughout"
     connection.close()
+
+
+def test_the_readme_command_answers_the_sites_own_error_pages(demo_server):
+    """A removed post, an unknown person and a bad page cursor: the site's own
+    404 page (its header, a sentence, a way home), never Django's debug page."""
+    mode, port, _, _ = demo_server
+    if mode != "readme":
+        pytest.skip("DEBUG on shows Django's debug pages, as it should to a developer")
+    moderator = Visitor(port)
+    moderator.log_in("moderator", DEMO_PASSWORD)
+    wall = moderator.get("/u/alice/").body.decode()
+    post_id = re.search(r'href="/posts/([0-9a-f]{24})/"', wall)[1]
+    assert moderator.get(f"/posts/{post_id}/").status == 200
+    removed = moderator.post("/mod/act/", {"key": f"post:{post_id}", "action": "remove"})
+    assert removed.status == 302
+    # A moderator still opens the removed post (to restore it); nobody else does.
+    assert moderator.get(f"/posts/{post_id}/").status == 200
+    reader = Visitor(port)
+    reader.log_in("alice", DEMO_PASSWORD)
+    for path in (f"/posts/{post_id}/", "/u/nobody_here_at_all/", "/u/alice/?before=not-a-cursor"):
+        for visitor in (reader, Visitor(port)):
+            response = visitor.get(path)
+            page = response.body.decode()
+            assert response.status == 404, path
+            assert 'class="error-code">404<' in page and 'href="/"' in page, path
+            assert '<header class="topbar"' in page, path
+            assert "Traceback" not in page and "URLconf" not in page and "DEBUG" not in page
+
+
+class Visitor:
+    """A browser's cookies and CSRF token over plain HTTP (the demo on the loopback)."""
+
+    def __init__(self, port: int):
+        self.port, self.cookies = port, {}
+
+    def request(self, method: str, path: str, body: str = "") -> http.client.HTTPResponse:
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
+        headers = {"Cookie": "; ".join(f"{k}={v}" for k, v in self.cookies.items())}
+        if method == "POST":
+            headers |= {
+                "Content-Type": "application/x-www-form-urlencoded",
+                "Origin": f"http://127.0.0.1:{self.port}",
+            }
+        connection.request(method, path, body=body, headers=headers)
+        response = connection.getresponse()
+        response.body = response.read()
+        for header in response.headers.get_all("Set-Cookie") or ():
+            name, _, rest = header.partition("=")
+            self.cookies[name] = rest.split(";", 1)[0]
+        connection.close()
+        return response
+
+    def get(self, path: str) -> http.client.HTTPResponse:
+        return self.request("GET", path)
+
+    def post(self, path: str, fields: dict) -> http.client.HTTPResponse:
+        token = self.cookies.get("csrftoken") or self._token()
+        return self.request("POST", path, urlencode({**fields, "csrfmiddlewaretoken": token}))
+
+    def _token(self) -> str:
+        self.get("/accounts/login/")
+        return self.cookies["csrftoken"]
+
+    def log_in(self, handle: str, password: str) -> None:
+        response = self.post("/accounts/login/", {"username": handle, "password": password})
+        assert response.status == 302, response.body[:300]
 
 
 @pytest.mark.parametrize(

@@ -186,6 +186,7 @@ PAGES = {
     "wall": ("bob", lambda w: "/u/ada/"),
     "post": ("bob", lambda w: f"/posts/{w.thread_id}/"),
     "post-best": ("bob", lambda w: f"/posts/{w.thread_id}/?order=best"),
+    "settings-index": ("ada", lambda w: "/settings/"),
     "settings": ("ada", lambda w: "/settings/profile/"),
     "circles": ("ada", lambda w: "/circles/"),
     "email": ("ada", lambda w: "/settings/email/"),
@@ -219,6 +220,7 @@ PAGES = {
 WITH_AD = {"feed", "wall"}
 # Issue 11: no ads on settings, moderation or ad-management pages.
 NO_ADS = {
+    "settings-index",
     "settings",
     "email",
     "sessions",
@@ -277,12 +279,18 @@ def assert_no_sideways_scroll(page, label: str) -> None:
 
 
 def assert_header_usable(page) -> None:
-    """Every link and button of the top bar is on screen and clickable; only the
-    "Search" link may give way, to the search box right above it."""
-    controls = page.locator("header.topbar").locator("a, button, input[type=search]")
+    """Every link and button of the top bar is on screen and clickable, and so
+    is every item of its menu once opened; only the "Search" link may give
+    way, to the search box right above it."""
+    bar = page.locator("header.topbar")
+    controls = bar.locator("a, button, input[type=search], summary").filter(
+        has_not=page.locator(".menu__list")
+    )
     assert controls.count() >= 4
     hidden = []
     for control in controls.all():
+        if control.locator("xpath=ancestor::ul[contains(@class,'menu__list')]").count():
+            continue  # checked below, with the menu open
         if not control.is_visible():
             hidden.append(control.inner_text())
             continue
@@ -290,6 +298,13 @@ def assert_header_usable(page) -> None:
         control.click(trial=True)  # enabled and not covered by anything
     assert hidden in ([], ["Search"]), f"hidden in the top bar: {hidden}"
     expect(page.get_by_role("searchbox", name="Search people and posts")).to_be_in_viewport()
+    menu = bar.locator("details.menu")
+    if menu.count():
+        menu.locator("summary").click()
+        for item in menu.locator(".menu__list a, .menu__list button").all():
+            expect(item).to_be_in_viewport()
+            item.click(trial=True)
+        menu.locator("summary").click()
 
 
 def violations_report(violations: list[dict]) -> str:

@@ -41,7 +41,7 @@ def test_forgot_password_reset_from_dev_mail_ends_the_old_sessions(
 
     # Ada gives her address and opens the link the mail carries.
     laptop.goto("/settings/profile/")
-    laptop.get_by_role("link", name="Email address").click()
+    laptop.get_by_role("link", name="Email", exact=True).click()
     laptop.get_by_label("Email address").fill("ada@example.org")
     laptop.get_by_label("Password").fill(PASSWORD)
     laptop.get_by_role("button", name="Save and verify").click()
@@ -112,6 +112,7 @@ def test_two_factor_login_from_enrolment_to_a_recovery_code(make_user, new_page,
         browser_page.get_by_role("button", name="Log in").click()
         expect(browser_page).to_have_url(re.compile(r"/accounts/login/2fa/$"))
 
+    page.locator("details.menu > summary").click()  # the header's menu
     page.get_by_role("button", name="Log out").click()
     password_step(page)
     # Not logged in until the code passes.
@@ -154,7 +155,7 @@ def test_a_person_takes_their_data_and_leaves(make_user, new_page, sign_in, arti
     sign_in(page, "ada")
 
     page.goto("/settings/profile/")
-    page.get_by_role("link", name="Export your data").click()
+    page.get_by_role("link", name="Your data").click()
     page.get_by_role("button", name="Ask for a new export").click()
     expect(page.locator(".export")).to_have_attribute("data-state", "ready")
     with page.expect_download() as download:

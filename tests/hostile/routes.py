@@ -132,6 +132,7 @@ ROUTES: dict[str, Route] = {
         query=NEXT, form={"username": "handle", "password": "password", **NEXT}, sweep_role="anon"
     ),
     "accounts/logout/": Route(query=NEXT, form=NEXT),
+    "settings/": Route(),
     "settings/profile/": Route(
         form={
             "name": "short",

@@ -277,3 +277,27 @@ def test_csrf_enforced_on_every_post(make_user):
             assert client.post(route, {"name": "x"}).status_code == 403, route
     assert User.objects.get(handle="ada").circles == []
     assert FollowingEdge.objects.count() == 0
+
+
+def test_settings_links_every_settings_page_and_each_shares_its_navigation(make_user, login):
+    from django.urls import reverse
+
+    client = login(make_user("ada"))
+    pages = [
+        reverse(f"profiles:{name}")
+        for name in ("profile_edit", "password_change", "email", "settings_2fa", "sessions")
+    ] + [reverse(f"profiles:{name}") for name in ("filters", "export", "delete")]
+    index = client.get("/settings/")
+    assert index.status_code == 200
+    html = index.content.decode()
+    for path in pages:
+        assert f'href="{path}"' in html, path
+    for path in pages:
+        page = client.get(path).content.decode()
+        assert 'nav class="subnav" aria-label="Settings"' in page, path
+        assert f'href="{path}" aria-current="page"' in page, path
+    # The header's menu, on every page (the feed's too): settings and bookmarks.
+    feed = client.get("/feed/").content.decode()
+    assert 'href="/settings/"' in feed and 'href="/bookmarks/"' in feed
+    assert client.get("/settings/", follow=False).status_code == 200
+    assert Client().get("/settings/").status_code == 302  # to the login page

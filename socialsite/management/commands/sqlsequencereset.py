@@ -1,0 +1,5 @@
+from socialsite.management.no_sql import NoSqlCommand
+
+
+class Command(NoSqlCommand):
+    instead = "there are no sequences."
