@@ -80,7 +80,7 @@ class PostForm(forms.Form):
     circles = forms.MultipleChoiceField(
         required=False,
         label="Who can see this",
-        help_text="Public, all your circles, or one or more circles. Nothing chosen: public.",
+        help_text="Public, all your circles, or one or more circles.",
     )
     to = forms.CharField(required=False, label="On the wall of")
     # A content warning: readers see it first and open the post to read on.
@@ -112,6 +112,10 @@ class PostForm(forms.Form):
 
     def clean_circles(self) -> list[str]:
         chosen = list(dict.fromkeys(self.cleaned_data["circles"]))
+        if not chosen and self.data.get("audience") == "chosen":
+            # The composer's boxes were all unticked: say so rather than
+            # publish to everyone (a form without them, a script's, is public).
+            raise ValidationError("Choose who can see this post: Public, or your circles.")
         if not chosen:
             return [PUBLIC]
         if len(chosen) > 1 and (PUBLIC in chosen or ALL_CIRCLES in chosen):

@@ -100,7 +100,38 @@ def queue(
         query["target_type"] = target_type
     if reason:
         query["reasons"] = reason
-    return _keyset(ReportedItem, query, QUEUE_ORDER, before=before, after=after)
+    page = _keyset(ReportedItem, query, QUEUE_ORDER, before=before, after=after)
+    notes = report_notes(page.items, status=status)
+    for item in page.items:
+        item.notes = notes.get((item.target_type, item.target_id), [])
+    return page
+
+
+#: The most notes the queue shows per item (the newest).
+NOTES_SHOWN = 5
+
+
+def report_notes(items, *, status: str) -> dict[tuple[str, str], list[dict]]:
+    """What the reporters wrote, for the items of one queue page: one query
+    on `report`'s (target_type, target_id, status) index, an `$or` of the
+    page's items (at most a page of them). Newest first, NOTES_SHOWN per item.
+    Read when the page is, so an erased reporter's note is gone at once."""
+    if not items:
+        return {}
+    clauses = [
+        {"target_type": item.target_type, "target_id": item.target_id, "status": status}
+        for item in items
+    ]
+    rows = Report._get_collection().find(
+        {"$or": clauses, "note": {"$gt": ""}},
+        {"target_type": 1, "target_id": 1, "reporter": 1, "reason": 1, "note": 1, "updated": 1},
+    )
+    notes: dict[tuple[str, str], list[dict]] = {}
+    for row in sorted(rows, key=lambda r: r["updated"], reverse=True):
+        kept = notes.setdefault((row["target_type"], row["target_id"]), [])
+        if len(kept) < NOTES_SHOWN:
+            kept.append({"by": row["reporter"], "reason": row["reason"], "note": row["note"]})
+    return notes
 
 
 USER_FIELDS = (

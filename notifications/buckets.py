@@ -40,7 +40,9 @@ def push_item(owner: str, item: dict) -> bool:
     unfollow, a repost after an unrepost): it is not news twice.
     """
     open_bucket = {"owner": owner, "slot": OPEN}
-    same_event = {k: item.get(k) for k in ("kind", "actor", "post", "comment")}
+    # `subject`: what a notice without an actor or post is about (a removal's
+    # target); absent, and so None, on every other item.
+    same_event = {k: item.get(k) for k in ("kind", "actor", "post", "comment", "subject")}
     ops = [
         UpdateOne(
             {**open_bucket, "size": {"$gte": settings.NOTIFICATIONS_BUCKET_SIZE}},

@@ -17,6 +17,7 @@ from notifications.services import (
     notifications_forget_posts,
     notifications_recount,
     notifications_recount_about,
+    notify_removed,
 )
 from socialsite import events
 
@@ -66,6 +67,11 @@ def _posts_deleted(sender, post_ids, **kwargs):
 @receiver(events.post_removed, dispatch_uid="notifications.post_removed")
 def _post_removed(sender, post_id, **kwargs):
     notifications_recount_about(post_id=post_id)
+
+
+@receiver(events.removed_by_moderator, dispatch_uid="notifications.removed_by_moderator")
+def _removed_by_moderator(sender, author, subject, what, excerpt, reason, **kwargs):
+    notify_removed(author=author, subject=subject, what=what, excerpt=excerpt, reason=reason)
 
 
 @receiver(events.post_restored, dispatch_uid="notifications.post_restored")

@@ -62,6 +62,9 @@ class Notification:
     post_text: str = ""
     others: int = 0  # likes: how many more people liked it
     filtered: KeywordFilter | None = None  # the warn filter its post matched
+    # A moderator's removal ("removed"): of what, and why.
+    what: str = ""
+    reason: str = ""
 
 
 @dataclass
@@ -138,6 +141,8 @@ def _shown(
         post_text=_excerpt(post),
         others=others,
         filtered=matched,
+        what=item.get("what", ""),
+        reason=item.get("reason", ""),
     )
 
 

@@ -39,7 +39,7 @@ from socialsite.clock import aware, now
 
 log = logging.getLogger(__name__)
 
-KINDS = ("follow", "like", "repost", "comment", "reply", "mention", "wall")
+KINDS = ("follow", "like", "repost", "comment", "reply", "mention", "wall", "removed")
 # The kinds that are always about a post (a mention may be in a post or a comment).
 POST_KINDS = {"like", "repost", "comment", "reply", "mention", "wall"}
 USER_FIELDS = {
@@ -148,6 +148,29 @@ def _notify(
         item.update(actors=[actor], actor_count=1)
     if buckets.push_item(recipient, item) and counted:
         _count_one_more(recipient)
+
+
+def notify_removed(*, author: str, subject: str, what: str, excerpt: str, reason: str) -> None:
+    """Tell `author` a moderator removed their post or comment, and why: no
+    actor (the moderators act as one), no link (the post is hidden). Its
+    words are not copied here: they may name others, whose erasure would
+    then have one more place to look (`excerpt` is for the page's record
+    only, in the audit log)."""
+    people = profile_selectors.users_read([author], USER_FIELDS)
+    if not people or people[0].get("status") != "active":
+        return
+    item = {
+        "id": ObjectId(),
+        "kind": "removed",
+        "subject": subject,
+        "actor": "",
+        "actor_name": "",
+        "ts": now(),
+        "what": "comment" if what == "comment" else "post",
+        "reason": (reason or "")[:500],
+    }
+    if buckets.push_item(author, item):
+        _count_one_more(author)
 
 
 def _seen_post(target: dict, post_id: ObjectId) -> dict | None:

@@ -45,14 +45,24 @@ def session_auth_hash(user: User) -> str:
 
 def authenticate(handle_value, password: str) -> User | None:
     """The active user with this handle and password, or None."""
+    user, _ = credentials(handle_value, password)
+    return user
+
+
+def credentials(handle_value, password: str) -> tuple[User | None, User | None]:
+    """(the active user, None) for a right handle and password; (None, the
+    user) when the password is right but the account is suspended (only the
+    one who knows the password learns that); (None, None) otherwise."""
     handle = parse_handle(handle_value)
     user = User.objects(handle=handle).first() if handle else None
     if user is None:
         check_password(password, _DUMMY_HASH)
-        return None
-    if not check_password(password, user.password) or not user.is_active:
-        return None
-    return user
+        return None, None
+    if not check_password(password, user.password):
+        return None, None
+    if not user.is_active:
+        return None, (user if user.status == "suspended" else None)
+    return user, None
 
 
 def login(request, user: User) -> None:

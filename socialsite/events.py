@@ -47,6 +47,10 @@ posts_deleted = Signal()
 post_removed = Signal()
 # post_id: ObjectId - a moderator restored it
 post_restored = Signal()
+# author: str, subject: str (the target's key), what: "post" | "comment",
+# excerpt: str, reason: str - a
+# moderator removed something of the author's (moderation); they are told why
+removed_by_moderator = Signal()
 # post_id: ObjectId, author: str (the post's), actor: str (who liked it)
 post_liked = Signal()
 # post_id: ObjectId, author: str, actor: str

@@ -56,19 +56,18 @@ def _local_secret_key() -> str:
     return LOCAL_SECRET_KEY_FILE.read_text().strip()
 
 
-SECRET_KEY = env.str(
-    "SECRET_KEY",
-    default="dev-only-insecure-key-change-me-0123456789abcdefghijklmnopqrstuvwxyz"
-    if TESTING
-    else "",
-)
+_DEV_ONLY_KEY = "dev-only-insecure-key-change-me-0123456789abcdefghijklmnopqrstuvwxyz"
+# Set, else the suite's fixed key, else the checkout's own, else (an installed
+# package with DEBUG on, a developer's) the fixed key; else start-up stops.
+SECRET_KEY = env.str("SECRET_KEY", default=_DEV_ONLY_KEY if TESTING else "")
 if not SECRET_KEY:
-    SECRET_KEY = _local_secret_key()
+    SECRET_KEY = _local_secret_key() or (_DEV_ONLY_KEY if DEBUG else "")
 if not SECRET_KEY:
     from django.core.exceptions import ImproperlyConfigured
 
     raise ImproperlyConfigured(
-        "SECRET_KEY must be set: an installed site has no checkout to keep one in."
+        "SECRET_KEY must be set: an installed site with DEBUG off has no checkout to "
+        "keep one in."
     )
 ALLOWED_HOSTS = env.list(
     "ALLOWED_HOSTS", default=["localhost", "127.0.0.1", "[::1]", "testserver"]

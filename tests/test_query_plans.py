@@ -1056,10 +1056,19 @@ def _task_calls(values: dict) -> dict[str, tuple]:
 
 
 def _our_commands() -> set[str]:
-    from django.core.management import get_commands
+    """The project's commands, less Django's SQL commands it answers with a
+    sentence (socialsite/management/no_sql.py: they read nothing)."""
+    from django.core.management import get_commands, load_command_class
+
+    from socialsite.management.no_sql import NoSqlCommand
 
     ours = ("socialsite", "profiles", "feeds", "comments", "moderation", "notifications")
-    return {name for name, app in get_commands().items() if app in (*ours, "ads", "devlens")}
+    return {
+        name
+        for name, app in get_commands().items()
+        if app in (*ours, "ads", "devlens")
+        and not isinstance(load_command_class(app, name), NoSqlCommand)
+    }
 
 
 # `manage.py` commands with the arguments they are run with; None: not run,
@@ -1072,6 +1081,7 @@ COMMANDS: dict[str, list[str] | str] = {
     "rebuild_feeds": ["--all"],
     "redeliver_pending": [],
     "create_admin": ["--handle", "root", "--name", "Root", "--password", "zq8!vLx#2pRt"],
+    "createsuperuser": "create_admin under Django's name (the same command, run above)",
     "expire_suspensions": [],
     "set_role": ["bob", "moderator"],
     "repair_graph": [],

@@ -30,3 +30,11 @@ def test_the_second_pass_runs_each_model_once():
     assert {embed for _, embed in chosen} == {False, True} and len(chosen) == 4
     assert _in_second_pass(item(store="buckets"))
     assert not _in_second_pass(SimpleNamespace(nodeid="tests/feeds/test_visibility.py::t"))
+
+
+def test_the_query_plans_go_through_the_driver_only_where_a_planner_explains(monkeypatch):
+    plans = SimpleNamespace(nodeid="tests/test_query_plans.py::t")
+    monkeypatch.setenv("SOCIALSITE_PASS2_PLANNER", "0")  # mongoeco's wire servers
+    assert not _in_second_pass(plans)
+    monkeypatch.setenv("SOCIALSITE_PASS2_PLANNER", "1")  # a MongoDB of your own
+    assert _in_second_pass(plans)

@@ -36,7 +36,11 @@ def search_context(request, query: str) -> dict:
     if not query:
         return {}
     page = discovery.search_page(query, request.user, _cursor(request))
+    # "#coffee" (or "coffee" alone) names a tag too: its page is one tap away.
+    named = [w for w in query.split() if w.startswith("#")] or query.split()[:1]
+    tags = [tag for tag in dict.fromkeys(map(words.clean_tag, named)) if tag]
     return {
+        "search_tags": tags,
         "posts_template": "feeds/_post_results.html",
         "post_page": page,
         "post_cards": cards(page.posts, request.user, context="public"),

@@ -11,12 +11,14 @@ from django.shortcuts import redirect, render
 from django.urls import Resolver404, resolve, reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
+from feeds.documents import ALL_CIRCLES, PUBLIC
 from feeds.forms import PostForm
 from feeds.selectors import pages as selectors
 from feeds.selectors.cards import PostCard
 from feeds.services import polls
 from feeds.services import posts as services
 from feeds.views.pages import post_detail, visible_post_or_404
+from profiles.selectors import people
 from socialsite import ratelimit
 from socialsite.http import login_required, redirect_back, safe_next
 from socialsite.ids import object_id_or_404
@@ -76,6 +78,13 @@ def post_create(request):
             form.add_error(None, str(exc))
         else:
             messages.success(request, _posted_message(post))
+            named = [c for c in data["circles"] if c not in (PUBLIC, ALL_CIRCLES)]
+            if named and (empty := people.empty_circles(request.user.handle, named)):
+                messages.warning(
+                    request,
+                    f"Nobody is in {', '.join(empty)} yet: only you can see this post "
+                    "until you add people to the circle.",
+                )
             fallback = reverse("profiles:profile", args=[post.to]) if post.to else "/feed/"
             return redirect_back(request, fallback)
     return _composer_failed(request, form, 400)

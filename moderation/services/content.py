@@ -9,6 +9,7 @@ from moderation.documents import AuditEntry
 from moderation.services.base import ModerationError, audit, settle
 from moderation.targets import Target
 from profiles.documents import User
+from socialsite import events
 
 
 def post_remove(*, moderator: User, target: Target, reason: str = "") -> None:
@@ -19,6 +20,7 @@ def post_remove(*, moderator: User, target: Target, reason: str = "") -> None:
         raise ModerationError("That post is removed already.")
     settle(target, "resolved", moderator.handle)
     audit(moderator=moderator.handle, action="post.remove", target=target, reason=reason)
+    _tell_author(target, "post", reason)
 
 
 def post_restore(*, moderator: User, target: Target, reason: str = "") -> None:
@@ -49,6 +51,21 @@ def comment_remove(*, moderator: User, target: Target, reason: str = "") -> None
         reason=reason,
         text=comment.text,
     )
+    _tell_author(target, "comment", reason)
+
+
+def _tell_author(target: Target, what: str, reason: str) -> None:
+    """The author learns what was removed and why (the notifications app
+    listens), never which moderator did it."""
+    if target.author:
+        events.removed_by_moderator.send(
+            sender=Target,
+            author=target.author,
+            subject=target.key,
+            what=what,
+            excerpt=target.excerpt,
+            reason=reason,
+        )
 
 
 def comment_restore(*, moderator: User, target: Target, reason: str = "") -> None:

@@ -115,6 +115,15 @@ def circle_member_handles(owner: str, circle: str) -> list[str]:
     return [row["_t"] for row in cursor]
 
 
+def empty_circles(owner: str, circles: list[str]) -> list[str]:
+    """Which of `owner`'s named circles have nobody in them: one indexed
+    `(_f, _g)` existence read per circle (a post names one or two)."""
+    edges = FollowingEdge._get_collection()
+    return [
+        name for name in circles if not edges.count_documents({"_f": owner, "_g": name}, limit=1)
+    ]
+
+
 def circles_overview(owner: User) -> list[tuple[str, list[User]]]:
     """Each of the owner's circles with its members: two queries in all."""
     edges = FollowingEdge._get_collection().find(

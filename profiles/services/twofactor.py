@@ -122,6 +122,21 @@ def verify(*, user: User, code: str) -> bool:
     return done.modified_count == 1
 
 
+def used_already(*, user: User, code: str) -> bool:
+    """Whether `code` is a right TOTP code that was used before (its step is
+    no newer than the last accepted): after `verify` refused it, this says
+    "wait for the next code" rather than "wrong". Reads nothing."""
+    if not user.totp_secret or not isinstance(code, str) or len(code) > 64:
+        return False
+    step = _step_of(user.totp_secret, code)
+    return step is not None and step <= (user.totp_step or 0)
+
+
+REUSED_CODE = (
+    "That code was used a moment ago, and each code works once: enter the next one your app shows."
+)
+
+
 def disable(*, user: User) -> None:
     User._get_collection().update_one(
         {"_id": user.handle},

@@ -3,6 +3,7 @@
 from django.conf import settings
 from django.contrib import messages
 from django.shortcuts import redirect, render
+from django.utils.formats import date_format
 from django.views.decorators.http import require_http_methods, require_POST
 
 from profiles import auth, services
@@ -64,6 +65,15 @@ def _login_limits(request, handle: str | None) -> list[tuple[str, list[str], str
     return limits
 
 
+def _suspended_message(user) -> str:
+    until = user.suspended_until
+    when = f" until {date_format(until, 'j F Y, H:i')} UTC" if until else ""
+    return (
+        f"This account is suspended{when} by the moderators, so it can't log in. "
+        "Your password was right."
+    )
+
+
 @require_http_methods(["GET", "POST"])
 def login(request):
     next_url = safe_next(request, settings.LOGIN_REDIRECT_URL)
@@ -81,8 +91,12 @@ def login(request):
             form.add_error(None, str(exc))
             status = 429
         else:
-            user = auth.authenticate(form.cleaned_data["username"], form.cleaned_data["password"])
-            if user is None:
+            user, suspended = auth.credentials(
+                form.cleaned_data["username"], form.cleaned_data["password"]
+            )
+            if suspended is not None:
+                form.add_error(None, _suspended_message(suspended))
+            elif user is None:
                 form.add_error(None, BAD_LOGIN)  # the failure keeps its slot
             else:
                 attempt.refund()  # only failures count: the owner is never locked out

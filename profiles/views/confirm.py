@@ -40,10 +40,17 @@ def proven(
         form.add_error(None, str(exc))
         return False, 429
     data = form.cleaned_data
-    if check_password(data[password_field], user.password) and (
+    right_password = check_password(data[password_field], user.password)
+    if right_password and (
         not with_code or not user.has_2fa or twofactor.verify(user=user, code=data["code"])
     ):
         attempt.refund()
         return True, 200
+    if right_password and with_code and user.has_2fa:
+        user.reload()
+        if twofactor.used_already(user=user, code=data["code"]):
+            # The password was right and so was the code, but it was spent.
+            form.add_error("code", twofactor.REUSED_CODE)
+            return False, 200
     form.add_error(error_field, mismatch)
     return False, 200

@@ -108,5 +108,8 @@ def login_2fa(request):
                     response = redirect(next_url)
                     response.delete_cookie(auth.SECOND_STEP_COOKIE)
                     return response
-                form.add_error("code", BAD_CODE)
+                # A right code used already (this minute's, say) is not a wrong one.
+                user.reload()
+                reused = twofactor.used_already(user=user, code=form.cleaned_data["code"])
+                form.add_error("code", twofactor.REUSED_CODE if reused else BAD_CODE)
     return render(request, "accounts/login_2fa.html", {"form": form, "who": user}, status=status)

@@ -19,6 +19,9 @@ class NoSqlCommand(BaseCommand):
 
     instead = ""
     requires_system_checks: list[str] = []
+    # Django's check that `makemigrations` and `migrate` share one autodetector
+    # (django.core.checks.commands) reads this of both: the same None.
+    autodetector = None
 
     @property
     def help(self) -> str:

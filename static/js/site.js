@@ -116,7 +116,8 @@ document.addEventListener("submit", async (event) => {
     : [];
   copies.forEach((copy) => { copy.dataset.likes = String(data.likes); });
   const forms = copies.length ? copies.flatMap((copy) => [...copy.querySelectorAll("form.like-form")]) : [form];
-  const label = `${data.likes} like${data.likes === 1 ? "" : "s"}`;
+  // No count at zero: "0 likes" on every card says nothing (as the page renders it).
+  const label = data.likes ? `${data.likes} like${data.likes === 1 ? "" : "s"}` : "";
   forms.forEach((each) => {
     each.action = data.liked ? each.dataset.unlikeUrl : each.dataset.likeUrl;
     const toggle = each.querySelector("button.like");

@@ -113,11 +113,20 @@ def world(make_user, ad_campaign):
         text=f"Here it is: {long_url}",
     )
     post(bob, "status", {"text": "Happy birthday, Ada!"}, to="ada")
-    post(bob, "status", {"text": "Fresh rye bread from the corner bakery #Bread #baking"})
+    # A 400-character word, on the feed, the tag page and in search (the post)
+    # and in a thread (a comment): it wraps, the page never scrolls sideways.
+    long_word = "Sourdough" * 45
+    post(
+        bob,
+        "status",
+        {"text": f"Fresh rye bread from the corner bakery #Bread #baking {long_word}"},
+    )
     thread = post(ada, "status", {"text": f"{THREAD_TEXT} Ask @bob about his."})
 
     stored = Post._get_collection().find_one({"_id": thread.id})
     rude = comments.comment_create(post=stored, author=cyd, text="Nobody cares about your bread")
+    comments.comment_create(post=stored, author=cyd, text=f"{long_word} {long_url}")
+    stored = Post._get_collection().find_one({"_id": thread.id})
     first = comments.comment_create(post=stored, author=bob, text="Mine is from my gran.")
     stored = Post._get_collection().find_one({"_id": thread.id})
     answer = comments.comment_create(
@@ -298,7 +307,7 @@ def assert_header_usable(page) -> None:
         control.click(trial=True)  # enabled and not covered by anything
     assert hidden in ([], ["Search"]), f"hidden in the top bar: {hidden}"
     expect(page.get_by_role("searchbox", name="Search people and posts")).to_be_in_viewport()
-    menu = bar.locator("details.menu")
+    menu = bar.locator("details.account-menu")
     if menu.count():
         menu.locator("summary").click()
         for item in menu.locator(".menu__list a, .menu__list button").all():

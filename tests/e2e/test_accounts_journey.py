@@ -112,7 +112,7 @@ def test_two_factor_login_from_enrolment_to_a_recovery_code(make_user, new_page,
         browser_page.get_by_role("button", name="Log in").click()
         expect(browser_page).to_have_url(re.compile(r"/accounts/login/2fa/$"))
 
-    page.locator("details.menu > summary").click()  # the header's menu
+    page.locator("details.account-menu > summary").click()  # the header's menu
     page.get_by_role("button", name="Log out").click()
     password_step(page)
     # Not logged in until the code passes.

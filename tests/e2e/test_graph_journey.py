@@ -31,7 +31,7 @@ def test_follow_into_a_circle_then_block_and_unblock(new_page, artifacts_dir):
     sign_up(cyd, "cyd", "Cyd Charisse")
 
     # Ada makes a circle on the circles page, from the header's menu.
-    ada.locator("details.menu > summary").click()
+    ada.locator("details.account-menu > summary").click()
     ada.get_by_role("link", name="Circles").click()
     expect(ada.get_by_role("heading", name="Your circles")).to_be_visible()
     ada.get_by_label("New circle").fill("friends")
@@ -58,7 +58,7 @@ def test_follow_into_a_circle_then_block_and_unblock(new_page, artifacts_dir):
     expect(counts(ada, "following")).to_have_text("1")
     expect(counts(ada, "followers")).to_have_text("0")
 
-    ada.locator("details.menu > summary").click()
+    ada.locator("details.account-menu > summary").click()
     ada.get_by_role("link", name="Circles").click()
     expect(friends.locator(".count")).to_have_text("1")
     expect(friends.locator(".person")).to_have_count(1)

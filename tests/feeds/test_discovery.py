@@ -263,3 +263,15 @@ def test_a_search_bounds_its_index_scan_by_its_longest_word():
     query = Search.of("on mongodb sharding").query(AnonymousVisitor())
     assert query["terms"] == {"$all": ["sharding", "mongodb", "on"]}
     assert Search.of("mongodb").query(AnonymousVisitor())["terms"] == "mongodb"
+
+
+def test_a_search_for_a_hashtag_links_its_page_and_finds_its_posts(make_user, login):
+    from feeds.services import posts
+
+    ada = make_user("ada")
+    posts.post_create(
+        author=ada, type="status", detail={"text": "Morning #Coffee"}, circles=["*public*"]
+    )
+    page = login(make_user("bob")).get("/search/", {"q": "#coffee"}).content.decode()
+    assert 'href="/tags/coffee/"' in page and "#coffee</a>" in page
+    assert "Morning" in page

@@ -187,3 +187,22 @@ def test_an_empty_photo_is_a_field_error():
 def test_a_photo_on_another_type_is_not_processed():
     data = valid({"type": "status", "text": "hi"}, {"photo": jpeg_upload()})
     assert data["photo"] is None
+
+
+def test_the_composer_refuses_an_empty_audience_and_warns_of_an_empty_circle(make_user, login):
+    from feeds.documents import Post
+
+    ada = make_user("ada", circles=["friends", "bakers"])
+    client = login(ada)
+    # Every box unticked in the composer (its hidden `audience` says the boxes were there).
+    refused = client.post("/posts/", {"type": "status", "text": "hello", "audience": "chosen"})
+    assert refused.status_code == 400
+    assert "Choose who can see this post" in refused.content.decode()
+    assert Post.objects.count() == 0
+    posted = client.post(
+        "/posts/",
+        {"type": "status", "text": "tea?", "audience": "chosen", "circles": ["friends"]},
+        follow=True,
+    )
+    assert "Nobody is in friends yet: only you can see this post" in posted.content.decode()
+    assert Post.objects.count() == 1

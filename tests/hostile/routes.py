@@ -261,6 +261,7 @@ ROUTES: dict[str, Route] = {
             "url": "url",
             "title": "short",
             "circles": "circle",
+            "audience": "short",
             "to": "handle",
             "photo": "photo",
             "place": "short",

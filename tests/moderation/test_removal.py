@@ -223,3 +223,22 @@ def test_a_restore_is_a_new_delivery_with_its_own_attempts(cast, settings):
     assert delivery["state"] == "done"
     assert delivery["attempts"] == 1
     assert post.id in news("bob")
+
+
+def test_the_author_is_told_what_was_removed_and_why_never_by_whom(cast, login):
+    post = new_post(cast.ada, "Buy cheap followers at example.com")
+    comment = new_comment(cast.ada, post.id, "and here too")
+    before = User.objects.get(handle="ada").notifications_unread  # the cast's follows
+    mod = login(cast.mod)
+    key = f"comment:{post.id}/{comment.slug}"
+    mod.post("/mod/act/", {"key": key, "action": "remove", "reason": "Spam links"})
+    mod.post("/mod/act/", {"key": f"post:{post.id}", "action": "remove"})
+    assert User.objects.get(handle="ada").notifications_unread == before + 2
+    page = login(cast.ada).get("/notifications/").content.decode()
+    assert page.count('data-kind="removed"') == 2
+    assert "The moderators removed a comment of yours." in page
+    assert "Reason: Spam links" in page
+    assert "The moderators removed a post of yours." in page
+    assert "No reason was given." in page
+    removed = re.findall(r'data-kind="removed" data-actor="([^"]*)"', page)
+    assert removed == ["", ""]  # no moderator named

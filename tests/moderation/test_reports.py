@@ -251,3 +251,17 @@ def test_unknown_actions_and_targets_on_act_are_404(cast, login):
     ):
         assert mod.post("/mod/act/", data).status_code == 404
     assert audit_rows() == []
+
+
+def test_moderators_read_what_each_reporter_wrote_on_the_queue(cast, login):
+    post, other = new_post(cast.ada, "buy followers here"), new_post(cast.ada, "fine")
+    report(login(cast.bob), f"post:{post.id}", note="Spam links <b>every</b> day")
+    report(login(cast.cyd), f"post:{post.id}", reason="other", note="She posts this hourly")
+    report(login(cast.bob), f"post:{other.id}")  # no note
+    html = login(cast.mod).get("/mod/reports/").content.decode()
+    assert set(queue_keys(login(cast.mod))) == {f"post:{post.id}", f"post:{other.id}"}
+    noted = re.search(rf'data-key="post:{post.id}".*?</tr>', html, re.S)[0]
+    assert "<q>Spam links &lt;b&gt;every&lt;/b&gt; day</q>" in noted and "@bob, spam" in noted
+    assert "<q>She posts this hourly</q>" in noted and "@cyd, other" in noted
+    plain = re.search(rf'data-key="post:{other.id}".*?</tr>', html, re.S)[0]
+    assert "report-notes" not in plain

@@ -10,7 +10,7 @@ from profiles.documents import User
 
 ITEM_RE = re.compile(
     r'<li class="notification[^"]*" data-kind="(?P<kind>[a-z]+)"'
-    r' data-actor="(?P<actor>[a-z0-9_]+)"'
+    r' data-actor="(?P<actor>[a-z0-9_]*)"'
     r'(?: data-post-id="(?P<post>[0-9a-f]{24})")?>(?P<body>.*?)</li>',
     re.S,
 )

@@ -4,6 +4,7 @@ a day; only what they wrote or chose, other people by handle."""
 
 import io
 import json
+import re
 import zipfile
 from datetime import timedelta
 from decimal import Decimal
@@ -76,8 +77,7 @@ def exported(client) -> dict[str, list]:
 
 
 def _download_link(page: str) -> str:
-    start = page.index('href="/settings/export/') + len('href="')
-    return page[start : page.index('"', start)]
+    return re.search(r'href="(/settings/export/[^"/]+/download/)"', page)[1]
 
 
 @pytest.mark.mongomock_only(

@@ -173,3 +173,24 @@ def test_wrong_passwords_when_turning_it_off_are_rate_limited(make_user, login, 
     limited = client.post("/settings/2fa/", {"password": PASSWORD, "code": next_code(secret)})
     assert limited.status_code == 429 and "Too many attempts" in limited.content.decode()
     assert User.objects.get(handle="ada").has_2fa
+
+
+def test_a_code_used_a_moment_ago_is_told_apart_from_a_wrong_one(make_user, login):
+    client = login(make_user("ada"))
+    secret, _ = enrol(client)  # spent this step's code
+    client.post("/accounts/logout/")
+    password_step(client)
+    reused = client.post("/accounts/login/2fa/", {"code": pyotp.TOTP(secret).now()})
+    assert "That code was used a moment ago" in reused.content.decode()
+    wrong = client.post("/accounts/login/2fa/", {"code": "000000"})
+    assert "That code does not work" in wrong.content.decode()
+    assert client.post("/accounts/login/2fa/", {"code": next_code(secret)}).status_code == 302
+
+
+def test_a_suspended_person_with_the_right_password_is_told_they_are_suspended(make_user):
+    make_user("ada", status="suspended")
+    refused = Client().post("/accounts/login/", {"username": "ada", "password": PASSWORD})
+    page = refused.content.decode()
+    assert refused.status_code == 200 and "This account is suspended" in page
+    guess = Client().post("/accounts/login/", {"username": "ada", "password": "not it at all"})
+    assert "suspended" not in guess.content.decode()  # only the password's owner learns it
