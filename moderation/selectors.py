@@ -111,7 +111,7 @@ def queue(
 NOTES_SHOWN = 5
 
 
-def report_notes(items, *, status: str) -> dict[tuple[str, str], list[dict]]:
+def report_notes(items: "list[ReportedItem]", *, status: str) -> dict[tuple[str, str], list[dict]]:
     """What the reporters wrote, for the items of one queue page: one query
     on `report`'s (target_type, target_id, status) index, an `$or` of the
     page's items (at most a page of them). Newest first, NOTES_SHOWN per item.

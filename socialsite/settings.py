@@ -66,8 +66,7 @@ if not SECRET_KEY:
     from django.core.exceptions import ImproperlyConfigured
 
     raise ImproperlyConfigured(
-        "SECRET_KEY must be set: an installed site with DEBUG off has no checkout to "
-        "keep one in."
+        "SECRET_KEY must be set: an installed site with DEBUG off has no checkout to keep one in."
     )
 ALLOWED_HOSTS = env.list(
     "ALLOWED_HOSTS", default=["localhost", "127.0.0.1", "[::1]", "testserver"]
