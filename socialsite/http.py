@@ -1,12 +1,15 @@
 """Small view helpers shared by every app."""
 
 from functools import wraps
-from urllib.parse import urlencode
+from urllib.parse import urlencode, urlsplit
 
 from django.conf import settings
 from django.contrib.auth import REDIRECT_FIELD_NAME
 from django.shortcuts import redirect
 from django.utils.http import url_has_allowed_host_and_scheme
+
+from socialsite import drafts
+from socialsite.methods import page_of
 
 
 def safe_next(request, fallback: str) -> str:
@@ -29,8 +32,27 @@ def redirect_back(request, fallback: str):
 
 
 def login_redirect(request):
-    query = urlencode({REDIRECT_FIELD_NAME: request.get_full_path()})
+    """To the login page, and back afterwards. A form sent with no session
+    (it ended while the person wrote) keeps its words (socialsite/drafts.py)
+    and comes back to the page the form was on, never to the form's action
+    (a POST-only URL)."""
+    back = request.get_full_path()
+    if request.method == "POST":
+        drafts.keep(request)
+        back = _referring_page(request) or page_of(request.path)
+    query = urlencode({REDIRECT_FIELD_NAME: back})
     return redirect(f"{settings.LOGIN_URL}?{query}")
+
+
+def _referring_page(request) -> str | None:
+    """The path of the same-site page that sent this request, if it says."""
+    referer = request.headers.get("Referer") or ""
+    parts = urlsplit(referer)
+    if not parts.path.startswith("/") or not url_has_allowed_host_and_scheme(
+        referer, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        return None
+    return parts.path + (f"?{parts.query}" if parts.query else "")
 
 
 def login_required(view):

@@ -5,7 +5,8 @@ A view that declares its methods (Django's `require_http_methods` and its
 `require_POST` / `require_safe` / `require_GET` forms) keeps them; every
 other view is a page that only reads, and answers GET and HEAD. Anything
 else is a 405 with an `Allow` header (after the CSRF check: a POST without
-its token is a 403 everywhere); OPTIONS answers with that `Allow` header. A
+its token is a 403 everywhere), but a GET of a POST-only action redirects to
+the page it belongs to (`page_of`); OPTIONS answers with that `Allow` header. A
 form view declared for GET and POST answers HEAD as its GET without a body
 (Django's decorator would refuse it). See
 docs/architecture.md#reliability-and-security-habits.
@@ -19,7 +20,13 @@ error page reads `request.POST` again and turns the 400 into a 500.
 from collections.abc import Callable
 from functools import cache
 
-from django.http import HttpResponse, HttpResponseBadRequest, HttpResponseNotAllowed
+from django.http import (
+    HttpResponse,
+    HttpResponseBadRequest,
+    HttpResponseNotAllowed,
+    HttpResponseRedirect,
+)
+from django.urls import Resolver404, resolve
 
 READ_ONLY = frozenset({"GET", "HEAD"})
 FORM = "application/x-www-form-urlencoded"
@@ -58,6 +65,23 @@ def _head_as_get(declared: frozenset[str] | None) -> bool:
     return declared is not None and {"GET", "POST"} <= declared and "HEAD" not in declared
 
 
+def page_of(path: str) -> str:
+    """The nearest page above a POST-only path that answers GET: the post
+    for `/posts/<id>/like/`, the person for `/u/<handle>/follow/`, else the
+    home page (which sends a signed-in person to their feed)."""
+    parts = [part for part in path.split("/") if part]
+    while parts:
+        parts.pop()
+        candidate = "/" + "".join(f"{part}/" for part in parts)
+        try:
+            match = resolve(candidate)
+        except Resolver404:
+            continue
+        if "GET" in allowed_methods(match.func):
+            return candidate
+    return "/"
+
+
 def _allow(methods: frozenset[str]) -> str:
     return ", ".join(sorted(methods | {"OPTIONS"}))
 
@@ -94,6 +118,10 @@ class MethodMiddleware:
             response = HttpResponse(status=200)
             response["Allow"] = _allow(allowed)
             return response
+        if request.method in READ_ONLY and "POST" in allowed and "GET" not in allowed:
+            # A form's action opened in the address bar, reloaded, or reached
+            # again after logging in: the page it belongs to, never a bare 405.
+            return HttpResponseRedirect(page_of(request.path))
         if request.method not in allowed:
             return HttpResponseNotAllowed(sorted(allowed | {"OPTIONS"}))
         if request.method == "HEAD" and _head_as_get(declared_methods(view_func)):

@@ -200,3 +200,22 @@ def test_a_form_body_in_utf16_is_a_400(cast, login, settings, debug, path):
     response = client.generic("POST", path, body, ctype)
     assert response.status_code == 400
     assert Post.objects.count() == before
+
+
+def test_no_get_of_a_post_only_url_answers_405(settings):
+    """Every POST-only route, opened by GET (a reload, the address bar, a
+    login's way back): a redirect to the page it belongs to, never a 405,
+    and nothing acts."""
+    settings.RATELIMIT_ENABLED = False
+    built = world.build()
+    wrong, checked = [], 0
+    for key, route in ROUTES.items():
+        if probe.own_method(route) != "POST" or probe.answers_get(key, route, built):
+            continue
+        checked += 1
+        path = probe.valid_path(key, route, built)
+        role = "admin" if route.staff else "alice"
+        response = wire.send(built, probe.Probe(key, role, "GET", path, [], [], False))
+        if response.status_code != 302 or not response["Location"].startswith("/"):
+            wrong.append((key, response.status_code))
+    assert wrong == [] and checked > 20

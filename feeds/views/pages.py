@@ -2,6 +2,7 @@
 parse, call a selector, render. Writing a post: feeds/views/posts.py."""
 
 from django.conf import settings
+from django.contrib import messages
 from django.http import Http404, HttpResponse, HttpResponseNotModified, JsonResponse
 from django.shortcuts import render
 from django.urls import reverse
@@ -10,7 +11,7 @@ from django.views.decorators.http import require_safe
 
 from feeds.documents import PUBLIC
 from feeds.forms import PostForm
-from feeds.selectors import newposts
+from feeds.selectors import newposts, suggestions
 from feeds.selectors import pages as selectors
 from feeds.selectors import posts as feed_posts
 from feeds.selectors.cards import cards
@@ -18,6 +19,7 @@ from feeds.selectors.visibility import placed_in_from_edges
 from feeds.services import bookmarks, photos
 from profiles import auth
 from profiles.documents import User
+from socialsite import drafts
 from socialsite.cursors import Cursor
 from socialsite.http import login_required
 from socialsite.ids import object_id_or_404
@@ -39,6 +41,15 @@ def _composer(request, **initial) -> PostForm:
     failed = getattr(request, "composer_form", None)
     if failed is not None:
         return failed
+    kept = drafts.take(request, reverse("feeds:create"))
+    if kept:
+        # Written before the session ended (socialsite/drafts.py): the words
+        # are back in the composer, to post now.
+        data = {name: values if name == "circles" else values[-1] for name, values in kept.items()}
+        initial = {**initial, **data}
+        messages.info(
+            request, "You were logged out while you wrote: your post is below, not sent yet."
+        )
     return PostForm(owner_circles=request.user.circles, initial={"circles": [PUBLIC], **initial})
 
 
@@ -52,6 +63,9 @@ def feed(request):
     }
     # For "n new posts": where the list starts, and how often to ask.
     context.update(since=newposts.since_of(page.posts), poll_ms=settings.FEED_NEW_POLL_MS)
+    if "before" not in request.GET and (not page.posts or not request.user.following_count):
+        # A new account, or a feed with nothing in it: people to follow.
+        context["suggestions"] = suggestions.people_to_follow(request.user)
     return render(request, "feeds/feed.html", context)
 
 

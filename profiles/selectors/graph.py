@@ -170,6 +170,18 @@ def followed_by(handle: str) -> set[str]:
     return {row["_t"] for row in rows}
 
 
+def followed_by_any(handles: list[str], limit: int = 2000) -> list[str]:
+    """Whom any of `handles` follows, once per follow (so a person followed by
+    three of them is listed three times): the `(_f, _t)` index, at most
+    `limit` edges (suggestions, feeds/selectors/suggestions.py)."""
+    rows = (
+        FollowingEdge._get_collection()
+        .find({"_f": {"$in": list(handles)}}, {"_id": 0, "_t": 1})
+        .limit(limit)
+    )
+    return [row["_t"] for row in rows]
+
+
 def followers_since(handle: str) -> list[dict]:
     """`handle`'s followers with when each followed (`_t`, `since`)."""
     return list(FollowerEdge._get_collection().find({"_f": handle}, {"_t": 1, "since": 1}))

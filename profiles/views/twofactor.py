@@ -13,6 +13,13 @@ from profiles.views import confirm
 from socialsite import ratelimit
 from socialsite.http import login_required
 
+
+def _codes_text(user, codes: list[str]) -> str:
+    """The recovery codes as the file the page offers to download or copy."""
+    lines = [f"Socialsite recovery codes for @{user.handle}", "Each works once.", ""]
+    return "\n".join([*lines, *codes, ""])
+
+
 BAD_CODE = "That code does not work: use the one your app shows now, or an unused recovery code."
 
 
@@ -50,7 +57,11 @@ def settings_2fa(request):
                 form.add_error("code", str(exc))
             else:
                 # Shown once: only their hashes are kept.
-                return render(request, "accounts/twofactor_codes.html", {"codes": codes})
+                return render(
+                    request,
+                    "accounts/twofactor_codes.html",
+                    {"codes": codes, "codes_text": _codes_text(request.user, codes)},
+                )
     return _setup_page(request, form, status)
 
 

@@ -192,6 +192,8 @@ def world(make_user, ad_campaign):
 PAGES = {
     "landing": (None, lambda w: "/"),
     "feed": ("ada", lambda w: "/feed/"),
+    # A new account's first feed: people to follow (alan follows nobody).
+    "feed-new": ("alan", lambda w: "/feed/"),
     "wall": ("bob", lambda w: "/u/ada/"),
     "post": ("bob", lambda w: f"/posts/{w.thread_id}/"),
     "post-best": ("bob", lambda w: f"/posts/{w.thread_id}/?order=best"),

@@ -211,3 +211,33 @@ def test_circle_post_photo_and_poll(people, new_page, artifacts_dir):
     bob.locator("article.post img").scroll_into_view_if_needed()
     bob.evaluate("window.scrollTo(0, 0)")
     bob.screenshot(path=str(artifacts_dir / "feed-page.png"), full_page=True)
+
+
+def test_a_post_typed_as_the_session_ends_survives_the_login_and_is_posted(
+    people, page: Page, artifacts_dir
+):
+    """The session ends while Ada writes (another tab logged out, or it
+    expired): Post takes her to the login page, and after logging in she is
+    back on her feed with her words in the composer, and posts them."""
+    log_in(page, "ada")
+    words = "A long thought I would hate to type twice"
+    composer = compose(page, "status", words)
+    # The session ends; the CSRF cookie stays, as it does when a session expires.
+    kept = [c for c in page.context.cookies() if c["name"] != "sessionid"]
+    page.context.clear_cookies()
+    page.context.add_cookies(kept)
+    composer.get_by_role("button", name="Post", exact=True).click()
+    expect(page).to_have_url(re.compile(r"/accounts/login/\?next=%2Ffeed%2F$"))
+    page.locator("[name=username]").fill("ada")
+    page.locator("[name=password]").fill(PASSWORD)
+    page.get_by_role("button", name="Log in").click()
+    expect(page).to_have_url(re.compile(r"/feed/$"))
+    composer = page.locator("form.composer")
+    expect(composer.locator("textarea[name=text]")).to_have_value(words)
+    page.screenshot(path=str(artifacts_dir / "draft-after-login-1280.png"))
+    article = post(page, composer, words)
+    expect(article).to_contain_text(words)
+    # A POST-only URL opened by GET is its page, never a 405.
+    response = page.goto("/posts/")
+    assert response is not None and response.status == 200
+    expect(page).to_have_url(re.compile(r"/feed/$"))

@@ -1,6 +1,7 @@
 """Posting, editing, deleting, voting and paging through the test client."""
 
 import io
+import re
 from datetime import timedelta
 
 import pytest
@@ -210,3 +211,30 @@ def test_paging_while_posts_arrive_never_repeats_or_skips(settings, make_user, l
     assert seen == list(reversed(before))
     html = client.get("/feed/").content.decode()
     assert 'rel="next"' in html
+
+
+def test_a_new_accounts_first_feed_suggests_people_who_post_never_staff(make_user, login):
+    from feeds.services import posts as feeds
+    from profiles import services as graph
+
+    poster, quiet = make_user("poster", "Pat Poster"), make_user("quiet", "Quiet Q")
+    staff = make_user("modo", "Mo", role="moderator")
+    shop = make_user("shop", "Shop", role="advertiser")
+    friend = make_user("friend", "Fran")
+    for author in (poster, staff, shop, friend):
+        feeds.post_create(
+            author=author, type="status", detail={"text": "hi"}, circles=["*public*"]
+        )
+    blocker = make_user("blocker", "B")
+    feeds.post_create(author=blocker, type="status", detail={"text": "x"}, circles=["*public*"])
+    newcomer = make_user("newbie", "New")
+    graph.block_create(blocker=blocker, blocked="newbie")
+    page = login(newcomer).get("/feed/").content.decode()
+    suggested = re.findall(r'<li class="suggestion" data-handle="([^"]+)"', page)
+    assert set(suggested) == {"poster", "friend"}  # no staff, no shop, no silent, no blocker
+    assert 'href="/explore/"' in page and 'action="/u/poster/follow/"' in page
+    # Someone who follows people and has posts in the feed sees none.
+    reader = make_user("reader")
+    graph.follow_create(follower=reader, followee="poster")
+    assert 'class="card suggestions"' not in login(reader).get("/feed/").content.decode()
+    assert quiet.posts_count == 0

@@ -206,3 +206,28 @@ def test_the_composer_refuses_an_empty_audience_and_warns_of_an_empty_circle(mak
     )
     assert "Nobody is in friends yet: only you can see this post" in posted.content.decode()
     assert Post.objects.count() == 1
+
+
+def test_a_post_sent_after_the_session_ended_keeps_its_words_through_the_login(make_user):
+    from django.test import Client
+
+    from feeds.documents import Post
+    from tests.conftest import PASSWORD
+
+    make_user("ada")
+    client = Client()  # the session has ended: no one is signed in
+    sent = client.post(
+        "/posts/",
+        {"type": "status", "text": "Words I typed for ten minutes", "circles": ["*public*"]},
+        HTTP_REFERER="http://testserver/feed/",
+    )
+    assert sent.status_code == 302 and sent["Location"] == "/accounts/login/?next=%2Ffeed%2F"
+    assert Post.objects.count() == 0
+    logged_in = client.post(
+        "/accounts/login/?next=/feed/", {"username": "ada", "password": PASSWORD}
+    )
+    assert logged_in["Location"] == "/feed/"
+    page = client.get("/feed/").content.decode()
+    assert ">Words I typed for ten minutes</textarea>" in page
+    # Taken once: the next visit's composer is empty again.
+    assert "Words I typed for ten minutes" not in client.get("/feed/").content.decode()

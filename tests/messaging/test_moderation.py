@@ -91,6 +91,7 @@ def test_a_member_reports_a_message_and_the_queue_shows_only_that_message(chat, 
     html = mod.get("/mod/reports/").content.decode()
     row = row_of(html, chat.key)
     assert "buy cheap watches" in row and "@bob" in row and "a direct message" in row
+    assert "<q>he does this a lot</q>" in row  # the note, without naming its reporter
     assert 'href=""' not in row  # no link to a conversation the moderator is not in
     # Nothing else of the conversation: not its other messages, not its members.
     for elsewhere in ("the secret plans", "see you there", "@ann", "@cyd", str(chat.conversation)):

@@ -194,3 +194,22 @@ def test_a_suspended_person_with_the_right_password_is_told_they_are_suspended(m
     assert refused.status_code == 200 and "This account is suspended" in page
     guess = Client().post("/accounts/login/", {"username": "ada", "password": "not it at all"})
     assert "suspended" not in guess.content.decode()  # only the password's owner learns it
+
+
+def test_the_recovery_codes_can_be_downloaded_and_copied(make_user, login):
+    from urllib.parse import unquote
+
+    client = login(make_user("ada"))
+    page = client.get("/settings/2fa/").content.decode()
+    secret = re.search(r'data-secret="([A-Z2-7]+)"', page).group(1)
+    done = client.post("/settings/2fa/", {"password": PASSWORD, "code": pyotp.TOTP(secret).now()})
+    html = done.content.decode()
+    codes = re.findall(r"<li><code>([a-z0-9-]+)</code></li>", html)
+    link = re.search(
+        r'download="socialsite-recovery-codes-ada.txt" '
+        r'href="data:text/plain;charset=utf-8,([^"]+)"',
+        html,
+    )
+    assert link and all(code in unquote(link[1]) for code in codes) and len(codes) == 10
+    copy = re.search(r'<textarea id="recovery-codes-text"[^>]*>(.*?)</textarea>', html, re.S)[1]
+    assert all(code in copy for code in codes)
