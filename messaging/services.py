@@ -198,10 +198,13 @@ def message_send(*, conversation_id: ObjectId, sender: User, text: str) -> dict:
     # Membership and the bucket being filled, in one read.
     row = _member_of(conversation_id, sender.handle, {"active": 1, "num_buckets": 1})
     others = [h for h in row["active"] if h != sender.handle]
+    if not others:
+        # Everyone else left: a message here would reach no one.
+        raise MessageRefused("Everyone else has left this conversation: start a new one.")
     mine = set(sender.blocked or ())
-    blockers = people.blockers_among(sender.handle, others) if others else set()
+    blockers = people.blockers_among(sender.handle, others)
     apart = (mine | blockers) & set(others)
-    if others and apart == set(others):
+    if apart == set(others):
         # Nobody left to read it: a one-to-one across a block, both ways.
         raise MessageRefused("You can't write in this conversation.")
     message = {"_id": ObjectId(), "by": sender.handle, "name": sender.name, "text": text}

@@ -64,7 +64,7 @@ def report(request):
     try:
         # Every report lands in a moderator's queue: a flood of them is abuse too.
         ratelimit.hit("report", [f"user:{request.user.handle}"], settings.RATELIMIT_REPORT)
-        services.report_create(
+        is_new = services.report_create(
             reporter=request.user,
             target=target,
             reason=request.POST.get("reason"),
@@ -73,7 +73,13 @@ def report(request):
     except (services.ModerationError, ratelimit.RateLimited) as exc:
         messages.error(request, str(exc))
     else:
-        messages.success(request, "Thanks. A moderator will look at it.")
+        if is_new:
+            messages.success(request, "Thanks. A moderator will look at it.")
+        else:
+            # One report per person: a second one says what the first says now.
+            messages.info(
+                request, "You reported this already: your report now has this reason and note."
+            )
     return redirect_back(request, _back(target))
 
 
@@ -158,6 +164,10 @@ def bulk(request):
     keys = [k for k in request.POST.getlist("keys") if isinstance(k, str)][:200]
     if action is None or not keys:
         messages.error(request, "Select items and an action.")
+        return redirect_back(request, reverse("moderation:reports"))
+    if action == "remove" and not _reason(request):
+        # Each author is told the reason (notifications): a bulk removal gives one.
+        messages.error(request, "Give a reason for removing them: each author is told it.")
         return redirect_back(request, reverse("moderation:reports"))
     done, skipped = services.bulk(
         moderator=request.user, action=action, keys=keys, reason=_reason(request)

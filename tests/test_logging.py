@@ -90,7 +90,7 @@ def test_each_request_gets_its_own_line_and_id(make_user, login, log_lines):
         ("get", "/no/such/page/", 404),
         ("get", "/posts/000000000000000000000000/", 404),  # Http404 raised by a view
         ("get", "/mod/", 403),  # PermissionDenied: Django logs its traceback
-        ("get", "/report/", 405),  # require_POST
+        ("put", "/report/", 405),  # require_POST (a GET is sent to the home page)
     ],
 )
 def test_a_refused_request_logs_one_line_and_no_traceback(

@@ -63,8 +63,8 @@ def feed(request):
     }
     # For "n new posts": where the list starts, and how often to ask.
     context.update(since=newposts.since_of(page.posts), poll_ms=settings.FEED_NEW_POLL_MS)
-    if "before" not in request.GET and (not page.posts or not request.user.following_count):
-        # A new account, or a feed with nothing in it: people to follow.
+    if "before" not in request.GET and not page.posts:
+        # A new account's feed, or one with nothing in it: people to follow.
         context["suggestions"] = suggestions.people_to_follow(request.user)
     return render(request, "feeds/feed.html", context)
 

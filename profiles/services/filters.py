@@ -38,9 +38,14 @@ class FilterError(Exception):
 
 
 def _push(handle: str, entry: dict) -> bool:
-    # `filters.<cap-1>` missing means fewer than MAX_FILTERS entries.
+    # `filters.<cap-1>` missing means fewer than MAX_FILTERS entries; the
+    # phrase's absence keeps two racing adds of one phrase to one filter.
     changed = User._get_collection().update_one(
-        {"_id": handle, f"filters.{MAX_FILTERS - 1}": {"$exists": False}},
+        {
+            "_id": handle,
+            f"filters.{MAX_FILTERS - 1}": {"$exists": False},
+            "filters.phrase": {"$ne": entry["phrase"]},
+        },
         {"$push": {"filters": entry}},
     )
     return changed.matched_count == 1
@@ -65,6 +70,9 @@ def keyword_filter_create(
     if action not in ACTIONS:
         raise FilterError("Choose to hide or to warn.")
     moment = clock.now()
+    folded = phrase.casefold()
+    if any(f.phrase.casefold() == folded and not _expired(f, moment) for f in user.filters or ()):
+        raise FilterError(f"You filter “{phrase}” already: delete that filter to change it.")
     entry = {
         "id": str(ObjectId()),
         "phrase": phrase,

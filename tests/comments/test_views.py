@@ -535,7 +535,7 @@ def test_others_cannot_edit_or_delete(people, login, store_name):
     # Unknown and malformed slugs: nothing to act on.
     assert client.post(f"/posts/{post_id}/comments/zzzz/delete/").status_code == 302
     assert client.post(f"/posts/{post_id}/comments/BAD!/delete/").status_code == 404
-    assert client.get(f"/posts/{post_id}/comments/{c.slug}/delete/").status_code == 405
+    assert client.get(f"/posts/{post_id}/comments/{c.slug}/delete/").status_code == 302
 
 
 # --- the feed cards' last comments (*Storing Updates and Profiles*) ------------------------------

@@ -24,7 +24,7 @@ from socialsite import sessions
 from socialsite.clock import now
 from socialsite.cursors import EPOCH
 from socialsite.documents import SessionRecord
-from tests.conftest import PASSWORD
+from tests.conftest import PASSWORD, sized
 
 # Bulk inserts go in slices: the wire server answers one command at a time.
 SLICE = 250
@@ -180,7 +180,12 @@ SIGNED_IN_PAGES = {
 }
 
 
-@pytest.mark.parametrize("followings", [5, 1000])
+# 1,000 followings on mongomock; 300 through a driver (past the 200 a branch
+# of the read model's `$in` holds, tests/conftest.py `sized`).
+MANY = sized(1000, 300)
+
+
+@pytest.mark.parametrize("followings", [5, MANY])
 @pytest.mark.parametrize("page", list(SIGNED_IN_PAGES))
 def test_a_signed_in_page_with_every_kind_of_post_is_2_round_trips(
     page, followings, reader_of, login, round_trips
@@ -200,7 +205,7 @@ def test_a_signed_in_page_with_every_kind_of_post_is_2_round_trips(
     assert counter.commands[0] == "aggregate", _listing(counter)
 
 
-@pytest.mark.parametrize("followings", [5, 1000])
+@pytest.mark.parametrize("followings", [5, MANY])
 def test_someone_elses_wall_is_2_round_trips_too(followings, reader_of, login, round_trips):
     """Their document and the follow edges between the two of them (follow
     button, circles) ride with the session's read: `$lookup` by `_id`, and

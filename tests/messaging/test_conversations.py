@@ -118,3 +118,13 @@ def test_the_last_one_out_deletes_the_conversation(cast):
     services.conversation_leave(conversation_id=conversation, member=fresh("bob"))
     assert Conversation.objects(id=conversation).count() == 0
     assert MessageBucket.objects(conversation=conversation).count() == 0
+
+
+def test_a_conversation_everyone_else_left_takes_no_more_messages(cast):
+    ann, _, _ = cast
+    conversation = services.conversation_start(sender=ann, to=["bob"], text="hello?")
+    services.conversation_leave(conversation_id=conversation, member=fresh("bob"))
+    before = Conversation.objects.get(id=conversation).count  # hers, and "bob left"
+    with pytest.raises(services.MessageRefused, match="Everyone else has left"):
+        services.message_send(conversation_id=conversation, sender=fresh("ann"), text="anyone?")
+    assert Conversation.objects.get(id=conversation).count == before

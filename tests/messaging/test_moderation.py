@@ -257,7 +257,9 @@ def test_the_queue_acts_on_several_messages_at_once(chat, login):
     report(login(chat.ann), chat.key)
     report(login(chat.ann), other)
     mod = login(chat.mod)
-    response = mod.post("/mod/bulk/", {"keys": [chat.key, other], "action": "remove"})
+    response = mod.post(
+        "/mod/bulk/", {"keys": [chat.key, other], "action": "remove", "reason": "spam"}
+    )
     assert "Removed: 2 items." in mod.get(response["Location"]).content.decode()
     assert shown_texts(login(chat.ann), chat.page).count(REMOVED) == 2
     assert sorted(e.target_id for e in AuditEntry.objects(action="message.remove")) == sorted(

@@ -100,7 +100,7 @@ def test_a_removed_post_leaves_every_timeline(feed_model, cast, login):
     mod = login(cast.mod)
     act = {"key": f"post:{removed.id}", "action": "remove", "reason": "spam"}
     assert mod.post("/mod/act/", act).status_code == 302
-    bulk = {"keys": [f"post:{on_wall.id}"], "action": "remove"}
+    bulk = {"keys": [f"post:{on_wall.id}"], "action": "remove", "reason": "spam"}
     assert mod.post("/mod/bulk/", bulk).status_code == 302
 
     after = timelines()
@@ -242,3 +242,15 @@ def test_the_author_is_told_what_was_removed_and_why_never_by_whom(cast, login):
     assert "No reason was given." in page
     removed = re.findall(r'data-kind="removed" data-actor="([^"]*)"', page)
     assert removed == ["", ""]  # no moderator named
+
+
+def test_a_bulk_removal_needs_a_reason(cast, login):
+    post = new_post(cast.ada, "spam spam")
+    mod = login(cast.mod)
+    refused = mod.post("/mod/bulk/", {"keys": [f"post:{post.id}"], "action": "remove"})
+    page = mod.get(refused["Location"]).content.decode()
+    assert "Give a reason for removing them" in page
+    assert "post.remove" not in [row.action for row in AuditEntry.objects]
+    # The card's own removal asks for one too (a required field, the author is told).
+    card = mod.get(f"/posts/{post.id}/").content.decode()
+    assert 'name="reason" maxlength="500" required' in card

@@ -265,3 +265,12 @@ def test_moderators_read_what_each_reporter_wrote_on_the_queue(cast, login):
     assert "<q>She posts this hourly</q>" in noted and "@cyd, other" in noted
     plain = re.search(rf'data-key="post:{other.id}".*?</tr>', html, re.S)[0]
     assert "report-notes" not in plain
+
+
+def test_a_repeated_report_says_it_updated_the_first(cast, login):
+    post = new_post(cast.ada)
+    bob = login(cast.bob)
+    first = bob.get(report(bob, f"post:{post.id}", "spam")["Location"]).content.decode()
+    assert "A moderator will look at it" in first
+    again = bob.get(report(bob, f"post:{post.id}", "other")["Location"]).content.decode()
+    assert "You reported this already" in again

@@ -180,3 +180,12 @@ def test_the_filters_are_in_the_exports_profile_file(ada, login):
     cats, dogs = profile["filters"]
     assert cats == {"phrase": "cats", "contexts": ["public"], "action": "hide", "expires": None}
     assert dogs["phrase"] == "dogs" and dogs["expires"].startswith(str(clock.now().year))
+
+
+def test_a_phrase_filtered_already_is_refused_with_a_clear_error(ada, login):
+    client = login(ada)
+    form = {"phrase": "Cats", "context": "home", "action": "warn", "expires": "never"}
+    assert client.post(URL, form).status_code == 302
+    again = client.post(URL, {**form, "phrase": "cats  "})
+    assert again.status_code == 200 and "You filter “cats” already" in again.content.decode()
+    assert [f["phrase"] for f in stored("ada")] == ["Cats"]

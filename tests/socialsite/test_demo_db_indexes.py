@@ -137,7 +137,7 @@ def _assert_indexes_match_a_rebuild(coll):
 
 
 @settings(
-    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(
     documents=st.lists(DOCUMENTS, max_size=12), spec=FILTERS, sort=SORTS, limit=st.integers(0, 3)
@@ -155,7 +155,7 @@ def test_find_answers_what_the_scan_answers(coll, documents, spec, sort, limit):
 
 
 @settings(
-    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(documents=st.lists(DOCUMENTS, max_size=12), spec=FILTERS)
 def test_match_first_aggregate_answers_what_the_scan_answers(coll, documents, spec):
@@ -213,7 +213,7 @@ def _write(coll, op):
 
 
 @settings(
-    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(
     documents=st.lists(DOCUMENTS, max_size=8), writes=st.lists(WRITES, max_size=6), spec=FILTERS
