@@ -38,14 +38,9 @@ class FilterError(Exception):
 
 
 def _push(handle: str, entry: dict) -> bool:
-    # `filters.<cap-1>` missing means fewer than MAX_FILTERS entries; the
-    # phrase's absence keeps two racing adds of one phrase to one filter.
+    # `filters.<cap-1>` missing means fewer than MAX_FILTERS entries.
     changed = User._get_collection().update_one(
-        {
-            "_id": handle,
-            f"filters.{MAX_FILTERS - 1}": {"$exists": False},
-            "filters.phrase": {"$ne": entry["phrase"]},
-        },
+        {"_id": handle, f"filters.{MAX_FILTERS - 1}": {"$exists": False}},
         {"$push": {"filters": entry}},
     )
     return changed.matched_count == 1
@@ -70,9 +65,15 @@ def keyword_filter_create(
     if action not in ACTIONS:
         raise FilterError("Choose to hide or to warn.")
     moment = clock.now()
+    # The same phrase where a live filter of it applies already is a repeat
+    # (the same phrase elsewhere, say hidden in threads but warned of at
+    # home, is a filter of its own).
     folded = phrase.casefold()
-    if any(f.phrase.casefold() == folded and not _expired(f, moment) for f in user.filters or ()):
-        raise FilterError(f"You filter “{phrase}” already: delete that filter to change it.")
+    if any(
+        f.phrase.casefold() == folded and set(f.contexts) & set(chosen) and not _expired(f, moment)
+        for f in user.filters or ()
+    ):
+        raise FilterError(f"You filter “{phrase}” there already: delete that filter to change it.")
     entry = {
         "id": str(ObjectId()),
         "phrase": phrase,

@@ -187,5 +187,8 @@ def test_a_phrase_filtered_already_is_refused_with_a_clear_error(ada, login):
     form = {"phrase": "Cats", "context": "home", "action": "warn", "expires": "never"}
     assert client.post(URL, form).status_code == 302
     again = client.post(URL, {**form, "phrase": "cats  "})
-    assert again.status_code == 200 and "You filter “cats” already" in again.content.decode()
+    assert again.status_code == 200 and "You filter “cats” there already" in again.content.decode()
     assert [f["phrase"] for f in stored("ada")] == ["Cats"]
+    # The same phrase somewhere else is a filter of its own.
+    assert client.post(URL, {**form, "context": "thread", "action": "hide"}).status_code == 302
+    assert [f["phrase"] for f in stored("ada")] == ["Cats", "Cats"]
