@@ -72,6 +72,24 @@ class RateCounter(PinnedToPrimary, me.Document):
     }
 
 
+class OnceKey(PinnedToPrimary, me.Document):
+    """A one-time key a form or a client sent with a write (socialsite/once.py,
+    docs/features.md#posting-twice): what the write made, for a day."""
+
+    key = me.StringField(primary_key=True)
+    value = me.ObjectIdField(required=True)
+    expire = me.DateTimeField(required=True)
+
+    meta = {
+        "collection": "once_key",
+        "indexes": [{"fields": ["expire"], "expireAfterSeconds": 0, "name": "expire_ttl"}],
+        # Read and written by `_id` equality alone (a keyed hash), so hashed.
+        "shard_key": ("key",),
+        "shard_hashed": "key",
+        "auto_create_index": False,
+    }
+
+
 class PeriodicJob(me.Document):
     """One periodic job's schedule and last run (socialsite/periodic.py):
     `due` is when its next run may be claimed. A handful of documents, each

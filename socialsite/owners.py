@@ -179,6 +179,7 @@ def register_core() -> None:
     """The core's own collections (socialsite's AppConfig.ready)."""
     owned("session", app="socialsite", fields=("user", "data"), erase=_sessions_erase)
     owned("ratelimit", app="socialsite", fields=(), why="keys are keyed hashes")
+    owned("once_key", app="socialsite", fields=(), why="keys are keyed hashes")
     owned("periodic_job", app="socialsite", fields=(), why="the sweepers' schedule")
     owned("task_mark", app="socialsite", fields=("args",), erase=_marks_erase)
 

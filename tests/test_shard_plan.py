@@ -43,6 +43,7 @@ EXPECTED_KEYS = {
     "message_buckets": "{conversation: 1, bucket: 1}",
     "session": '{_id: "hashed"}',
     "ratelimit": '{_id: "hashed"}',
+    "once_key": '{_id: "hashed"}',
     # A held handle is read by its keyed hash alone.
     "held_handle": '{_id: "hashed"}',
     # One (tag, hour, author) each, upserted by `_id`: a busy tag spreads.

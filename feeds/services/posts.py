@@ -4,6 +4,7 @@ from collections import Counter
 from datetime import datetime
 
 from bson import ObjectId
+from mongoengine.errors import NotUniqueError
 
 from feeds import tasks
 from feeds.delivery import upkeep
@@ -29,6 +30,15 @@ class PostError(Exception):
     """A post that is refused, with a message for the user."""
 
 
+class AlreadyPosted(PostError):
+    """The same one-time key was posted with before (socialsite/once.py):
+    nothing new is written; `post_id` is the post it made."""
+
+    def __init__(self, post_id: ObjectId):
+        super().__init__("That was posted already.")
+        self.post_id = post_id
+
+
 class NotFound(Exception):
     """No such post, or not the actor's to change (a 404 for the views)."""
 
@@ -51,11 +61,14 @@ def post_create(
     to: str | None = None,
     photo: "photos.ProcessedPhoto | None" = None,
     ts: datetime | None = None,
+    post_id: ObjectId | None = None,
 ) -> Post:
     """Write the post (the system of record), then enqueue its delivery.
 
     `ts` backdates a post (demo data, tests); it defaults to now. Either way
     it is kept to the millisecond, as MongoDB stores it (docs/performance.md).
+    `post_id` is the id a one-time key claimed (socialsite/once.py): when a
+    post has it already, AlreadyPosted and nothing else is written.
     """
     circles = list(circles) or [PUBLIC]
     named = [c for c in circles if c not in (PUBLIC, ALL_CIRCLES)]
@@ -74,10 +87,13 @@ def post_create(
             raise PostError(f"You can't post on @{to}'s wall.")
         if to in author.blocked:
             raise PostError(f"You blocked @{to}. Unblock them to post on their wall.")
+    if post_id is not None and Post.objects(id=post_id).only("id").first() is not None:
+        raise AlreadyPosted(post_id)
     detail = dict(detail)
     if photo is not None:
         detail.update(photos.store(photo, author.handle))
     post = Post(
+        id=post_id,
         by=Author(id=author.handle, name=author.name),
         to=to,
         circles=circles,
@@ -88,7 +104,13 @@ def post_create(
         ts=to_millis(aware(ts)) if ts else now(),
         delivery=Delivery(state="pending", queued=now()),
     )
-    post.save(force_insert=True)
+    try:
+        post.save(force_insert=True)
+    except NotUniqueError:
+        # The same key posted twice at once: the other request inserted it.
+        if photo is not None:
+            photos.delete(detail)
+        raise AlreadyPosted(post_id) from None
     trends.tag_uses_record(
         author=author.handle, tags=post.tags, circles=circles, ts=post.ts, post_id=post.id
     )

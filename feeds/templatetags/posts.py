@@ -2,6 +2,7 @@
 the @mentions of people who exist (see feeds/services/mentions.py)."""
 
 import re
+import secrets
 
 from django import template
 from django.template.loader import render_to_string
@@ -27,7 +28,13 @@ def post_card(context, card):
         card.id,
         card.fragment_key(viewer, in_thread=in_thread),
         "feeds/_post.html",
-        {"card": card, "user": viewer, "thread_template": in_thread, "moment": card.ts},
+        {
+            "card": card,
+            "user": viewer,
+            "thread_template": in_thread,
+            "moment": card.ts,
+            "ends": card.poll["expires"] if card.poll else None,
+        },
         page,
     )
     # A keyword filter's warning folds the card, outside the cached fragment:
@@ -45,19 +52,32 @@ def composer(context, form):
     those; one a failed post left (bound, with errors and what was typed)
     is rendered as it is."""
     if form.is_bound:
-        return context.template.engine.get_template("feeds/_composer.html").render(context)
+        html = context.template.engine.get_template("feeds/_composer.html").render(context)
+        return _with_once_key(html)
     key = {
         "circles": [list(choice) for choice in form.fields["circles"].choices],
         "initial": form.initial,
         "prefix": form.prefix,
     }
-    return fragments.render(
+    html = fragments.render(
         "composer",
         "blank",
         key,
         "feeds/_composer.html",
         {"form": form},
         fragments.page_of(context),
+    )
+    return _with_once_key(html)
+
+
+def _with_once_key(composer_html: str) -> str:
+    """The composer and a one-time key for it, outside the cached fragment
+    (joined to the form by `form=`): posting it twice (Back, then Post
+    again) makes one post (socialsite/once.py)."""
+    return format_html(
+        '{}<input type="hidden" name="once" form="composer" value="{}">',
+        composer_html,
+        secrets.token_urlsafe(16),
     )
 
 

@@ -19,7 +19,7 @@ from feeds.services import polls
 from feeds.services import posts as services
 from feeds.views.pages import post_detail, visible_post_or_404
 from profiles.selectors import people
-from socialsite import ratelimit
+from socialsite import once, ratelimit
 from socialsite.http import login_required, redirect_back, safe_next
 from socialsite.ids import object_id_or_404
 from socialsite.text import strip_controls
@@ -65,6 +65,7 @@ def post_create(request):
         return _composer_failed(request, form, 429)
     if form.is_valid():
         data = form.cleaned_data
+        key = request.POST.get("once")
         try:
             post = services.post_create(
                 author=request.user,
@@ -73,7 +74,14 @@ def post_create(request):
                 circles=data["circles"],
                 to=data.get("to"),
                 photo=data.get("photo"),
+                post_id=once.claim(scope="post", owner=request.user.handle, key=key)
+                if once.usable(key)
+                else None,
             )
+        except services.AlreadyPosted:
+            # The composer's key again: Back and Post, or a double tap.
+            messages.info(request, "That was posted already.")
+            return redirect_back(request, "/feed/")
         except services.PostError as exc:
             form.add_error(None, str(exc))
         else:

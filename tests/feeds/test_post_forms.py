@@ -231,3 +231,32 @@ def test_a_post_sent_after_the_session_ended_keeps_its_words_through_the_login(m
     assert ">Words I typed for ten minutes</textarea>" in page
     # Taken once: the next visit's composer is empty again.
     assert "Words I typed for ten minutes" not in client.get("/feed/").content.decode()
+
+
+def test_the_composers_one_time_key_makes_one_post_of_two_sends(make_user, login):
+    import re
+
+    from feeds.documents import Post
+    from feeds.services import posts
+    from socialsite import once
+
+    ada = make_user("ada")
+    client = login(ada)
+    page = client.get("/feed/").content.decode()
+    key = re.search(r'name="once" form="composer" value="([^"]+)"', page).group(1)
+    assert key not in client.get("/feed/").content.decode()  # a fresh key per page
+    sent = {"type": "status", "text": "only once", "circles": ["*public*"], "once": key}
+    client.post("/posts/", sent, HTTP_REFERER="http://testserver/feed/")
+    again = client.post("/posts/", sent, HTTP_REFERER="http://testserver/feed/", follow=True)
+    assert "That was posted already." in again.content.decode()
+    assert Post.objects(by__id="ada").count() == 1
+    # The key is the person's: the same key from someone else is a new post,
+    # and the insert itself refuses a second post under a claimed id.
+    claimed = once.claim(scope="post", owner="ada", key=key)
+    assert claimed == Post.objects.get(by__id="ada").id
+    assert once.claim(scope="post", owner="bob", key=key) != claimed
+    with pytest.raises(posts.AlreadyPosted):
+        posts.post_create(
+            author=ada, type="status", detail={"text": "x"}, circles=[], post_id=claimed
+        )
+    assert Post.objects.count() == 1
