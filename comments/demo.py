@@ -72,11 +72,14 @@ def _discuss(store, rng, post, people, blocked, n, *, deep=0) -> tuple[int, int]
         elif made and rng.random() < 0.55:
             # Replies favour the recent comments, so threads grow a few levels.
             parent = made[max(0, len(made) - 1 - int(rng.expovariate(1 / 6)))]
+        voice, text = rng.choice(voices), rng.choice(LINES)
+        while f"@{voice['id']}" in text:  # nobody mentions themselves
+            text = rng.choice(LINES)
         made.append(
             store.post(
                 post["_id"],
-                author=rng.choice(voices),
-                text=rng.choice(LINES),
+                author=voice,
+                text=text,
                 parent_slug=parent.slug if parent else None,
                 posted=ts,
             )

@@ -23,13 +23,14 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from PIL import Image, ImageDraw
 from pymongo import UpdateOne
 
-from feeds import tasks
+from feeds import demo_marks, demo_texts, tasks
 from feeds.delivery import fanout, pulled
-from feeds.documents import ALL_CIRCLES, CARD_FIELDS, PUBLIC, Author, Delivery, Post
-from feeds.selectors.entries import entry_for
+from feeds.documents import ALL_CIRCLES, CARD_FIELDS, PUBLIC, Author, Delivery, Post, PostRepost
+from feeds.selectors.entries import entry_for, repost_entry
+from feeds.services import counts as marks
 from feeds.services import mentions, photos, polls, trends, words
 from feeds.services import posts as services
-from feeds.timelines import write_stores
+from feeds.timelines import stores_copies, write_stores
 from profiles import selectors as people
 from profiles.documents import User
 from profiles.services import pins as pin_services
@@ -38,35 +39,14 @@ from socialsite import events
 from socialsite.clock import aware, now, to_millis
 from socialsite.cursors import EPOCH
 
-STATUSES = [
-    "Shipped the new release today. Thanks everyone who tested it! #release",
-    "Reading the social-networking patterns again: load the fewest documents per page. #mongodb",
-    "Anyone up for a climb on Saturday? @alice you in?",
-    "Sourdough attempt #14 went better than #13. #baking",
-    "Today I learned that $slice works inside $push. Capped arrays for free. #MongoDB",
-    "Coffee, then schema design, then more coffee. #coffee",
-    "Hot take: most feeds should be cached, not computed. #feeds",
-    "Finally finished that book. The ending!",
-]
-LINKS = [
-    ("https://www.mongodb.com/docs/manual/", "The MongoDB manual", "Bookmarking this."),
-    ("https://docs.djangoproject.com/", "Django documentation", "Still the best docs around."),
-    (
-        "https://en.wikipedia.org/wiki/Zipf%27s_law",
-        "Zipf's law",
-        "Why a few accounts get most followers.",
-    ),
-]
 PLACES = [
     ("Blue Bottle Coffee", 37.7763, -122.4232),
     ("Tate Modern", 51.5076, -0.0994),
     ("Shibuya Crossing", 35.6595, 139.7005),
     ("Parque del Retiro", 40.4153, -3.6844),
 ]
-POLLS = [
-    ("Tabs or spaces?", ["Tabs", "Spaces", "Whatever the formatter says"]),
-    ("Best time to post?", ["Morning", "Lunch", "Evening", "3 a.m."]),
-]
+# The demo's login: the marks on her posts reach her notifications.
+ANNOUNCED = {"alice"}
 COLOURS = [(109, 92, 246), (22, 163, 160), (240, 140, 60), (220, 70, 110)]
 
 
@@ -100,6 +80,30 @@ def _vote(post: Post, voters: list[str], rng: random.Random) -> None:
             continue  # refused, as for anyone: e.g. a block between the two
 
 
+def _end_polls(made: list[Post], rng: random.Random) -> None:
+    """Each demo poll's end (`detail.expires`), set once its demo votes are in
+    (a vote after the end is refused). Every other poll, newest first, is
+    still open: one of the composer's durations from its own time when that
+    is still ahead, else from now (a longer poll, as the client API allows);
+    the rest ended one of those durations after they were posted. So the
+    demo always shows both. One write for all of them."""
+    moment, writes = now(), []
+    durations = [timedelta(seconds=d) for d in polls.DURATIONS]
+    newest_first = sorted(made, key=lambda post: aware(post.ts), reverse=True)
+    for rank, post in enumerate(newest_first):
+        ts = aware(post.ts)
+        closed = [d for d in durations if ts + d <= moment]
+        if rank % 2 == 0 or not closed:
+            ahead = [d for d in durations if ts + d > moment]
+            ends = ts + rng.choice(ahead) if ahead else moment + rng.choice(durations)
+        else:
+            ends = ts + rng.choice(closed)
+        post.detail["expires"] = to_millis(ends)
+        writes.append(UpdateOne({"_id": post.id}, {"$set": {"detail.expires": to_millis(ends)}}))
+    if writes:
+        Post._get_collection().bulk_write(writes, ordered=False)
+
+
 def _plan(handles: list[str], users: dict, rng: random.Random, count: int) -> list[dict]:
     """The posts to make, oldest first: post_create's keyword arguments."""
     start = now() - timedelta(days=21)
@@ -112,6 +116,8 @@ def _plan(handles: list[str], users: dict, rng: random.Random, count: int) -> li
     weights = [1 / (i + 1) ** 0.6 for i in range(len(handles))]
     authors = rng.choices(handles, weights=weights, k=count)
     photos_made: dict = {}
+    # Its own generator, so the words can grow without moving the rest.
+    texts = demo_texts.Words(random.Random(rng.getrandbits(64)))
     planned = []
     for ts, handle in zip(times, authors, strict=True):
         author = users[handle]
@@ -125,17 +131,18 @@ def _plan(handles: list[str], users: dict, rng: random.Random, count: int) -> li
         photo = None
         detail: dict[str, Any]
         if kind == "status":
-            detail = {"text": rng.choice(STATUSES)}
+            # Mentions name someone else: nobody @mentions themselves.
+            others = [h for h in rng.sample(handles, min(len(handles), 3)) if h != handle]
+            detail = {"text": texts.status(others)}
         elif kind == "link":
-            url, title, text = rng.choice(LINKS)
-            detail = {"url": url, "title": title, "text": text}
+            detail = texts.link()
         elif kind == "photo":
-            detail, photo = {"text": "Today's colours."}, _photo(rng, photos_made)
+            detail, photo = {"text": texts.photo()}, _photo(rng, photos_made)
         elif kind == "checkin":
             place, lat, lng = rng.choice(PLACES)
-            detail = {"place": place, "lat": lat, "lng": lng, "text": "Here now."}
+            detail = {"place": place, "lat": lat, "lng": lng, "text": texts.checkin()}
         else:
-            question, options = rng.choice(POLLS)
+            question, options = texts.poll()
             detail = {"question": question, "options": options, "votes": [0] * len(options)}
         planned.append(
             {"author": author, "type": kind, "detail": detail, "circles": circles, "to": to}
@@ -144,15 +151,46 @@ def _plan(handles: list[str], users: dict, rng: random.Random, count: int) -> li
     return planned
 
 
-def one_by_one(planned: list[dict]) -> list:
-    """Each post through `post_create`, delivered by its task as it is made."""
-    made = []
-    for kwargs in planned:
+def one_by_one(planned: list[dict], reposts: list | None = None) -> list:
+    """Each post through `post_create`, delivered by its task as it is made;
+    each of `reposts` (demo_marks' rows) delivered in its turn, by the site's
+    fan-out, as if it were happening then."""
+    made: list = []
+    by_index: dict = {}
+    waiting = sorted(reposts or [], key=lambda row: row[2])
+
+    def repost_until(moment) -> None:
+        while waiting and (moment is None or waiting[0][2] <= moment):
+            rows = _mark_rows([waiting.pop(0)], by_index)
+            marks.marks_seed(likes=[], reposts=rows, announce=ANNOUNCED)
+            for row in rows:
+                fanout.deliver_repost(row["post"], row["by"])
+
+    for i, kwargs in enumerate(planned):
+        repost_until(kwargs["ts"])
         try:
             made.append(services.post_create(**kwargs))
         except services.PostError:
             continue
+        by_index[i] = made[-1]
+    repost_until(None)
     return made
+
+
+def _made_index(planned: list[dict], made: list) -> dict[int, Post]:
+    """The post made of each planned one, by its index in the plan."""
+    found = {(post.by.id, aware(post.ts)): post for post in made}
+    keys = ((kwargs["author"].handle, aware(kwargs["ts"])) for kwargs in planned)
+    return {i: found[key] for i, key in enumerate(keys) if key in found}
+
+
+def _mark_rows(rows: list, by_index: dict) -> list[dict]:
+    """demo_marks' (plan index, who, when) as marks of the posts made."""
+    return [
+        {"post": by_index[i].id, "by": by, "ts": ts, "author": by_index[i].by.id}
+        for i, by, ts in rows
+        if i in by_index
+    ]
 
 
 def _allowed(kwargs: dict, users: dict) -> bool:
@@ -208,13 +246,16 @@ def in_bulk(planned: list[dict], users: dict) -> list:
     return made
 
 
-def _fan_out(post_ids: list, pulled_authors: set[str]) -> None:
+def _fan_out(post_ids: list, pulled_authors: set[str], reposts: list | None = None) -> None:
     """What `fanout.deliver_post` does for each post, for all of them at once:
     walls (author and `to`), and news for the audience (followers of a
     public post, the author's circle members otherwise, and the author) who
     are active, not suspended and have not blocked the author; a pulled
-    author's public post, the author only. Each timeline is then written
-    once per store, in time order."""
+    author's public post, the author only. `reposts` (pending `post_repost`
+    rows) as `deliver_repost` goes: the reposter's wall and news, and their
+    followers' news, but not a reader who blocked the reposter or the
+    original's author. Each timeline is then written once per store, in
+    time order."""
     stores = write_stores()
     posts = list(
         Post._get_collection().find({"_id": {"$in": post_ids}}, CARD_FIELDS).sort("ts", 1)
@@ -244,12 +285,28 @@ def _fan_out(post_ids: list, pulled_authors: set[str]) -> None:
         for owner in news:
             timelines["news", owner].append(entry)
         delivered.append(UpdateOne({"_id": post["_id"]}, {"$set": _delivered(len(news))}))
+    reposted = []
+    for repost in reposts or []:
+        by, author = repost["by"], repost["author"]
+        news = [
+            reader
+            for reader in sorted(set(followers.get(by, [])) | {by})
+            if reader == by or (reader in readers and not {by, author} & set(readers[reader]))
+        ]
+        entry = repost_entry(repost, [PUBLIC]) if stores else None
+        timelines["wall", by].append(entry)
+        for owner in news:
+            timelines["news", owner].append(entry)
+        key = {"post": repost["post"], "by": by}
+        reposted.append(UpdateOne(key, {"$set": _delivered(len(news))}))
     if stores:
         for (kind, owner), entries in timelines.items():
             for store in stores:
                 store.replace(kind, owner, entries[::-1])
     if delivered:
         Post._get_collection().bulk_write(delivered, ordered=False)
+    if reposted:
+        PostRepost._get_collection().bulk_write(reposted, ordered=False)
 
 
 def _delivered(readers: int) -> dict:
@@ -270,6 +327,7 @@ def deliver_pending() -> int:
     fan-out, since the bulk path's `replace` would drop what they hold."""
     rows = Post._get_collection().find({"delivery.state": "pending"}, {"_id": 1})
     post_ids = [row["_id"] for row in rows]
+    reposts = list(PostRepost._get_collection().find({"delivery.state": "pending"}))
     # The most followed are pulled, as `fanout.deliver_post` would find them,
     # from before the first post: their public posts go to no follower's
     # timeline (docs/performance.md#celebrities-are-pulled).
@@ -281,8 +339,10 @@ def deliver_pending() -> int:
     if any(store.stats()["entries"] for store in stores):
         for post_id in post_ids:
             fanout.deliver_post(post_id)
-    elif post_ids:
-        _fan_out(post_ids, pulled_authors)
+        for repost in reposts:
+            fanout.deliver_repost(repost["post"], repost["by"])
+    elif post_ids or reposts:
+        _fan_out(post_ids, pulled_authors, reposts)
     return len(post_ids)
 
 
@@ -323,20 +383,35 @@ def seed_more(
     if not bulk:
         for store in write_stores():
             store.ensure_owner(handles)
-    made = in_bulk(planned, users) if bulk else one_by_one(planned)
+    spread = demo_marks.plan(planned, handles, users, people.graph_all()[1], seed)
+    made = in_bulk(planned, users) if bulk else one_by_one(planned, spread.reposts)
+    by_index = _made_index(planned, made)
+    index_of = {post.id: i for i, post in by_index.items()}
     polls_made = [post for post in made if post.type == "poll"]
     for post in polls_made:
-        _vote(post, rng.sample(handles, min(len(handles), 12)), rng)
+        _vote(post, spread.voters.get(index_of.get(post.id, -1), []), rng)
+    liked = _mark_rows(spread.likes, by_index)
+    reposted = _mark_rows(spread.reposts, by_index) if bulk else []
+    marks.marks_seed(likes=liked, reposts=reposted, announce=ANNOUNCED)
+    # Delivered after: their copies will carry the counts (none to refresh).
+    copied = bulk and stores_copies()
+    all_reposts = reposted if bulk else _mark_rows(spread.reposts, by_index)
+    marked = marks.counts_seed(likes=liked, reposts=all_reposts, copied=copied)
+    # Its own generator: the rest of the demo stays as it was before polls ended.
+    _end_polls(polls_made, random.Random(f"{seed}:poll ends"))
     pins_made = _pin(made, users, rng)
     if bulk and deliver:
         deliver_pending()  # after the votes: the copies carry them
     elif not bulk:
         for post in polls_made:  # copies refreshed once per poll rather than per vote
             tasks.refresh_copies.enqueue(str(post.id), ["detail"])
+        for post_id in marked:
+            tasks.refresh_counts.enqueue(str(post_id))
     if stdout:
         state = "delivered" if deliver or not bulk else "waiting for delivery"
         stdout.write(
-            f"  {len(made)} posts {state} ({Post.objects.count()} in all; {pins_made} pinned)"
+            f"  {len(made)} posts {state} ({Post.objects.count()} in all; {pins_made} pinned; "
+            f"{len(liked)} likes, {len(spread.reposts)} reposts)"
         )
 
 

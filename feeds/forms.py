@@ -43,7 +43,7 @@ TYPE_FIELDS = {
     "link": {"url", "title", "text"},
     "photo": {"photo", "text", "alt"},
     "checkin": {"place", "lat", "lng", "text"},
-    "poll": {"text", "options"},
+    "poll": {"text", "options", "expires_in"},
 }
 COMMON_FIELDS = {"type", "circles", "to", "cw"}
 
@@ -98,6 +98,20 @@ class PostForm(forms.Form):
         required=False,
         widget=OptionsWidget(attrs={"rows": polls.MAX_OPTIONS}),
         help_text=f"{polls.MIN_OPTIONS} to {polls.MAX_OPTIONS} options, one per line.",
+    )
+    # Seconds, one of Mastodon's choices; left out, a day (docs/features.md#polls).
+    expires_in = forms.TypedChoiceField(
+        required=False,
+        label="Poll ends in",
+        choices=list(polls.DURATIONS.items()),
+        coerce=int,
+        empty_value=None,
+        initial=polls.DEFAULT_DURATION,
+        error_messages={
+            "invalid_choice": "Choose when the poll ends: "
+            + ", ".join(polls.DURATIONS.values())
+            + "."
+        },
     )
 
     def __init__(self, *args, owner_circles: Iterable[str] = (), **kwargs):
@@ -221,7 +235,9 @@ class PostForm(forms.Form):
                 options = _clean_options(data.get("options", ""))
             except ValidationError as exc:
                 self.add_error("options", exc)
-        return {"question": question, "options": options, "votes": [0] * len(options)}
+        expires_in = data.get("expires_in") or polls.DEFAULT_DURATION
+        # Ends that long from now: the post is written within the request.
+        return polls.poll_detail(question=question, options=options, expires_in=expires_in)
 
 
 _http_url = URLValidator(schemes=["http", "https"])

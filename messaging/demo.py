@@ -30,13 +30,21 @@ LINES = [
 ]
 
 
-def _conversation(rng, members: list[dict], lines: int, start, unread: list[str]) -> int:
-    """One conversation of `lines` messages by its members, oldest first."""
+def _conversation(rng, members: list[dict], lines: int, start, behind: list[str]) -> list[str]:
+    """One conversation of `lines` messages by its members, oldest first.
+
+    Those in `behind` last read it when they last wrote in it, the others
+    after its newest message; so it is unread for whoever of `behind` did
+    not write that message, as a client would show it. The newest is by
+    someone else than the first of `behind`, so that one has something new
+    to read. Returns who has it unread."""
     conversation_id = ObjectId.from_datetime(start)
     step = (now() - start) / (lines + 1)  # the newest a step before now
     messages = []
     for i in range(lines):
         author = members[i % len(members)] if rng.random() < 0.7 else rng.choice(members)
+        if i == lines - 1 and behind and author["h"] == behind[0]:
+            author = rng.choice([m for m in members if m["h"] != behind[0]])
         messages.append(
             {
                 "_id": ObjectId(),
@@ -58,11 +66,16 @@ def _conversation(rng, members: list[dict], lines: int, start, unread: list[str]
         for n, chunk in enumerate(messages[i : i + size] for i in range(0, len(messages), size))
     ]
     last = messages[-1]
+    read = {m["h"]: last["ts"] for m in members}
+    for handle in behind:
+        mine = [m["ts"] for m in messages if m["by"] == handle]
+        read[handle] = mine[-1] if mine else start
+    unread = [h for h in behind if read[h] < last["ts"]]
     number = len(buckets) - 1 + (1 if buckets[-1]["count"] >= size else 0)
     Conversation._get_collection().insert_one(
         {
             "_id": conversation_id,
-            "members": [{**m, "joined": start, "read": last["ts"]} for m in members],
+            "members": [{**m, "joined": start, "read": read[m["h"]]} for m in members],
             "everyone": [m["h"] for m in members],
             "active": [m["h"] for m in members],
             "unread": unread,
@@ -84,7 +97,7 @@ def _conversation(rng, members: list[dict], lines: int, start, unread: list[str]
     ConversationKey._get_collection().insert_one(
         {"_id": key_of(m["h"] for m in members), "conversation": conversation_id}
     )
-    return len(messages)
+    return unread
 
 
 def seed_more(*, handles: list[str], seed: int, stdout=None) -> None:
@@ -104,23 +117,26 @@ def seed_more(*, handles: list[str], seed: int, stdout=None) -> None:
         return {"h": handle, "name": names.get(handle, handle)}
 
     moment = now()
-    total = _conversation(
-        rng, [member("alice"), member(others[0])], 240, moment - timedelta(days=20), []
-    )
-    total += _conversation(
-        rng,
-        [member(h) for h in ("alice", *others[1:4])],
-        40,
-        moment - timedelta(days=3),
-        ["alice"],
-    )
     newest = others[4] if len(others) > 4 else others[3]
-    total += _conversation(
-        rng, [member(newest), member("alice")], 3, moment - timedelta(hours=2), ["alice"]
-    )
-    standing.messages_unread_set(handle="alice", unread=2)
+    unread = [
+        _conversation(
+            rng, [member("alice"), member(others[0])], 240, moment - timedelta(days=20), []
+        ),
+        _conversation(
+            rng,
+            [member(h) for h in ("alice", *others[1:4])],
+            40,
+            moment - timedelta(days=3),
+            ["alice"],
+        ),
+        _conversation(
+            rng, [member(newest), member("alice")], 3, moment - timedelta(hours=2), ["alice"]
+        ),
+    ]
+    count = sum("alice" in behind for behind in unread)
+    standing.messages_unread_set(handle="alice", unread=count)
     if stdout:
-        stdout.write(f"  3 conversations for alice, {total} messages (2 unread)")
+        stdout.write(f"  3 conversations for alice, {240 + 40 + 3} messages ({count} unread)")
 
 
 def seed_stage(seeding) -> None:

@@ -33,6 +33,7 @@ from notifications import buckets
 from notifications.documents import NotificationBucket
 from profiles.documents import User
 from profiles.filters import NO_FILTERS, Filters, KeywordFilter, filters_for
+from profiles.selectors import graph
 from socialsite.clock import aware
 from socialsite.cursors import Cursor, older_than, sort_key
 
@@ -65,6 +66,8 @@ class Notification:
     # A moderator's removal ("removed"): of what, and why.
     what: str = ""
     reason: str = ""
+    # A follow from someone the viewer does not follow: "Follow back".
+    follow_back: bool = False
 
 
 @dataclass
@@ -169,6 +172,7 @@ def notification_page(viewer: User, before: Cursor | None) -> NotificationPage:
     seen = aware(getattr(viewer, "notifications_seen", None))
     filters = filters_for(viewer, "notifications")
     items = [n for item in candidates if (n := _shown(item, viewer, hidden, posts, seen, filters))]
+    _offer_follow_back(viewer, items)
     next_cursor = None
     if more:
         if candidates:
@@ -176,6 +180,17 @@ def notification_page(viewer: User, before: Cursor | None) -> NotificationPage:
         elif rows:
             next_cursor = Cursor(aware(rows[-1]["min_ts"]), EARLIEST).encode()
     return NotificationPage(items=items, next_cursor=next_cursor, newest=newest)
+
+
+def _offer_follow_back(viewer: User, items: list[Notification]) -> None:
+    """Mark the follows whose actor the viewer does not follow yet: one
+    indexed read of the viewer's edges, and only on a page with follows."""
+    followers = {n.actor for n in items if n.kind == "follow"}
+    if not followers:
+        return
+    followed = graph.followed_among(viewer.handle, followers)
+    for n in items:
+        n.follow_back = n.kind == "follow" and n.actor not in followed
 
 
 def unread_visible(viewer: User, *, max_buckets: int = 10) -> int:

@@ -21,7 +21,10 @@ The cache is a plain least-recently-used dict in this process
 post page, and no other process needs these entries.
 
 What changes per request is left as a slot and filled in on every page: the
-CSRF token, the page's own path (the forms' `next`) and "5 minutes ago". A
+CSRF token, the page's own path (the forms' `next`), "5 minutes ago" and a
+poll's "in 3 hours" / "2 days ago". (Whether a poll has ended, and so shows
+its results and no Vote button, is part of the card's key instead:
+feeds/selectors/cards.py.) A
 slot is an HTML comment: user text is always escaped, so it can never spell
 one (a `<` in the output only ever comes from the templates).
 """
@@ -74,6 +77,7 @@ cache = _Recent()
 CSRF_SLOT = mark_safe("<!--slot:csrf-->")
 NEXT_SLOT = mark_safe("<!--slot:next-->")
 AGE_SLOT = mark_safe("<!--slot:age-->")
+ENDS_SLOT = mark_safe("<!--slot:ends-->")
 NUMBERED_AGE = re.compile(r"<!--slot:age:(\d+)-->")
 
 
@@ -121,6 +125,17 @@ def age(moment, now: datetime | None = None) -> str:
         parts.append(count)
         remaining -= chunk * count
     return _words(2, parts)
+
+
+def until(moment, now: datetime | None = None) -> str:
+    """How far `moment` is from now either way: "in 3 hours" or "2 days ago"
+    (a poll's end, the fragment context's `ends`)."""
+    if not isinstance(moment, datetime):
+        return ""
+    now = now or clock.now()
+    if moment > now:
+        return f"in {age(now, moment)}"
+    return f"{age(moment, now)} ago"
 
 
 def _words(depth: int, parts: list[int]) -> str:
@@ -177,7 +192,12 @@ def render(kind: str, ident: str, key: dict, template: str, context: dict, page)
     cache_key = f"{kind}:{ident}:{digest(key)}"
     html = cache.get(cache_key)
     if html is None:
-        slots = {"csrf_token": CSRF_SLOT, "request": SLOT_REQUEST, "age": AGE_SLOT}
+        slots = {
+            "csrf_token": CSRF_SLOT,
+            "request": SLOT_REQUEST,
+            "age": AGE_SLOT,
+            "ends_in": ENDS_SLOT,
+        }
         html = get_template(template).render({**context, **slots})
         cache.set(cache_key, html)
     return fill(html, page, context)
@@ -204,7 +224,8 @@ def render_list(
 
 
 def fill(html: str, page: "Page", context: dict) -> SafeString:
-    """Put this page's CSRF token, path and the fragment's age in its slots."""
+    """Put this page's CSRF token, path, the fragment's age and its poll's
+    end in their slots."""
     if CSRF_SLOT in html:
         html = html.replace(CSRF_SLOT, page.csrf_token)
     if NEXT_SLOT in html:
@@ -212,6 +233,8 @@ def fill(html: str, page: "Page", context: dict) -> SafeString:
     if AGE_SLOT in html:
         # Digits, unit names, commas and spaces: nothing to escape.
         html = html.replace(AGE_SLOT, age(context.get("moment")))
+    if ENDS_SLOT in html:
+        html = html.replace(ENDS_SLOT, until(context.get("ends")))
     return mark_safe(html)  # noqa: S308 - a rendered template, escaped values in its slots
 
 

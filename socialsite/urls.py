@@ -4,7 +4,7 @@ from django.urls import include, path
 from socialsite import views
 
 urlpatterns = [
-    path("", include("profiles.home_urls")),
+    path("", include("feeds.home_urls")),
     path("healthz", views.healthz, name="healthz"),
     path("", include("profiles.urls")),
     path("", include("feeds.urls")),

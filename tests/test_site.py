@@ -2,14 +2,19 @@
 
 import os
 import re
+import statistics
 import subprocess
 import sys
+from collections import Counter
 from io import StringIO
 from pathlib import Path
 
 import pytest
 from django.core.management import call_command
 
+from comments.documents import CommentDocument
+from feeds.documents import Post, PostLike, PostRepost
+from messaging.documents import Conversation
 from profiles.documents import FollowerEdge, FollowingEdge, User
 from socialsite import indexes, mongo
 from socialsite.documents import SessionRecord
@@ -101,6 +106,49 @@ def test_seed_demo_builds_a_zipf_graph():
     assert early > 4 * late
     assert max(u.following_count for u in User.objects) <= 20 + 6
     assert "Demo ready" in out.getvalue()
+    demo_reads_like_people()
+
+
+def demo_reads_like_people():
+    """The seeded demo as a visitor reads it (docs/features.md#the-demo)."""
+    posts = list(Post._get_collection().find({}))
+    # Nobody posts a text twice, and no two people post the same one.
+    texts = [p["detail"].get("text") or p["detail"].get("question") for p in posts]
+    assert len(texts) == len(set(texts))
+    # Hashtags several people use: trends and tag pages have content.
+    users_of: dict = {}
+    for p in posts:
+        for tag in p.get("tags") or ():
+            users_of.setdefault(tag, set()).add(p["by"]["id"])
+    assert sum(len(people) >= 3 for people in users_of.values()) >= 3
+    # Nobody mentions themselves, in a post or a comment.
+    assert not [p for p in posts if p["by"]["id"] in (p.get("mentions") or ())]
+    for c in CommentDocument._get_collection().find({}, {"author": 1, "text": 1}):
+        assert f"@{c['author']['id']}" not in (c.get("text") or "")
+    # Likes and reposts: counts equal the marks; a few popular posts, a long tail.
+    for document, counter in ((PostLike, "likes_count"), (PostRepost, "reposts_count")):
+        marks = Counter(row["post"] for row in document._get_collection().find({}, {"post": 1}))
+        assert {p["_id"]: p.get(counter) or 0 for p in posts} == {
+            p["_id"]: marks[p["_id"]] for p in posts
+        }, counter
+    likes = sorted(p.get("likes_count") or 0 for p in posts)
+    assert sum(n > 0 for n in likes) > 0.7 * len(likes)
+    assert likes[-1] >= 4 * max(1, statistics.median(likes))
+    assert PostRepost.objects.count() and not PostRepost.objects(delivery__state="pending").count()
+    # Pins: one's own posts, each once.
+    for user in User._get_collection().find({"pinned.0": {"$exists": True}}):
+        pinned = user["pinned"]
+        assert len(pinned) == len(set(pinned))
+        assert {p["by"]["id"] for p in posts if p["_id"] in pinned} == {user["_id"]}
+    # alice's inbox as a client shows it: unread only if someone else wrote
+    # after she last read; her header count agrees.
+    unread = 0
+    for c in Conversation._get_collection().find({"everyone": "alice"}):
+        read = next(m["read"] for m in c["members"] if m["h"] == "alice")
+        behind = c["last"]["by"] != "alice" and read < c["last"]["ts"]
+        assert ("alice" in c["unread"]) == behind
+        unread += behind
+    assert unread and User.objects.get(handle="alice").messages_unread == unread
 
 
 def test_no_app_module_imports_mongomock():

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 from feeds.documents import ALL_CIRCLES, PUBLIC
 from feeds.selectors.filtering import match
 from feeds.selectors.pages import viewer_votes
-from feeds.services import likes, mentions, polls, reposts
+from feeds.services import bookmarks, likes, mentions, polls, reposts
 from feeds.timelines.base import FOUND, PULLED_IN
 from profiles.documents import User
 from profiles.filters import KeywordFilter, filters_for
@@ -51,6 +51,7 @@ class PostCard:
         liked: bool = False,
         *,
         reposted: bool = False,
+        bookmarked: bool | None = None,
         seer: Seer | None = None,
     ) -> None:
         self.raw = post
@@ -72,6 +73,8 @@ class PostCard:
         self.pulled = bool(post.get(PULLED_IN))
         self.liked = liked
         self.reposted = reposted  # the viewer reposted it, wherever this card shows it
+        # The viewer bookmarked it; None: the page does not offer bookmarking.
+        self.bookmarked = bookmarked
         # The viewer's keyword filter it matched on this page, if any
         # (`cards(context=...)`): the card then shows folded under its name.
         self.filtered: KeywordFilter | None = None
@@ -104,11 +107,16 @@ class PostCard:
             "viewer": viewer.key(),
             "state": [
                 self.liked,
+                self.bookmarked,
                 self.is_own,
                 self.in_pins,
                 self.pinned,
                 self.reposted_by_viewer,
                 self.poll["choice"] if self.poll else None,
+                # Ended or not, results shown or not: both change with the
+                # clock or the viewer, never with the stored post.
+                self.poll["expired"] if self.poll else None,
+                self.poll["shown"] if self.poll else None,
                 in_thread,
             ],
             "linked": mentions.linked_mentions(
@@ -163,6 +171,7 @@ def cards(
     viewer: "User | AnonymousVisitor",
     *,
     repost_state: bool = False,
+    bookmark_state: bool = False,
     context: str | None = None,
 ) -> list[PostCard]:
     """The page's cards, with every @mention they show announced, so that the
@@ -172,6 +181,10 @@ def cards(
     page). A timeline knows it only of the entries that are the viewer's
     own reposts, and asking costs a query its round-trip budget has no room
     for (docs/performance.md).
+
+    `bookmark_state`: give each card its Bookmark button (the feed, walls,
+    the incoming page, the post page). A timeline's read looked it up beside
+    its posts; the rest are asked for in one query.
 
     `context`: the page's keyword-filter context (profiles/filters.py
     CONTEXTS): each card the viewer's filters of it match is marked. The
@@ -191,6 +204,10 @@ def cards(
         if repost_state
         else set()
     )
+    marked: set | None = None
+    if bookmark_state and viewer.is_authenticated:
+        marked = {pid for pid, f in known.items() if f.get("bookmarked")}
+        marked |= bookmarks.bookmarked_among(viewer.handle, [p["_id"] for p in unknown])
     seer = Seer.of(viewer)
     page_cards = [
         PostCard(
@@ -199,6 +216,7 @@ def cards(
             votes.get(p["_id"]),
             liked=str(p["_id"]) in liked,
             reposted=str(p["_id"]) in reposted,
+            bookmarked=None if marked is None else p["_id"] in marked,
             seer=seer,
         )
         for p in posts

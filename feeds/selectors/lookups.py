@@ -12,7 +12,8 @@ The stages work on the page's array of entries as it is (no `$unwind`):
 each `$lookup` takes an array of ids as its `localField` (the linked posts,
 the posts shown, the circle posts' authors), which a server answers with a
 point read of an index per id: `post` by `_id` (live posts only),
-`post_like` on `(post, by)`, `poll_vote` on `(post, voter)`, and the graph's
+`post_like` on `(post, by)`, `poll_vote` on `(post, voter)`, `bookmark` on
+`(owner, post)`, and the graph's
 `following` on `(_f, _t)` and `(_t, _f)` (profiles' own stages). Each result
 array holds at most one document per entry of the page. `take` hands each
 entry back with what was found under `FOUND`. Entries without it (a store
@@ -25,7 +26,7 @@ from dataclasses import dataclass
 from bson import ObjectId
 from mongoengine import Document
 
-from feeds.documents import LIVE, PUBLIC, PollVote, Post, PostLike, card_exclusion
+from feeds.documents import LIVE, PUBLIC, Bookmark, PollVote, Post, PostLike, card_exclusion
 from feeds.selectors import pulled as pulls
 from feeds.timelines.base import FOUND
 from profiles import selectors as people
@@ -125,6 +126,13 @@ class PageLookups:
                     ],
                     into="_votes",
                 ),
+                _lookup(
+                    Bookmark,
+                    "_shown",
+                    "post",
+                    [{"$match": {"owner": self.reader}}, {"$project": {"_id": 0, "post": 1}}],
+                    into="_bookmarked",
+                ),
                 people.circles_placed_in_lookup("_circled", self.reader, "_edges"),
             ]
         if self.wall_owner is not None:
@@ -149,13 +157,18 @@ class PageLookups:
         found = {post["_id"]: post for post in row.get("_pins_found") or ()}
         liked = {like["post"] for like in row.get("_liked") or ()}
         votes = {vote["post"]: vote.get("option") for vote in row.get("_votes") or ()}
+        marked = {mark["post"] for mark in row.get("_bookmarked") or ()}
         out = []
         for post_id in self.pins:
             if post_id in found:
                 facts = (
                     {}
                     if self.reader is None
-                    else {"liked": post_id in liked, "vote": votes.get(post_id)}
+                    else {
+                        "liked": post_id in liked,
+                        "vote": votes.get(post_id),
+                        "bookmarked": post_id in marked,
+                    }
                 )
                 out.append({**found[post_id], FOUND: facts})
         return out
@@ -163,12 +176,13 @@ class PageLookups:
     def take(self, row: dict, entries: str) -> list[dict]:
         """The entries of a row, each with what the lookups found under FOUND:
         `linked` (the live post of a link entry, or None: deleted, removed),
-        and for a signed-in reader `liked`, `vote` (the option, or None) and
-        `placed` (the circles the author put the reader in, for a circle
+        and for a signed-in reader `liked`, `vote` (the option, or None),
+        `bookmarked` and `placed` (the circles the author put the reader in, for a circle
         post); on a wall, `owner_follows` for a post by someone else."""
         linked = {post["_id"]: post for post in row.get("_links_found") or ()}
         liked = {like["post"] for like in row.get("_liked") or ()}
         votes = {vote["post"]: vote.get("option") for vote in row.get("_votes") or ()}
+        marked = {mark["post"] for mark in row.get("_bookmarked") or ()}
         placed = {edge["_f"]: list(edge.get("_g") or []) for edge in row.get("_edges") or ()}
         circled = set(row.get("_circled") or ())
         followed = {edge["_t"] for edge in row.get("_followed") or ()}
@@ -180,6 +194,7 @@ class PageLookups:
             if self.reader is not None:
                 found["liked"] = shown in liked
                 found["vote"] = votes.get(shown)
+                found["bookmarked"] = shown in marked
                 if entry.get("of") is None and entry["by"] in circled:
                     found["placed"] = placed.get(entry["by"], [])
             if self.wall_owner is not None and entry.get("of") is None and entry["by"] in guests:

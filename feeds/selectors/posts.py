@@ -32,13 +32,18 @@ def posts_by_author(handle: str, limit: int) -> list[dict]:
     return list(_posts().find({"by.id": handle}, CARD_FIELDS).sort("ts", -1).limit(limit))
 
 
-def recent_public_posts(limit: int, *, fields: dict, on_walls: bool = True) -> list[dict]:
+def recent_public_posts(
+    limit: int, *, fields: dict, on_walls: bool = True, since: datetime | None = None
+) -> list[dict]:
     """The newest live public posts (demo data picks among them); without
-    `on_walls`, only those posted on their author's own wall."""
-    query = {"circles": PUBLIC, **LIVE}
+    `on_walls`, only those posted on their author's own wall; with `since`,
+    none older. A walk of the `ts` index, read in one batch (one round trip)."""
+    query: dict = {"circles": PUBLIC, **LIVE}
     if not on_walls:
         query["to"] = None
-    return list(_posts().find(query, fields).sort("ts", -1).limit(limit))
+    if since is not None:
+        query["ts"] = {"$gte": since}
+    return list(_posts().find(query, fields, batch_size=limit).sort("ts", -1).limit(limit))
 
 
 def posts_showing_comments_by(handle: str) -> list[ObjectId]:

@@ -1,10 +1,11 @@
-"""People to follow, for a feed with too little in it (docs/features.md#onboarding).
+"""People to follow, for a feed with too little in it (docs/discovery.md#explore).
 
 First the people followed by those the reader follows (the most such
 follows first), then the authors of the newest public posts; never the
-reader, someone they follow, block or are blocked by, staff or advertiser
-accounts, or anyone who has not posted. A handful of reads, and only on a
-feed that shows nothing yet.
+reader, someone they follow, block, mute or are blocked by, staff or
+advertiser accounts, or anyone who has not posted (`posters_among`). A
+handful of reads, and only on a feed that shows nothing yet (or on
+`/explore/`).
 """
 
 from collections import Counter
@@ -24,7 +25,8 @@ ASKED = 50
 def people_to_follow(viewer: User, limit: int = SHOWN) -> list[dict]:
     """Up to `limit` people as {handle, name, bio, followers_count}."""
     followed, _ = people.news_graph(viewer.handle)
-    left_out = {viewer.handle, *followed, *viewer.blocked}
+    muted = getattr(viewer, "muted", None) or ()
+    left_out = {viewer.handle, *followed, *viewer.blocked, *muted}
     ranked: list[str] = []
     if followed:
         counts = Counter(
@@ -36,7 +38,19 @@ def people_to_follow(viewer: User, limit: int = SHOWN) -> list[dict]:
         author = post["by"]["id"]
         if author not in left_out and author not in ranked:
             ranked.append(author)
-    candidates = ranked[: limit * 4]
+    return posters_among(ranked[: limit * 4], limit=limit, viewer=viewer.handle)
+
+
+def posters_among(
+    candidates: list[str], *, limit: int | None = None, viewer: str | None = None
+) -> list[dict]:
+    """Of `candidates` (handles, in order), the first `limit` (all without
+    it) one may suggest, each as {handle, name, bio, followers_count}: people
+    (never staff or advertiser accounts), active, with posts, and who have not
+    blocked `viewer`. One read. `/explore/` and the landing page show
+    visitors the active public posters this way (docs/discovery.md#explore)."""
+    if not candidates:
+        return []
     rows = {
         row["_id"]: row
         for row in people.users_read(
@@ -60,7 +74,7 @@ def people_to_follow(viewer: User, limit: int = SHOWN) -> list[dict]:
             or row.get("role") != "user"
             or row.get("status") != "active"
             or not row.get("posts_count")
-            or viewer.handle in (row.get("blocked") or ())
+            or (viewer is not None and viewer in (row.get("blocked") or ()))
         ):
             continue
         chosen.append(

@@ -16,13 +16,19 @@ without transactions:
 Should a process die between the two steps, `poll_recount` rebuilds the
 counts from the votes.
 
+A poll ends at `detail.expires` (a UTC datetime, set once when it is posted
+from a duration in seconds, `poll_detail`; a poll without one, from before
+polls ended, stays open). After it no vote counts, and before it only those
+who voted and the author see the counts (`poll_results`; docs/features.md#polls).
+
 Callers check that the voter may see the post (docs/privacy.md) before voting;
-`poll_vote` itself refuses removed posts and votes across a block.
+`poll_vote` itself refuses removed posts, ended polls and votes across a block.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from datetime import datetime, timedelta
 from typing import Any
 
 from bson import ObjectId
@@ -31,10 +37,27 @@ from pymongo.errors import DuplicateKeyError
 
 from feeds.documents import PollVote, Post
 from profiles import selectors as people
-from socialsite.clock import now
+from socialsite.clock import aware, now, to_millis
 
 MIN_OPTIONS = 2
 MAX_OPTIONS = 6
+
+# How long a poll stays open, in seconds: Mastodon's choices (the composer's
+# "Poll ends in" select, and the coming API's `poll[expires_in]`).
+DURATIONS = {
+    5 * 60: "5 minutes",
+    30 * 60: "30 minutes",
+    60 * 60: "1 hour",
+    6 * 60 * 60: "6 hours",
+    24 * 60 * 60: "1 day",
+    3 * 24 * 60 * 60: "3 days",
+    7 * 24 * 60 * 60: "7 days",
+}
+DEFAULT_DURATION = 24 * 60 * 60
+# Any duration in between is accepted from a caller other than the composer
+# (Mastodon's bounds: 5 minutes to a month).
+MIN_DURATION = 5 * 60
+MAX_DURATION = 2_629_746
 
 
 class PollError(ValueError):
@@ -42,23 +65,53 @@ class PollError(ValueError):
 
 
 REMOVED = "This post was removed by a moderator: its poll is closed."
+ENDED = "This poll has ended."
+
+
+def poll_detail(
+    *, question: str, options: list[str], expires_in: int, start: datetime | None = None
+) -> dict:
+    """A new poll's `detail`: no votes yet, ending `expires_in` seconds after
+    `start` (the post's time, now unless backdated), to the millisecond."""
+    if isinstance(expires_in, bool) or not isinstance(expires_in, int):
+        raise PollError("Choose how long the poll stays open.")
+    if not MIN_DURATION <= expires_in <= MAX_DURATION:
+        raise PollError("A poll stays open from 5 minutes to a month.")
+    begins = to_millis(aware(start)) if start is not None else now()
+    return {
+        "question": question,
+        "options": list(options),
+        "votes": [0] * len(options),
+        "expires": begins + timedelta(seconds=expires_in),
+    }
+
+
+def ends_of(detail: Mapping[str, Any]) -> datetime | None:
+    """When the poll ends, or None (an old poll that never does)."""
+    expires = detail.get("expires")
+    return aware(expires) if isinstance(expires, datetime) else None
 
 
 def poll_vote(*, post_id: ObjectId, voter: str, option: int) -> None:
     """Record `voter`'s choice of `option` (an index into the options).
 
-    Refused on a post a moderator removed (removed means frozen, docs/privacy.md; the count's
-    `$inc` carries the condition, so a removal racing this
-    vote leaves the counts unchanged and the vote undone) and across a block
-    in either direction (one read by `_id`).
+    Refused on a post a moderator removed (removed means frozen, docs/privacy.md)
+    and on a poll past its end; the count's `$inc` carries both conditions,
+    so a removal or the end racing this vote leaves the counts unchanged and
+    the vote undone. Refused across a block in either direction too (one read
+    by `_id`).
     """
     post = Post._get_collection().find_one(
-        {"_id": post_id}, {"type": 1, "detail.options": 1, "by.id": 1, "removed": 1}
+        {"_id": post_id},
+        {"type": 1, "detail.options": 1, "detail.expires": 1, "by.id": 1, "removed": 1},
     )
     if post is None or post.get("type") != "poll":
         raise PollError("This post is not a poll.")
     if post.get("removed") is not None:
         raise PollError(REMOVED)
+    ends = ends_of(post.get("detail") or {})
+    if ends is not None and now() >= ends:
+        raise PollError(ENDED)
     options = (post.get("detail") or {}).get("options") or []
     if isinstance(option, bool) or not isinstance(option, int):
         raise PollError("Choose one of the poll's options.")
@@ -72,12 +125,14 @@ def poll_vote(*, post_id: ObjectId, voter: str, option: int) -> None:
     inc = {f"detail.votes.{option}": 1}
     if previous is not None:
         inc[f"detail.votes.{previous}"] = -1
+    # The server decides as it counts: not removed, and no end or not yet.
+    still_open = [{"detail.expires": None}, {"detail.expires": {"$gt": now()}}]
     counted = Post._get_collection().update_one(
-        {"_id": post_id, "type": "poll", "removed": None}, {"$inc": inc}
+        {"_id": post_id, "type": "poll", "removed": None, "$or": still_open}, {"$inc": inc}
     )
     if counted.matched_count == 0:
         _undo_vote(post_id, voter, option, previous)
-        raise PollError(REMOVED)
+        raise PollError(ENDED if ends is not None and now() >= ends else REMOVED)
 
 
 def _refuse_across_blocks(voter: str, author: str) -> None:
@@ -88,8 +143,8 @@ def _refuse_across_blocks(voter: str, author: str) -> None:
 
 
 def _undo_vote(post_id: ObjectId, voter: str, option: int, previous: int | None) -> None:
-    """Take back a vote whose count could not land (the post was removed
-    meanwhile); conditional on the vote still being ours."""
+    """Take back a vote whose count could not land (the post was removed or
+    the poll ended meanwhile); conditional on the vote still being ours."""
     votes = PollVote._get_collection()
     mine = {"post": post_id, "voter": voter, "option": option}
     if previous is None:
@@ -154,12 +209,18 @@ _UNKNOWN: Any = object()
 def poll_results(
     post: Mapping[str, Any] | Post, voter: str | None, *, choice: int | None = _UNKNOWN
 ) -> dict:
-    """What a template needs to show a poll.
+    """What a template needs to show a poll, as `voter` may see it.
+
+    The counts are `shown` to whoever voted, to the author, and to everyone
+    once the poll has ended (as Mastodon does); before that, the options and
+    the total only: the options then carry no `count`, `percent` or
+    `winner` at all, so no template can leak them. Once ended, the options
+    with the most votes are the `winner`s (a tie has several).
 
     Pass `choice` (from `votes_of`, None when the voter has not voted) when
     rendering many posts; without it this reads the voter's vote itself.
     """
-    post_id, detail = _id_and_detail(post)
+    post_id, detail, author = _id_detail_author(post)
     if choice is _UNKNOWN:
         # Without a voter or an id there is no vote to read.
         choice = votes_of(voter, [post_id]).get(post_id) if voter and post_id is not None else None
@@ -167,25 +228,35 @@ def poll_results(
     raw = list(detail.get("votes") or [])
     counts = [max(int(raw[i]), 0) if i < len(raw) else 0 for i in range(len(labels))]
     total = sum(counts)
+    expires = ends_of(detail)
+    expired = expires is not None and now() >= expires
+    voted = choice is not None
+    shown = voted or expired or (voter is not None and voter == author)
+    most = max(counts, default=0)
+    options = []
+    for i, (label, count) in enumerate(zip(labels, counts, strict=True)):
+        option = {"index": i, "label": label, "chosen": i == choice}
+        if shown:
+            option.update(
+                count=count,
+                percent=round(100 * count / total) if total else 0,
+                winner=expired and most > 0 and count == most,
+            )
+        options.append(option)
     return {
         "question": detail.get("question", ""),
         "total": total,
-        "voted": choice is not None,
+        "voted": voted,
         "choice": choice,
-        "options": [
-            {
-                "index": i,
-                "label": label,
-                "count": count,
-                "percent": round(100 * count / total) if total else 0,
-                "chosen": i == choice,
-            }
-            for i, (label, count) in enumerate(zip(labels, counts, strict=True))
-        ],
+        "expires": expires,
+        "expired": expired,
+        "shown": shown,
+        "options": options,
     }
 
 
-def _id_and_detail(post: Mapping[str, Any] | Post) -> tuple[ObjectId | None, Mapping]:
+def _id_detail_author(post: Mapping[str, Any] | Post) -> tuple[ObjectId | None, Mapping, str]:
     if isinstance(post, Post):
-        return post.id, post.detail or {}
-    return post.get("_id", post.get("id")), post.get("detail") or {}
+        return post.id, post.detail or {}, post.by.id if post.by else ""
+    author = (post.get("by") or {}).get("id", "")
+    return post.get("_id", post.get("id")), post.get("detail") or {}, author

@@ -110,7 +110,7 @@ def post_create(
         # The same key posted twice at once: the other request inserted it.
         if photo is not None:
             photos.delete(detail)
-        raise AlreadyPosted(post_id) from None
+        raise AlreadyPosted(post.id) from None
     trends.tag_uses_record(
         author=author.handle, tags=post.tags, circles=circles, ts=post.ts, post_id=post.id
     )
@@ -241,7 +241,8 @@ def posts_erase(posts: list[dict]) -> None:
 
 
 def poll_vote(*, post_id: ObjectId, voter: User, option: int) -> None:
-    """Refused (PollError) on a removed post and across a block, either way."""
+    """Refused (PollError) on a removed post, after the poll's end, and
+    across a block, either way."""
     polls.poll_vote(post_id=post_id, voter=voter.handle, option=option)
     tasks.refresh_copies.enqueue(str(post_id), ["detail"])
 

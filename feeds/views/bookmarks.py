@@ -18,8 +18,10 @@ from socialsite.ids import object_id_or_404
 @login_required
 def bookmark_list(request):
     page = bookmarks_page(request.user, _cursor(request), settings.FEED_PAGE_SIZE)
-    context = {"page": page, "cards": cards(page.posts, request.user)}
-    return render(request, "feeds/bookmarks.html", context)
+    page_cards = cards(page.posts, request.user)
+    for card in page_cards:
+        card.bookmarked = True  # the list of them: each has its Remove
+    return render(request, "feeds/bookmarks.html", {"page": page, "cards": page_cards})
 
 
 def _limited(request) -> bool:

@@ -1,14 +1,15 @@
-"""A tag's page (`/tags/<tag>/`) and the posts half of `/search/`
-(docs/discovery.md). Thin: parse, call a selector, render."""
+"""A tag's page (`/tags/<tag>/`), the posts half of `/search/`, `/explore/`
+and the signed-out landing page (docs/discovery.md). Thin: parse, call a
+selector, render."""
 
 from django.conf import settings
 from django.contrib import messages
 from django.http import Http404, HttpResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from feeds.selectors import discovery, trends
+from feeds.selectors import discovery, popular, trends
 from feeds.selectors.cards import cards
 from feeds.services import words
 from feeds.views.pages import _cursor
@@ -89,9 +90,26 @@ def tag_unfollow(request, tag):
 
 
 def explore(request):
-    """`/explore/`: the trending tags for this reader, and, for moderators,
-    the tags hidden from everyone's trends."""
-    context: dict[str, object] = {"trends": trends.trending(request.user)}
+    """`/explore/`: the trending tags for this reader, the popular posts and
+    people to follow (docs/discovery.md#explore), and, for moderators, the
+    tags hidden from everyone's trends."""
+    found = popular.explore(request.user)
+    context: dict[str, object] = {
+        "trends": trends.trending(request.user),
+        "cards": cards(found.posts, request.user, context="public"),
+        "people": found.people,
+    }
     if request.user.is_authenticated and request.user.is_moderator:
         context["hidden_tags"] = trends.hidden_tags()
     return render(request, "feeds/explore.html", context)
+
+
+def home(request):
+    """`/`: for a visitor, the landing page with a few recent public posts
+    and the people who wrote them (docs/discovery.md#the-landing-page); a
+    signed-in reader goes to their news feed."""
+    if request.user.is_authenticated:
+        return redirect(settings.LOGIN_REDIRECT_URL)
+    found = popular.landing()
+    context = {"cards": cards(found.posts, request.user, context="public"), "people": found.people}
+    return render(request, "home.html", context)

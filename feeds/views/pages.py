@@ -16,7 +16,7 @@ from feeds.selectors import pages as selectors
 from feeds.selectors import posts as feed_posts
 from feeds.selectors.cards import cards
 from feeds.selectors.visibility import placed_in_from_edges
-from feeds.services import bookmarks, photos
+from feeds.services import photos
 from profiles import auth
 from profiles.documents import User
 from socialsite import drafts
@@ -58,7 +58,7 @@ def feed(request):
     page = selectors.news_page(request.user, _cursor(request))
     context = {
         "page": page,
-        "cards": cards(page.posts, request.user, context="home"),
+        "cards": cards(page.posts, request.user, bookmark_state=True, context="home"),
         "form": _composer(request),
     }
     # For "n new posts": where the list starts, and how often to ask.
@@ -90,7 +90,7 @@ def new_posts(request):
 @login_required
 def incoming(request):
     page = selectors.incoming_page(request.user, _cursor(request))
-    page_cards = cards(page.posts, request.user, context="home")
+    page_cards = cards(page.posts, request.user, bookmark_state=True, context="home")
     return render(request, "feeds/incoming.html", {"page": page, "cards": page_cards})
 
 
@@ -105,7 +105,7 @@ def wall_context(request, person) -> dict:
     hidden = viewer.is_authenticated and person.handle in viewer.blocked
     page = selectors.FeedPage([], None) if hidden else selectors.wall_page(person, viewer, before)
     # The first page's pinned posts come first, marked (docs/discovery.md#pins).
-    page_cards = cards(page.pinned + page.posts, viewer, context="public")
+    page_cards = cards(page.pinned + page.posts, viewer, bookmark_state=True, context="public")
     for card in page_cards[: len(page.pinned)]:
         card.pinned = True
     context = {
@@ -157,16 +157,12 @@ def visible_post_or_404(request, post_id):
 
 def post_detail(request, post_id):
     post = visible_post_or_404(request, post_id)
-    card = cards([post], request.user, repost_state=True, context="thread")[0]
+    card = cards([post], request.user, repost_state=True, bookmark_state=True, context="thread")[0]
     context: dict[str, object] = {"card": card}
     if card.filtered is not None and card.filtered.action == "hide":
         # The viewer's "thread" filter hides it: the page says so instead of
         # showing it (docs/privacy.md#keyword-filters).
         context["hidden_by"] = card.filtered
-    if request.user.is_authenticated:
-        context["bookmarked"] = bookmarks.bookmarked(
-            owner=request.user.handle, post_id=post["_id"]
-        )
     # Other apps add to the page (the comment thread, from comments).
     for path in settings.POST_PAGE_EXTENSIONS:
         context.update(import_string(path)(request, post))

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 from django.conf import settings
 
 from profiles.documents import FollowerEdge, FollowingEdge, User
+from profiles.selectors.graph import followed_among
 from profiles.services import fold_name
 
 if TYPE_CHECKING:
@@ -195,6 +196,21 @@ def search_people(
         for row in rows[:size]
     ]
     return Page(people, people[-1].handle if len(rows) > size else None)
+
+
+def follow_states(viewer: "User | AnonymousVisitor", handles: list[str]) -> dict[str, str]:
+    """Per person listed, what the viewer's button says: "follow" or
+    "following"; nothing for the viewer themselves, the people they blocked,
+    or a visitor. One covered read of the viewer's edges."""
+    if not isinstance(viewer, User) or not handles:
+        return {}
+    followed = followed_among(viewer.handle, handles)
+    left_out = {viewer.handle, *viewer.blocked}
+    return {
+        handle: "following" if handle in followed else "follow"
+        for handle in handles
+        if handle not in left_out
+    }
 
 
 def _block_filter(viewer: "User | AnonymousVisitor | None") -> dict:

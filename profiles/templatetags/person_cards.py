@@ -2,10 +2,12 @@
 rendered once per version of what it shows and then served from the
 fragment cache that post cards use (socialsite/fragments.py).
 
-The key is everything the fragment shows: handle, name, bio and follower
-count. It shows nothing about the viewer (no follow state, no forms), so
-every viewer shares one entry; a renamed person or a new follower count
-gives a new key, and the old entry ages out.
+The key is everything the fragment shows: handle, name, bio, follower
+count and the button the page gives it ("follow", "following" or none, from
+the page's `follow_states`). Nothing else about the viewer is in it (the
+form's CSRF token and `next` are slots), so viewers with the same button
+share one entry; a renamed person or a new follower count gives a new key,
+and the old entry ages out.
 """
 
 from django import template
@@ -25,7 +27,13 @@ def person_card(context, person):
         "name": person.name,
         "bio": bio or "",
         "followers": person.followers_count,
+        "follow": (context.get("follow_states") or {}).get(person.handle),
     }
     return fragments.render(
-        "person", person.handle, key, "_person.html", {"p": person}, fragments.page_of(context)
+        "person",
+        person.handle,
+        key,
+        "_person.html",
+        {"p": person, "follow": key["follow"]},
+        fragments.page_of(context),
     )

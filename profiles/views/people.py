@@ -318,7 +318,11 @@ def search(request):
     query = str(request.GET.get("q", ""))[:80].strip()
     after = parse_handle(request.GET.get("after"))
     page = selectors.search_people(query, after, viewer=request.user) if query else None
-    context = {"q": query, "page": page}
+    context: dict = {"q": query, "page": page}
+    if page is not None:
+        context["follow_states"] = selectors.follow_states(
+            request.user, [p.handle for p in page.items]
+        )
     # Other apps' results below the people (the posts, from feeds).
     for path in settings.SEARCH_PAGE_EXTENSIONS:
         context.update(import_string(path)(request, query))

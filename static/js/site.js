@@ -32,6 +32,10 @@ document.addEventListener("DOMContentLoaded", () => {
     };
     form.querySelectorAll('input[name="type"]').forEach((r) => r.addEventListener("change", sync));
     sync();
+    // Folded to its text box on a phone (site.css) until first touched; it
+    // stays open after, so a tap on a kind of post does not fold it away.
+    form.classList.add("composer--folded");
+    form.addEventListener("focusin", () => form.classList.remove("composer--folded"), { once: true });
   });
 });
 

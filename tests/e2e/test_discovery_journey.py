@@ -1,19 +1,22 @@
 """Issue 23's discovery in a real browser: a search that finds people and
 posts, a tag followed from its page whose posts then reach the news feed,
-at desktop and phone widths."""
+at desktop and phone widths; Explore's popular posts and people to follow."""
+
+import re
 
 from playwright.sync_api import expect
 
 from feeds.documents import PUBLIC
-from feeds.services import posts
+from feeds.services import likes, posts
 
 
 def test_search_then_follow_a_tag_into_the_feed(make_user, new_page, sign_in, artifacts_dir):
     ada = make_user("ada", "Ada Lovelace")
     bob = make_user("bob", "Bob Baker")
-    posts.post_create(
+    rye = posts.post_create(
         author=bob, type="status", detail={"text": "Rye bread, fresh #Bread"}, circles=[PUBLIC]
     )
+    likes.like_create(post_id=rye.id, user=make_user("cyd", "Cyd Crumb"))
     posts.post_create(author=ada, type="status", detail={"text": "Reading"}, circles=[PUBLIC])
     page = new_page()
     sign_in(page, "ada")
@@ -36,6 +39,18 @@ def test_search_then_follow_a_tag_into_the_feed(make_user, new_page, sign_in, ar
     # Ada does not follow bob, yet his tagged post is in her feed now.
     page.goto("/feed/")
     expect(page.locator("article.post").filter(has_text="Rye bread, fresh")).to_be_visible()
+
+    # Explore: bob's liked post is popular, and bob is someone to follow.
+    page.goto("/explore/")
+    expect(page.locator("section.explore-posts article.post")).to_contain_text("Rye bread")
+    page.set_viewport_size({"width": 390, "height": 900})
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    page.screenshot(path=str(artifacts_dir / "discovery-explore-390.png"), full_page=True)
+    page.set_viewport_size({"width": 1280, "height": 900})
+    people = page.locator("section.explore-people")
+    people.get_by_role("button", name="Follow Bob Baker").click()
+    expect(page).to_have_url(re.compile(r"/explore/$"))
+    expect(page.locator("section.explore-people li[data-handle=bob]")).to_have_count(0)
 
 
 def test_a_warned_post_opens_on_request_and_a_photo_is_described(

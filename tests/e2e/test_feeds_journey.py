@@ -162,15 +162,22 @@ def test_circle_post_photo_and_poll(people, new_page, artifacts_dir):
     expect(options_box).to_be_visible()
     expect(composer.locator("input[name=photo]")).to_be_hidden()
     options_box.fill("Red\nBlue\nGreen")
+    expect(composer.get_by_label("Poll ends in")).to_have_value("86400")  # a day
+    composer.get_by_label("Poll ends in").select_option(label="3 days")
     mine = post(ada, composer, question)
     expect(mine.locator("li.poll__option")).to_have_count(3)
-    expect(mine.locator(".poll > p")).to_have_text("0 votes")
+    # The author sees the results at once; the end is 3 days ahead.
+    expect(mine.locator(".poll__meta")).to_have_text(re.compile(r"^0 votes · Ends in 3 days$"))
+    expect(option(mine, 0)).to_have_attribute("data-count", "0")
 
     bob.goto("/feed/")
     poll = bob.locator("article.post", has_text=question)
+    # Before bob votes: the options, no counts (docs/features.md#polls).
+    expect(poll.locator(".poll")).to_have_attribute("data-results", "hidden")
     for index, label in enumerate(["Red", "Blue", "Green"]):
         expect(option(poll, index)).to_contain_text(label)
-        expect(option(poll, index)).to_have_attribute("data-count", "0")
+        expect(option(poll, index)).not_to_have_attribute("data-count", re.compile(".*"))
+    expect(poll.locator(".poll__count")).to_have_count(0)
 
     vote(bob, poll, "Blue", "Vote")
     expect(bob).to_have_url(re.compile(r"/feed/#post-[0-9a-f]{24}$"))
@@ -181,7 +188,7 @@ def test_circle_post_photo_and_poll(people, new_page, artifacts_dir):
     expect(option(poll, 0)).to_have_attribute("data-count", "0")
     expect(option(poll, 2)).to_have_attribute("data-count", "0")
     expect(poll.locator(".poll")).to_have_attribute("data-total", "1")
-    expect(poll.locator(".poll > p")).to_have_text("1 vote")
+    expect(poll.locator(".poll__meta")).to_have_text(re.compile(r"^1 vote · Ends"))
 
     vote(bob, poll, "Green", "Change vote")
     expect(option(poll, 1)).to_have_attribute("data-count", "0")
@@ -194,7 +201,7 @@ def test_circle_post_photo_and_poll(people, new_page, artifacts_dir):
     cyd_poll = cyd.locator("article.post", has_text=question)
     vote(cyd, cyd_poll, "Red", "Vote")
     expect(cyd_poll.locator(".poll")).to_have_attribute("data-total", "2")
-    expect(cyd_poll.locator(".poll > p")).to_have_text("2 votes")
+    expect(cyd_poll.locator(".poll__meta")).to_have_text(re.compile(r"^2 votes · Ends"))
     expect(option(cyd_poll, 0)).to_have_attribute("data-count", "1")
     expect(option(cyd_poll, 1)).to_have_attribute("data-count", "0")
     expect(option(cyd_poll, 2)).to_have_attribute("data-count", "1")

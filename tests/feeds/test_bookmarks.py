@@ -50,6 +50,20 @@ def test_bookmarks_are_kept_once_listed_newest_first_and_only_for_their_owner(
     assert Client().get("/bookmarks/").status_code == 302
     assert bob.post(f"/posts/{made[1].id}/unbookmark/").status_code == 302
     assert str(made[1].id) not in bob.get("/bookmarks/?").content.decode()
+    # The cards of a feed and a wall carry the button, in its state: the
+    # timeline's read looked it up (docs/performance.md#one-read-for-a-page).
+    graph.follow_create(follower=user("bob"), followee="ada")
+    bob.post(f"/posts/{made[4].id}/unbookmark/")
+    for path in ("/feed/", "/u/ada/"):
+        states = dict(
+            re.findall(
+                r'action="/posts/([0-9a-f]{24})/(?:un)?bookmark/".*?data-bookmarked="(\w+)"',
+                bob.get(path).content.decode(),
+                re.S,
+            )
+        )
+        assert states[str(made[4].id)] == "false" and states[str(made[3].id)] == "true", path
+    assert "/bookmark/" not in Client().get("/u/ada/").content.decode()  # visitors: none
 
 
 def test_a_bookmark_shows_only_what_its_owner_may_still_see(make_user, login):

@@ -11,7 +11,7 @@ from django.test import Client
 
 from comments import services as comments
 from feeds.documents import Post
-from feeds.services import posts, words
+from feeds.services import likes, posts, words
 from moderation import services as moderation
 from moderation.targets import resolve_target
 from profiles import services as graph
@@ -275,3 +275,138 @@ def test_a_search_for_a_hashtag_links_its_page_and_finds_its_posts(make_user, lo
     page = login(make_user("bob")).get("/search/", {"q": "#coffee"}).content.decode()
     assert 'href="/tags/coffee/"' in page and "#coffee</a>" in page
     assert "Morning" in page
+
+
+def section(page: str, name: str) -> str:
+    """The HTML of `<section class="<name>" ...>` up to its end."""
+    found = re.search(rf'<section class="[^"]*\b{name}\b[^"]*".*?</section>', page, re.S)
+    assert found, name
+    return found.group(0)
+
+
+def people_in(page: str, name: str) -> list[str]:
+    return re.findall(r'<li class="[^"]*" data-handle="([^"]+)"', section(page, name))
+
+
+def react(made, likers=(), commenters=()):
+    """Likes and comments on `made` (a post the reactors may see)."""
+    for liker in likers:
+        likes.like_create(post_id=made.id, user=liker)
+    raw = Post._get_collection().find_one({"_id": made.id})
+    for commenter in commenters:
+        comments.comment_create(post=raw, author=commenter, text="Nice")
+
+
+def test_explore_ranks_popular_posts_and_people_for_whoever_may_see_them(make_user, login):
+    fans = [make_user(f"fan{n}") for n in range(6)]
+    ada, bob, cyd, pal = (make_user(h) for h in ("ada", "bob", "cyd", "pal"))
+    hater, noisy, reader, quiet = (make_user(h) for h in ("hater", "noisy", "reader", "quiet"))
+    mod, shop = make_user("mod", role="moderator"), make_user("shop", role="advertiser")
+    graph.circle_create(owner=ada, name="close")
+    graph.follow_create(follower=ada.reload(), followee="pal", circles=["close"])
+    # Engagement decays with age: 3 likes now beat a like and a comment now,
+    # which beat 6 likes two days ago; five days ago is out of the window.
+    hot = post(ada, "Hot")
+    react(hot, fans[:3])
+    warm = post(bob, "Warm")
+    react(warm, fans[:1], commenters=[fans[1]])
+    old = post(cyd, "Old", ts=now() - timedelta(days=2))
+    react(old, fans)
+    ancient = post(cyd, "Ancient", ts=now() - timedelta(days=5))
+    react(ancient, fans)
+    post(bob, "Nobody cares")
+    circle = post(ada, "Circle only", circles=["close"])
+    react(circle, [pal], commenters=[pal, pal])
+    removed = post(bob, "Spam")
+    react(removed, fans)
+    moderation.post_remove(moderator=mod, target=resolve_target(f"post:{removed.id}"))
+    by_hater, by_noisy = post(hater, "Hater's"), post(noisy, "Noisy")
+    react(by_hater, fans[:1])
+    react(by_noisy, fans[:1])
+    for staff in (mod, shop):
+        react(post(staff, "Staff news"), fans[:1])
+    graph.block_create(blocker=hater.reload(), blocked="reader")
+    mutes.mute_create(user=reader.reload(), handle="noisy")
+    graph.follow_create(follower=reader.reload(), followee="bob")
+    for followee in ("quiet", "mod", "cyd"):  # bob's follows: suggested to reader
+        graph.follow_create(follower=bob.reload(), followee=followee)
+
+    page = Client().get("/explore/").content.decode()
+    ids = ARTICLE.findall(section(page, "explore-posts"))
+    staff_posts = {str(p["_id"]) for p in Post._get_collection().find({"by.id": "mod"})}
+    staff_posts |= {str(p["_id"]) for p in Post._get_collection().find({"by.id": "shop"})}
+    assert ids[:3] == [str(hot.id), str(warm.id), str(old.id)]
+    assert set(ids[3:]) == {str(by_hater.id), str(by_noisy.id)} | staff_posts
+    visitors_people = people_in(page, "explore-people")
+    assert visitors_people and not {"mod", "shop", "quiet", "fan0"} & set(visitors_people)
+    assert 'href="/accounts/login/?next=/explore/"' in section(page, "explore-people")
+    assert 'action="/u/' not in section(page, "explore-people")
+
+    page = login(reader.reload()).get("/explore/").content.decode()
+    shown_to_reader = ARTICLE.findall(section(page, "explore-posts"))
+    assert shown_to_reader[:3] == [str(hot.id), str(warm.id), str(old.id)]
+    assert not {str(by_hater.id), str(by_noisy.id)} & set(shown_to_reader)
+    # pal sees ada's circle post on her wall, never on Explore.
+    assert str(circle.id) not in ARTICLE.findall(login(pal).get("/explore/").content.decode())
+    # People: bob's follows first (cyd; never quiet, who has no posts, nor mod), never hater.
+    suggested = people_in(page, "explore-people")
+    assert suggested[0] == "cyd" and not {"quiet", "mod", "shop", "hater", "bob"} & set(suggested)
+    assert quiet.reload().posts_count == 0
+    assert 'action="/u/cyd/follow/"' in page and 'name="next" value="/explore/"' in page
+    assert "trend" in section(page, "explore")  # the trending tags are still there
+
+
+def test_the_landing_page_shows_real_public_posts_and_who_wrote_them(client, make_user):
+    ada, bob, cat = make_user("ada"), make_user("bob"), make_user("cat")
+    make_user("quiet")
+    graph.follow_create(follower=bob, followee="ada")
+    graph.follow_create(follower=cat, followee="ada")
+    graph.circle_create(owner=bob.reload(), name="close")
+    post(ada, "Ada's first")
+    newest = post(ada, "Ada's latest")
+    bobs = post(bob.reload(), "Bob's public")
+    post(bob.reload(), "Circle secret", circles=["close"])
+    post(cat, "Cat on Ada's wall", to="ada")  # on someone else's wall: not a landing post
+    mod = make_user("mod", role="moderator")
+    for staff in (mod, make_user("shop", role="advertiser")):
+        post(staff, "Staff news")
+    post(make_user("eve"), "Suspended news")
+    moderation.user_suspend(moderator=mod, target=resolve_target("user:eve"), reason="spam")
+    page = client.get("/").content.decode()
+    assert ARTICLE.findall(section(page, "landing-posts")) == [str(bobs.id), str(newest.id)]
+    never = ("Circle secret", "Staff news", "Suspended news", "@eve", "@quiet", "@mod")
+    assert [text for text in never if text in page] == []
+    aside = re.search(r'<aside class="card landing-people".*?</aside>', page, re.S).group(0)
+    assert re.findall(r'data-handle="([^"]+)"', aside) == ["bob", "ada"]
+    assert "2 followers" in aside
+    assert 'href="/explore/"' in page
+
+
+@pytest.mark.parametrize("signed_in", [False, True])
+def test_explore_and_the_landing_page_have_round_trip_budgets(
+    signed_in, make_user, login, round_trips
+):
+    """Whatever the window holds, a bounded number of reads. `/explore/`: the
+    trends (ranked by the page here: no job ran, 2), the window, the shown
+    posts and the people who post (`users`); signed in, also the session,
+    who among the shown authors blocked the reader, the reader's likes, and
+    `people_to_follow`'s graph (2) and recent posts. `/`: the newest public
+    posts and their authors."""
+    fans = [make_user(f"fan{n}") for n in range(3)]
+    authors = [make_user(f"au{n}") for n in range(8)]
+    for n, author in enumerate(authors):
+        graph.follow_create(follower=fans[0], followee=author.handle)
+        react(post(author, f"Post {n} #bread"), fans[: 1 + n % 3])
+    post(fans[1], "Someone to suggest")
+    client = login(fans[0].reload()) if signed_in else Client()
+    client.get("/explore/")  # warm: the session's first read
+    with round_trips() as trips:
+        page = client.get("/explore/").content.decode()
+    assert len(ARTICLE.findall(section(page, "explore-posts"))) == 8
+    assert people_in(page, "explore-people")
+    assert trips.total <= (11 if signed_in else 5), [(t.name, t.collection) for t in trips.trips]
+    if not signed_in:
+        with round_trips() as trips:
+            page = client.get("/").content.decode()
+        assert len(ARTICLE.findall(page)) == 4
+        assert trips.total <= 2, [(t.name, t.collection) for t in trips.trips]

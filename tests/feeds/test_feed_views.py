@@ -5,9 +5,11 @@ import re
 from datetime import timedelta
 
 import pytest
+from django.test import Client
 from PIL import Image
 
 from feeds.documents import PUBLIC, Post
+from feeds.services import polls
 from feeds.services import posts as services
 from profiles import services as graph
 from profiles.documents import User
@@ -151,19 +153,39 @@ def test_edit_and_delete_are_for_the_author_only(client, make_user, login):
     assert User.objects.get(handle="ada").posts_count == 0
 
 
-def test_poll_vote_changes_results(client, make_user, login):
-    client.post("/posts/", {"type": "poll", "text": "Colour?", "options": "Red\nBlue"})
+def test_poll_vote_changes_results(client, make_user, login, monkeypatch):
+    client.post(
+        "/posts/", {"type": "poll", "text": "Colour?", "options": "Red\nBlue", "expires_in": "300"}
+    )
     post = only_post()
     bob = login(make_user("bob"))
+    login(make_user("cyd")).post(f"/posts/{post.id}/vote/", {"option": "0"})
+    # Not voted yet, or signed out: the options and the total, no counts anywhere.
+    for reader in (bob, Client()):
+        html = reader.get(f"/posts/{post.id}/").content.decode()
+        assert 'data-total="1"' in html and 'data-results="hidden"' in html
+        assert "data-count" not in html and "poll__count" not in html and "<progress" not in html
+        assert "Ends <time" in html
     bob.post(f"/posts/{post.id}/vote/", {"option": "1"})
-    assert Post.objects.get(id=post.id).detail["votes"] == [0, 1]
+    assert Post.objects.get(id=post.id).detail["votes"] == [1, 1]
     bob.post(f"/posts/{post.id}/vote/", {"option": "0"})
-    assert Post.objects.get(id=post.id).detail["votes"] == [1, 0]
+    assert Post.objects.get(id=post.id).detail["votes"] == [2, 0]
     for bad in ["9", "-1", "x", ""]:
         bob.post(f"/posts/{post.id}/vote/", {"option": bad})
-    assert Post.objects.get(id=post.id).detail["votes"] == [1, 0]
+    assert Post.objects.get(id=post.id).detail["votes"] == [2, 0]
     html = bob.get(f"/posts/{post.id}/").content.decode()
-    assert 'data-option="0" data-count="1"' in html and "100%" in html
+    assert 'data-option="0" data-count="2"' in html and "100%" in html
+    # The clock passes the end (the stored post unchanged, its cached card
+    # not reused): results for everyone, the winner marked, no Vote button.
+    ends = polls.ends_of(Post.objects.get(id=post.id).detail)
+    monkeypatch.setattr(polls, "now", lambda: ends)
+    for reader in (bob, Client()):
+        html = reader.get(f"/posts/{post.id}/").content.decode()
+        assert 'poll__option--winner" data-option="0" data-count="2"' in html
+        assert "Ended <time" in html and 'name="option"' not in html
+    refused = bob.post(f"/posts/{post.id}/vote/", {"option": "1"}, follow=True)
+    assert "This poll has ended." in refused.content.decode()
+    assert Post.objects.get(id=post.id).detail["votes"] == [2, 0]
 
 
 @pytest.mark.parametrize(

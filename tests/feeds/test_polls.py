@@ -1,23 +1,34 @@
 """Poll votes: one per voter, changeable, with counts kept atomically on the post."""
 
 import random
+import re
 import threading
+from datetime import timedelta
 
 import pytest
 from bson import ObjectId
 
 from feeds.documents import Author, PollVote, Post
+from feeds.forms import PostForm
+from feeds.services import polls as poll_service
 from feeds.services.polls import PollError, poll_recount, poll_results, poll_vote, votes_of
 from socialsite import roundtrips
+from socialsite.clock import now
 
 
-def make_poll(options=("Red", "Green", "Blue")):
+def make_poll(options=("Red", "Green", "Blue"), expires=None):
+    detail = {"question": "Colour?", "options": list(options), "votes": [0] * len(options)}
+    if expires is not None:
+        detail["expires"] = expires
     return Post(
-        by=Author(id="ada", name="Ada"),
-        circles=["*public*"],
-        type="poll",
-        detail={"question": "Colour?", "options": list(options), "votes": [0] * len(options)},
+        by=Author(id="ada", name="Ada"), circles=["*public*"], type="poll", detail=detail
     ).save()
+
+
+def end_poll(post):
+    Post._get_collection().update_one(
+        {"_id": post.id}, {"$set": {"detail.expires": now() - timedelta(seconds=1)}}
+    )
 
 
 def counts(post):
@@ -91,9 +102,81 @@ def test_results_for_a_template():
 
 
 def test_results_of_an_unvoted_poll():
-    results = poll_results(make_poll(), "bob")
-    assert results["total"] == 0
-    assert all(o["percent"] == 0 for o in results["options"])
+    results = poll_results(make_poll(), "ada")  # the author sees them
+    assert results["total"] == 0 and results["shown"] is True
+    assert all(o["percent"] == 0 and not o["winner"] for o in results["options"])
+
+
+def test_results_are_hidden_until_voted_or_ended():
+    post = make_poll(expires=now() + timedelta(hours=1))
+    for voter, option in [("a1", 0), ("a2", 0), ("a3", 2)]:
+        poll_vote(post_id=post.id, voter=voter, option=option)
+    raw = Post._get_collection().find_one({"_id": post.id})
+    for viewer in ("bob", None):  # not voted, or signed out: options and total only
+        hidden = poll_results(raw, viewer)
+        assert hidden["shown"] is False and hidden["expired"] is False and hidden["total"] == 3
+        assert [sorted(o) for o in hidden["options"]] == [["chosen", "index", "label"]] * 3
+    for viewer in ("a3", "ada"):  # voted, or the author
+        shown = poll_results(raw, viewer)
+        assert shown["shown"] is True
+        assert [o["count"] for o in shown["options"]] == [2, 0, 1]
+        assert not any(o["winner"] for o in shown["options"])  # not before the end
+    end_poll(post)
+    raw = Post._get_collection().find_one({"_id": post.id})
+    for viewer in ("bob", None):
+        ended = poll_results(raw, viewer)
+        assert ended["shown"] is True and ended["expired"] is True
+        assert [(o["count"], o["winner"]) for o in ended["options"]] == [
+            (2, True),
+            (0, False),
+            (1, False),
+        ]
+
+
+def test_a_vote_after_the_end_is_refused():
+    post = make_poll(expires=now() + timedelta(hours=1))
+    poll_vote(post_id=post.id, voter="bob", option=1)
+    end_poll(post)
+    for voter, option in [("cat", 0), ("bob", 2)]:
+        with pytest.raises(PollError, match=re.escape(poll_service.ENDED)):
+            poll_vote(post_id=post.id, voter=voter, option=option)
+    assert counts(post) == [0, 1, 0] and vote_rows(post) == {"bob": 1}
+
+
+def test_a_vote_racing_the_end_is_undone(monkeypatch):
+    """The read before says open; the end passes before the count lands: the
+    `$inc`'s own condition refuses it, and the vote is taken back."""
+    ends = now() + timedelta(minutes=5)
+    post = make_poll(expires=ends)
+    poll_vote(post_id=post.id, voter="bob", option=1)
+    clock = iter(())
+    monkeypatch.setattr(poll_service, "now", lambda: next(clock, ends))
+    for voter, option in [("cat", 0), ("bob", 2)]:
+        clock = iter([ends - timedelta(seconds=1)])  # the read's moment; then it is over
+        with pytest.raises(PollError, match=re.escape(poll_service.ENDED)):
+            poll_vote(post_id=post.id, voter=voter, option=option)
+    assert counts(post) == [0, 1, 0] and vote_rows(post) == {"bob": 1}
+
+
+def poll_form(**fields):
+    return PostForm({"type": "poll", "text": "Q?", "options": "a\nb", **fields})
+
+
+def test_the_form_takes_mastodons_durations():
+    choices = [value for value, _ in poll_form().fields["expires_in"].choices]
+    assert choices == [300, 1800, 3600, 21600, 86400, 259200, 604800]
+    form = poll_form(expires_in="1800")
+    assert form.is_valid(), form.errors
+    left = form.cleaned_data["detail"]["expires"] - now()
+    assert timedelta(minutes=29) < left <= timedelta(minutes=30)
+    assert form.cleaned_data["detail"]["expires"].microsecond % 1000 == 0
+    for bad in ("60", "86400.0", "-300", "forever"):
+        form = poll_form(expires_in=bad)
+        assert not form.is_valid()
+        assert form.errors["expires_in"] == [
+            "Choose when the poll ends: 5 minutes, 30 minutes, 1 hour, 6 hours, 1 day, "
+            "3 days, 7 days."
+        ]
 
 
 def test_votes_of_a_page_is_one_query():

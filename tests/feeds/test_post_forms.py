@@ -1,6 +1,7 @@
 """The post form: a valid post of every type, and a field error for each bad input."""
 
 import io
+from datetime import timedelta
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -9,6 +10,7 @@ from PIL import Image
 
 from feeds.forms import PostForm
 from feeds.services.photos import ProcessedPhoto
+from socialsite.clock import now
 
 
 def form(data=None, files=None, circles=("family", "work")):
@@ -86,6 +88,8 @@ def test_poll_from_textarea():
     data = valid(
         {"type": "poll", "text": "Lunch?", "options": "Pizza\r\n\r\n  Sushi \r\nSalad\r\n"}
     )
+    # No "Poll ends in" given: a day (tests/feeds/test_polls.py has the choices).
+    assert timedelta(hours=23) < data["detail"].pop("expires") - now() <= timedelta(days=1)
     assert data["detail"] == {
         "question": "Lunch?",
         "options": ["Pizza", "Sushi", "Salad"],

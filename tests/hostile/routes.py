@@ -36,6 +36,8 @@ STATIC_VALUES: dict[str, list[str]] = {
     "url": ["https://example.org/a", "example.org"],
     "number": ["0", "1", "48.5", "-2.25"],
     "options": ["yes\nno", "a\nb\nc"],
+    "duration": ["300", "86400", "604800"],  # a poll's `expires_in`, seconds
+    "once_key": ["Zq8vLx2pRtYw3k9m", "short", "x" * 200],  # the composer's one-time key
     "password": [PASSWORD, "alice", "Alice Liddell", "zq8!vLx#2pRt"],
     "website": ["https://example.org/me", "http://example.org"],
     "circle_action": ["create", "rename", "delete", "add", "remove"],
@@ -268,6 +270,8 @@ ROUTES: dict[str, Route] = {
             "lat": "number",
             "lng": "number",
             "options": "options",
+            "expires_in": "duration",
+            "once": "once_key",
             **NEXT,
         },
         together={
@@ -277,6 +281,7 @@ ROUTES: dict[str, Route] = {
             "lat": {"type": "checkin"},
             "lng": {"type": "checkin"},
             "options": {"type": "poll"},
+            "expires_in": {"type": "poll"},
             "photo": {"type": "photo"},
         },
     ),

@@ -230,6 +230,7 @@ KIND_SAMPLES: dict[str, list[str]] = {
     "inbox_cursor": [*TIMELINE_CURSORS[:5], "1_zz", Raw("%ff%fe_1")],
     "message_cursor": [*MESSAGE_CURSORS[:7], Raw("%ff%fe")],
     "skip": ["²", "٣", "9" * 30, "9" * 5000, "-1"],
+    "duration": ["²", "٣", "9" * 400, "86400.0", "-300", "1e309", "nan"],
     "number": ["²", "٣", "9" * 400, "1e309", "nan", "-inf"],
     "handle": ["²²²", "ſam", "\u212aelvin", "alice\x00", "a" * TEN_K, "$where"],
     "post_id": ["٠" * 24, "²" * 24, OID.upper(), OID + "\x00", "9" * 30],

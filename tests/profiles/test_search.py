@@ -17,7 +17,8 @@ def found(client, q="ad") -> list[str]:
 
 def results(client, q="ada") -> str:
     page = client.get("/search/", {"q": q}).content.decode()
-    return re.search(r'<ul class="people" id="results">.*?</ul>', page, re.S).group(0)
+    listed = re.search(r'<ul class="people" id="results">.*?</ul>', page, re.S).group(0)
+    return re.sub(r'name="csrfmiddlewaretoken" value="[^"]+"', "", listed)  # masked anew
 
 
 @pytest.fixture
@@ -39,6 +40,17 @@ def test_search_hides_blocks_both_ways_and_suspended_users(people, login, client
     assert found(login(people["ada"])) == ["ada", "adam", "adele"]  # blocked by the viewer
     assert found(login(people["adele"])) == ["ada", "adam", "adele", "adviewer"]
     assert found(client) == ["ada", "adam", "adele", "adviewer"]  # anonymous: no blocks
+
+
+def test_results_offer_follow_buttons_but_not_to_oneself_or_visitors(people, login, client):
+    services.follow_create(follower=people["viewer"], followee="adam")
+    page = login(people["viewer"]).get("/search/", {"q": "ad"}).content.decode()
+    buttons = dict(re.findall(r'action="/u/([a-z]+)/follow/".*?>(Follow)</button>', page, re.S))
+    assert set(buttons) == {"ada", "adele"}  # not adam (followed), not the viewer
+    assert '<span class="person__action muted small">Following</span>' in page
+    assert 'aria-label="Follow Ada Lovelace"' in page
+    anonymous = client.get("/search/", {"q": "ad"}).content.decode()
+    assert "/follow/" not in anonymous and "Following" not in anonymous
 
 
 def test_hidden_people_do_not_shorten_or_repeat_pages(make_user, settings):
