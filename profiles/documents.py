@@ -87,6 +87,10 @@ class User(PinnedToPrimary, me.Document):
     followers_count = me.IntField(default=0)
     following_count = me.IntField(default=0)
     posts_count = me.IntField(default=0)
+    # How many posts this user bookmarked (feeds keeps it, through
+    # standing.py): loaded with the session, so a page of cards whose read
+    # did not look bookmarks up asks only when there are some to find.
+    bookmarks_count = me.IntField(default=0)
     # Notifications not yet seen, as the page would list them (the header's
     # number), and the time of the newest item the page showed when opened.
     # Unread conversations (the messaging app keeps it, through standing.py):

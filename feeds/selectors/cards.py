@@ -207,7 +207,10 @@ def cards(
     marked: set | None = None
     if bookmark_state and viewer.is_authenticated:
         marked = {pid for pid, f in known.items() if f.get("bookmarked")}
-        marked |= bookmarks.bookmarked_among(viewer.handle, [p["_id"] for p in unknown])
+        # Someone with no bookmarks (their count came with the session)
+        # costs the rest no query, as a page with no likes costs none.
+        if unknown and getattr(viewer, "bookmarks_count", 0):
+            marked |= bookmarks.bookmarked_among(viewer.handle, [p["_id"] for p in unknown])
     seer = Seer.of(viewer)
     page_cards = [
         PostCard(

@@ -6,6 +6,7 @@ from bson import ObjectId
 from pymongo.errors import DuplicateKeyError
 
 from feeds.documents import Bookmark
+from profiles.services import standing
 from socialsite.clock import now
 
 
@@ -15,17 +16,21 @@ def bookmark_create(*, owner: str, post_id: ObjectId) -> bool:
         Bookmark._get_collection().insert_one({"owner": owner, "post": post_id, "ts": now()})
     except DuplicateKeyError:
         return False
+    standing.bookmarks_count_add(handle=owner, delta=1)
     return True
 
 
 def bookmark_delete(*, owner: str, post_id: ObjectId) -> bool:
-    return (
-        Bookmark._get_collection().delete_one({"owner": owner, "post": post_id}).deleted_count == 1
-    )
+    deleted = Bookmark._get_collection().delete_one({"owner": owner, "post": post_id})
+    if deleted.deleted_count != 1:
+        return False
+    standing.bookmarks_count_add(handle=owner, delta=-1)
+    return True
 
 
 def bookmarks_delete_for(post_ids: list[ObjectId]) -> None:
-    """Deleted posts leave everyone's bookmarks."""
+    """Deleted posts leave everyone's bookmarks. (Their owners' counts stay:
+    the count only says whether a page may have bookmarks to look up.)"""
     if post_ids:
         Bookmark._get_collection().delete_many({"post": {"$in": post_ids}})
 

@@ -116,6 +116,15 @@ def posts_count_add(*, handle: str, delta: int) -> None:
     _users().update_one(query, {"$inc": {"posts_count": delta}})
 
 
+def bookmarks_count_add(*, handle: str, delta: int) -> None:
+    """The feeds count a person's bookmarks on their document; a decrement
+    never takes it below 0."""
+    query: dict = {"_id": handle}
+    if delta < 0:
+        query["bookmarks_count"] = {"$gt": 0}
+    _users().update_one(query, {"$inc": {"bookmarks_count": delta}})
+
+
 def posts_counts_add(counts: dict[str, int]) -> None:
     """Many people's post counts at once (demo seeding, an erasure's posts): one bulk write."""
     if counts:

@@ -20,6 +20,13 @@ INVALID_LINK = (
 )
 
 
+def _link_invalid(request, kind: str):
+    """The page for a dead mailed link; `kind` (verify, reset, undo) picks
+    the way on that suits what the link was for."""
+    context = {"reason": INVALID_LINK, "kind": kind}
+    return render(request, "accounts/link_invalid.html", context, status=400)
+
+
 @login_required
 @require_http_methods(["GET", "POST"])
 def email(request):
@@ -76,14 +83,14 @@ def email_undo(request, token):
     was verified: whoever clicked it has just proved they read its mail."""
     found = recovery.email_undo_entry(token)
     if found is None:
-        return render(request, "accounts/link_invalid.html", {"reason": INVALID_LINK}, status=400)
+        return _link_invalid(request, "undo")
     handle, entry = found
     if request.method == "GET":
         context = {"handle": handle, "address": entry["email"], "verified": entry["verified"]}
         return render(request, "accounts/email_undo.html", context)
     done = recovery.email_undo(token=token)
     if done is None:
-        return render(request, "accounts/link_invalid.html", {"reason": INVALID_LINK}, status=400)
+        return _link_invalid(request, "undo")
     handle, verified = done
     auth.logout(request)
     reset = recovery.password_reset_for(handle=handle) if verified else None
@@ -103,7 +110,7 @@ def email_undo(request, token):
 def email_verify(request, token):
     handle = recovery.email_verify(token)
     if handle is None:
-        return render(request, "accounts/link_invalid.html", {"reason": INVALID_LINK}, status=400)
+        return _link_invalid(request, "verify")
     messages.success(request, "Your email address is verified.")
     if request.user.is_authenticated and request.user.handle == handle:
         return redirect("profiles:email")
@@ -146,16 +153,14 @@ def password_reset_sent(request):
 def password_reset_confirm(request, token):
     user = recovery.password_reset_user(token)
     if user is None:
-        return render(request, "accounts/link_invalid.html", {"reason": INVALID_LINK}, status=400)
+        return _link_invalid(request, "reset")
     form = SetPasswordForm(request.POST if request.method == "POST" else None, user=user)
     if request.method == "POST" and form.is_valid():
         done = recovery.password_reset(
             token=token, new_password=form.cleaned_data["new_password1"]
         )
         if done is None:  # used by another click meanwhile
-            return render(
-                request, "accounts/link_invalid.html", {"reason": INVALID_LINK}, status=400
-            )
+            return _link_invalid(request, "reset")
         messages.success(
             request, "Your password is changed and every session was logged out. Log in again."
         )

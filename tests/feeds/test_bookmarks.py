@@ -64,6 +64,12 @@ def test_bookmarks_are_kept_once_listed_newest_first_and_only_for_their_owner(
         )
         assert states[str(made[4].id)] == "false" and states[str(made[3].id)] == "true", path
     assert "/bookmark/" not in Client().get("/u/ada/").content.decode()  # visitors: none
+    # A store that takes no lookups (fan-out on read): one read, asked only
+    # by someone with bookmarks (the count on their document says so).
+    settings.FEED_MODEL = "read"
+    html = bob.get("/feed/").content.decode()
+    assert f'action="/posts/{made[3].id}/unbookmark/"' in html
+    assert user("bob").bookmarks_count == 3 and user("ada").bookmarks_count == 0
 
 
 def test_a_bookmark_shows_only_what_its_owner_may_still_see(make_user, login):

@@ -62,6 +62,9 @@ def test_an_address_is_verified_by_its_link_once(make_user, login):
     assert 'data-verified="true"' in page
     again = client.get(link)  # works once
     assert again.status_code == 400 and "not valid any more" in again.content.decode()
+    # A spent verification link points to the email settings, not a reset.
+    assert "email settings" in again.content.decode()
+    assert "password reset" not in again.content.decode()
 
 
 def test_a_new_address_replaces_the_old_link_and_unverifies(make_user, login):
