@@ -209,7 +209,8 @@ def cards(
         marked = {pid for pid, f in known.items() if f.get("bookmarked")}
         # Someone with no bookmarks (their count came with the session)
         # costs the rest no query, as a page with no likes costs none.
-        if unknown and getattr(viewer, "bookmarks_count", 0):
+        has_any: int = getattr(viewer, "bookmarks_count", 0) or 0
+        if unknown and has_any:
             marked |= bookmarks.bookmarked_among(viewer.handle, [p["_id"] for p in unknown])
     seer = Seer.of(viewer)
     page_cards = [
