@@ -71,13 +71,46 @@ def _photo(rng: random.Random, made: dict) -> photos.ProcessedPhoto:
 
 
 def _vote(post: Post, voters: list[str], rng: random.Random) -> None:
-    """Demo votes in one poll, each through `polls.poll_vote`."""
+    """Demo votes in one poll, each through `polls.poll_vote`; the crowd
+    leans to an option or two, as people do."""
+    leaning = [rng.expovariate(1) for _ in post.detail["options"]]
+    options = range(len(leaning))
     for voter in voters:
-        option = rng.randrange(len(post.detail["options"]))
+        option = rng.choices(options, leaning)[0]
         try:
             polls.poll_vote(post_id=post.id, voter=voter, option=option)
         except polls.PollError:
             continue  # refused, as for anyone: e.g. a block between the two
+
+
+def _poll_voters(
+    planned: list[dict], spread, handles: list[str], users: dict, placed: dict, seed: int
+) -> dict[int, list[str]]:
+    """Each demo poll's voters by planned post: the marks plan's (its likers
+    and a few more), topped up from the people who may see it to a Zipf-ish
+    count, from a few dozen for the best-liked poll to 3 for the tail
+    (docs/features.md#the-demo): only they may mark it, never across a
+    block (demo_marks' rules)."""
+    rng = random.Random(f"{seed}:poll voters")
+    barred: dict[str, set[str]] = {}
+    for handle, user in users.items():
+        for other in user.blocked or ():
+            barred.setdefault(handle, set()).add(other)
+            barred.setdefault(other, set()).add(handle)
+    found = [i for i, kwargs in enumerate(planned) if kwargs["type"] == "poll"]
+    order = sorted(found, key=lambda i: (-len(spread.voters.get(i, ())), rng.random()))
+    top = min(40, max(6, len(handles) // 6))
+    voters = {}
+    for rank, i in enumerate(order, start=1):
+        chosen = list(spread.voters.get(i, []))
+        wanted = 3 + int((top - 3) / rank**0.9)
+        if len(chosen) < wanted:
+            taken = set(chosen)
+            seers = demo_marks._seers(planned[i], handles, barred, placed)
+            extra = [h for h in seers if h not in taken]
+            chosen += rng.sample(extra, min(len(extra), wanted - len(chosen)))
+        voters[i] = chosen
+    return voters
 
 
 def _end_polls(made: list[Post], rng: random.Random) -> None:
@@ -125,6 +158,8 @@ def _plan(handles: list[str], users: dict, rng: random.Random, count: int) -> li
         circles = [PUBLIC]
         if author.circles and rng.random() < 0.25:
             circles = [ALL_CIRCLES] if rng.random() < 0.4 else [rng.choice(author.circles)]
+        if kind == "poll":
+            circles = [PUBLIC]  # a poll asks many: a small circle would leave it empty
         to = None
         if rng.random() < 0.08:
             to = rng.choice(handles)
@@ -383,13 +418,17 @@ def seed_more(
     if not bulk:
         for store in write_stores():
             store.ensure_owner(handles)
-    spread = demo_marks.plan(planned, handles, users, people.graph_all()[1], seed)
+    placed = people.graph_all()[1]
+    spread = demo_marks.plan(planned, handles, users, placed, seed)
     made = in_bulk(planned, users) if bulk else one_by_one(planned, spread.reposts)
     by_index = _made_index(planned, made)
     index_of = {post.id: i for i, post in by_index.items()}
     polls_made = [post for post in made if post.type == "poll"]
+    # Their own generator, so more or fewer votes move nothing else.
+    voters = _poll_voters(planned, spread, handles, users, placed, seed)
+    voting = random.Random(f"{seed}:votes")
     for post in polls_made:
-        _vote(post, spread.voters.get(index_of.get(post.id, -1), []), rng)
+        _vote(post, voters.get(index_of.get(post.id, -1), []), voting)
     liked = _mark_rows(spread.likes, by_index)
     reposted = _mark_rows(spread.reposts, by_index) if bulk else []
     marks.marks_seed(likes=liked, reposts=reposted, announce=ANNOUNCED)

@@ -13,9 +13,11 @@ import pytest
 from django.core.management import call_command
 
 from comments.documents import CommentDocument
-from feeds.documents import Post, PostLike, PostRepost
+from feeds.demo_texts import base_sentence
+from feeds.documents import ALL_CIRCLES, PUBLIC, Post, PostLike, PostRepost
 from messaging.documents import Conversation
 from profiles.documents import FollowerEdge, FollowingEdge, User
+from profiles.selectors import graph_all
 from socialsite import indexes, mongo
 from socialsite.documents import SessionRecord
 
@@ -115,6 +117,26 @@ def demo_reads_like_people():
     # Nobody posts a text twice, and no two people post the same one.
     texts = [p["detail"].get("text") or p["detail"].get("question") for p in posts]
     assert len(texts) == len(set(texts))
+    # Nor a status's own sentence (before any afterthought, mention or
+    # hashtag): never twice by one person, at most twice in all.
+    statuses = [p for p in posts if p["type"] == "status"]
+    by_person = Counter((p["by"]["id"], base_sentence(p["detail"]["text"])) for p in statuses)
+    assert max(by_person.values()) == 1
+    overall = Counter(base_sentence(p["detail"]["text"]) for p in statuses)
+    assert max(overall.values()) <= 2
+    # Every poll has votes, at least 3 unless fewer people may see it (a
+    # circle of one or two); only they voted, never the author.
+    placed = graph_all()[1]
+    for poll in (p for p in posts if p["type"] == "poll"):
+        author, circles = poll["by"]["id"], set(poll["circles"])
+        if PUBLIC in circles:
+            audience = len(posts)  # anyone
+        else:
+            audience = sum(
+                bool(named) and (ALL_CIRCLES in circles or bool(named & circles))
+                for _, named in placed.get(author, [])
+            )
+        assert sum(poll["detail"]["votes"]) >= min(3, audience), poll["detail"]
     # Hashtags several people use: trends and tag pages have content.
     users_of: dict = {}
     for p in posts:

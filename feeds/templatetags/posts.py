@@ -8,7 +8,7 @@ from django import template
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.html import escape, format_html
-from django.utils.safestring import mark_safe
+from django.utils.safestring import SafeString, mark_safe
 
 from feeds.services import mentions, words
 from socialsite import fragments
@@ -70,15 +70,21 @@ def composer(context, form):
     return _with_once_key(html)
 
 
-def _with_once_key(composer_html: str) -> str:
-    """The composer and a one-time key for it, outside the cached fragment
-    (joined to the form by `form=`): posting it twice (Back, then Post
-    again) makes one post (socialsite/once.py)."""
-    return format_html(
-        '{}<input type="hidden" name="once" form="composer" value="{}">',
-        composer_html,
-        secrets.token_urlsafe(16),
-    )
+# The key's field as the template writes it: user text is escaped (a `"`
+# becomes `&quot;`), so nothing typed can spell it.
+ONCE_FIELD = 'data-once="slot"'
+
+
+def _with_once_key(composer_html: str) -> SafeString:
+    """The composer with a fresh one-time key in its slot, on every page (the
+    rest may come from the cache): posting it twice, Back then Post again
+    or a double tap, makes one post (socialsite/once.py). The page's script
+    moves it into a text field the page hides: a browser that brings the
+    page back restores what a script or a person put in its fields, so the
+    key comes back with the words (a key in the HTML would be the new page's)."""
+    token = secrets.token_urlsafe(16)
+    filled = composer_html.replace(ONCE_FIELD, f'data-once="{token}"', 1)
+    return mark_safe(filled)  # noqa: S308 - a rendered template, a URL-safe token in its slot
 
 
 @register.filter(is_safe=True)

@@ -32,6 +32,11 @@ document.addEventListener("DOMContentLoaded", () => {
     };
     form.querySelectorAll('input[name="type"]').forEach((r) => r.addEventListener("change", sync));
     sync();
+    // The one-time key (socialsite/once.py): set by script, so that a
+    // browser going Back restores it with the words; if it restored one,
+    // that one stays and a second Post is known as the same post.
+    const once = form.querySelector('input[name="once"]');
+    if (once && !once.value) once.value = once.dataset.once;
     // Folded to its text box on a phone (site.css) until first touched; it
     // stays open after, so a tap on a kind of post does not fold it away.
     form.classList.add("composer--folded");

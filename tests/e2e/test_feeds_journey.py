@@ -98,6 +98,13 @@ def test_circle_post_photo_and_poll(people, new_page, artifacts_dir):
     expect(composer.locator("input[name=circles]:checked")).to_have_count(1)
     mine = post(ada, composer, secret)
     expect(mine.locator(".vis")).to_have_text("friends")
+    # Back brings the composer back with the words (and its one-time key):
+    # Post again makes no second post (socialsite/once.py).
+    ada.go_back()
+    expect(ada.locator("form.composer textarea[name=text]")).to_have_value(secret)
+    ada.locator("form.composer").get_by_role("button", name="Post", exact=True).click()
+    expect(ada.locator("ul.messages")).to_contain_text("That was posted already.")
+    expect(ada.locator("article.post", has_text=secret)).to_have_count(1)
 
     bob.goto("/feed/")
     seen = bob.locator("article.post", has_text=secret)

@@ -247,7 +247,7 @@ def test_the_composers_one_time_key_makes_one_post_of_two_sends(make_user, login
     ada = make_user("ada")
     client = login(ada)
     page = client.get("/feed/").content.decode()
-    key = re.search(r'name="once" form="composer" value="([^"]+)"', page).group(1)
+    key = re.search(r'data-once="([^"]+)"', page).group(1)
     assert key not in client.get("/feed/").content.decode()  # a fresh key per page
     sent = {"type": "status", "text": "only once", "circles": ["*public*"], "once": key}
     client.post("/posts/", sent, HTTP_REFERER="http://testserver/feed/")
