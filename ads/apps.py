@@ -15,3 +15,9 @@ class AdsConfig(AppConfig):
         )
 
         sweeps.register()  # its sweepers run by themselves (socialsite/periodic.py)
+
+        # The ad slots of the feed, walls and search
+        # (docs/architecture.md#explicit-wiring).
+        from socialsite import extensions
+
+        extensions.add_to_slot("ad", "ads/_slot_hook.html")

@@ -11,4 +11,9 @@ class CommentsConfig(AppConfig):
         from comments import (
             owners,  # noqa: F401  (declares its collections' owners)
             receivers,  # noqa: F401  (connects the domain events)
+            views,
         )
+        from socialsite import extensions
+
+        # The thread on the post page (docs/architecture.md#explicit-wiring).
+        extensions.add_page_context("post", views.thread_context)

@@ -24,8 +24,8 @@ from comments.stores import (
     shadows,
 )
 from comments.stores.base import HIDDEN_TEXT
+from feeds import mentions
 from feeds.selectors import posts as feed_posts
-from feeds.services import mentions
 from feeds.services import posts as post_services
 from profiles import selectors as people
 from profiles.documents import User

@@ -12,8 +12,8 @@ from comments.forms import CommentForm
 from comments.stores import InvalidCursor, UnknownParent, cursors
 from comments.stores.base import ORDERS
 from comments.stores.slugs import is_slug
+from feeds import mentions
 from feeds.selectors.cards import cards
-from feeds.services import mentions
 from feeds.views.pages import visible_post_or_404
 from socialsite import ratelimit
 from socialsite.http import login_required, redirect_back
@@ -48,7 +48,8 @@ def _cursors(request) -> dict:
 
 
 def thread_context(request, post: dict) -> dict:
-    """The thread on `/posts/<id>/` (hooked in through POST_PAGE_EXTENSIONS)."""
+    """The thread on `/posts/<id>/` (added to the post page in comments/apps.py,
+    through socialsite/extensions.py)."""
     if post.get("removed") and not request.user.is_moderator:
         return {}  # the placeholder stands alone; moderators still reach the comments
     try:

@@ -16,3 +16,11 @@ class FeedsConfig(AppConfig):
         )
 
         sweeps.register()  # its sweepers run by themselves (socialsite/periodic.py)
+
+        # The wall on the profile page, the matching posts on search
+        # (docs/architecture.md#explicit-wiring).
+        from feeds.views import discovery, pages
+        from socialsite import extensions
+
+        extensions.add_page_context("profile", pages.wall_context)
+        extensions.add_page_context("search", discovery.search_context)

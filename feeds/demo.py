@@ -23,12 +23,12 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from PIL import Image, ImageDraw
 from pymongo import UpdateOne
 
-from feeds import demo_marks, demo_texts, tasks
+from feeds import demo_marks, demo_texts, mentions, tasks, words
 from feeds.delivery import fanout, pulled
 from feeds.documents import ALL_CIRCLES, CARD_FIELDS, PUBLIC, Author, Delivery, Post, PostRepost
 from feeds.selectors.entries import entry_for, repost_entry
 from feeds.services import counts as marks
-from feeds.services import mentions, photos, polls, trends, words
+from feeds.services import photos, polls, trends
 from feeds.services import posts as services
 from feeds.timelines import stores_copies, write_stores
 from profiles import selectors as people

@@ -6,7 +6,7 @@ own writes (start, send, read, leave) are in messaging/services.py.
 
 from bson import ObjectId
 
-from feeds.services.mentions import unmention
+from feeds.mentions import unmention
 from messaging.services import _buckets, _conversations, _keys, _preview
 from socialsite import owners
 
@@ -161,7 +161,7 @@ def messages_unmention(handle: str, limit: int) -> int:
     `limit` buckets at a time: every other message that mentions the person,
     in any conversation (theirs or not), keeps its words with the handle
     written "[deleted account]", as posts and comments do
-    (feeds.services.mentions.unmention); the inbox preview of such a message
+    (feeds.mentions.unmention); the inbox preview of such a message
     too. Found on the `messages.mentions` index, one update per bucket, and
     the handle leaves `mentions` in it, so what is done no longer matches and
     a second run changes nothing. Returns how many buckets were read."""

@@ -24,7 +24,7 @@ from pymongo import ReturnDocument
 from pymongo.collection import Collection
 from pymongo.errors import DuplicateKeyError
 
-from feeds.services.mentions import handles_in
+from feeds.mentions import handles_in
 from messaging.documents import Conversation, ConversationKey, MessageBucket
 from profiles import selectors as people
 from profiles.documents import User

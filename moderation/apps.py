@@ -15,3 +15,9 @@ class ModerationConfig(AppConfig):
         )
 
         sweeps.register()  # its sweepers run by themselves (socialsite/periodic.py)
+
+        # The Report control on cards, comments, profiles and messages
+        # (docs/architecture.md#explicit-wiring).
+        from socialsite import extensions
+
+        extensions.add_to_slot("report", "moderation/_report.html")

@@ -12,8 +12,8 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
+from feeds import words
 from feeds.selectors import pages as feed_selectors
-from feeds.services import words
 from messaging import selectors as messaging
 from moderation import selectors, services
 from moderation.documents import REASONS, STATUSES, TARGET_TYPES

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 
 from django.conf import settings
 
-from feeds.services.mentions import existing, handles_in
+from feeds.mentions import existing, handles_in
 from notifications.services import notify
 
 

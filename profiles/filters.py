@@ -10,7 +10,7 @@ the next page. An expired filter stays stored until its owner deletes it
 
 Matching is whole-word and case-insensitive in any script: the phrase and
 the text are both NFKC-normalised and case-folded, as post search folds its
-words (feeds/services/words.py), and the phrase must stand as whole words:
+words (feeds/words.py), and the phrase must stand as whole words:
 "cat" is not in "category", and a phrase of several words matches them in
 sequence with any whitespace between ("New York" is in "new  york!").
 
@@ -48,7 +48,7 @@ _SEPARATOR = "\x00"
 
 
 def fold(text: str) -> str:
-    """NFKC and case folding, as post search folds words (feeds/services/words.py)."""
+    """NFKC and case folding, as post search folds words (feeds/words.py)."""
     return unicodedata.normalize("NFKC", text).casefold()
 
 

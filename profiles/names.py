@@ -1,4 +1,6 @@
-"""Display names that people can read and tell apart.
+"""Display names that people can read and tell apart, and names as people
+search compares them (`fold_name`, `name_terms`: pure text, for the writes
+that store a user's `name_terms` and the search that reads them).
 
 A name is shown beside every post and comment, so it must not hide text
 (zero-width and other invisible characters), reorder the text around it (bidi
@@ -52,3 +54,22 @@ def clean_display_name(value: str) -> str:
             "Your name needs at least one letter or digit.", code="no_letter"
         )
     return name
+
+
+def fold_name(text: str) -> str:
+    """A name or a search query as search compares them: NFKC, case-folded,
+    words separated by single spaces."""
+    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+
+
+def name_terms(name: str) -> list[str]:
+    """Every prefix of the folded name and of each of its words ("ada",
+    "ada l", "lo", ...): edge n-grams, so that a prefix search is an equality
+    on the multikey `(name_terms, _id)` index and comes back in handle order
+    without an in-memory sort (docs/performance.md). Names are at most 80
+    characters, so a user has at most a few hundred terms."""
+    folded = fold_name(name)
+    terms: set[str] = set()
+    for text in {folded, *folded.split()}:
+        terms.update(text[:end] for end in range(1, len(text) + 1))
+    return sorted(terms)

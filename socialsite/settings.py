@@ -347,7 +347,6 @@ PHOTO_MAX_BYTES = env.int("PHOTO_MAX_BYTES", default=5 * 1024 * 1024)
 PHOTO_MAX_PIXELS = env.int("PHOTO_MAX_PIXELS", default=25_000_000)
 DATA_UPLOAD_MAX_MEMORY_SIZE = 6 * 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 6 * 1024 * 1024
-PROFILE_PAGE_EXTENSIONS = ["feeds.views.pages.wall_context"]
 # Trending tags (docs/discovery.md#trends): the days counted, and how many shown.
 TREND_DAYS = env.int("TREND_DAYS", default=7)
 TREND_LIMIT = env.int("TREND_LIMIT", default=10)
@@ -355,9 +354,6 @@ TREND_LIMIT = env.int("TREND_LIMIT", default=10)
 # a page ranks again itself (feeds/selectors/trends.py); 0 ranks on every
 # page, as under the test suite, whose trends tests post and look at once.
 TRENDS_CACHE_SECONDS = env.int("TRENDS_CACHE_SECONDS", default=0 if TESTING else 300)
-# And to the search page: the posts that match (docs/discovery.md).
-SEARCH_PAGE_EXTENSIONS = ["feeds.views.discovery.search_context"]
-POST_PAGE_EXTENSIONS = ["comments.views.thread_context"]
 
 # --- Comments (see comments/stores/__init__.py) ----------------------------
 COMMENTS_STORE = env.str("COMMENTS_STORE", default="documents")  # documents | embedded | buckets

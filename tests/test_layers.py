@@ -9,6 +9,7 @@ Every module of every app is parsed (not imported) and each `import` and
 """
 
 import ast
+import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -131,3 +132,131 @@ def test_the_collection_check_sees_through_imports():
     )
     found = _foreign_collections(ast.parse(source), "feeds", "feeds/x.py")
     assert found == ["feeds/x.py:3: User belongs to profiles"]
+
+
+# --- Wiring that hides from imports --------------------------------------------
+# A dotted path handed to import_string (or import_module) is an import the
+# check above cannot see; so are a template's `{% load %}` of another app's
+# tag library and its `{% include %}`/`{% extends %}` of another app's
+# template. A lower app reaches a higher one only through what the higher
+# app registers (socialsite/extensions.py: page context and template slots).
+
+DYNAMIC_IMPORTS = {"import_string", "import_module"}
+LOAD = re.compile(r"{%\s*load\s+([^%]+?)\s*%}")
+INCLUDED = re.compile(r"""{%\s*(?:include|extends)\s+["']([a-z_]+)/""")
+
+
+def _dynamic_imports(tree: ast.AST) -> list[tuple[int, str]]:
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call) or not node.args:
+            continue
+        func = node.func
+        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+        first = node.args[0]
+        literal = isinstance(first, ast.Constant) and isinstance(first.value, str)
+        if name in DYNAMIC_IMPORTS and literal:
+            found.append((node.lineno, first.value.split(".")[0]))
+    return found
+
+
+def _against_layers(app: str, target: str, where: str) -> str | None:
+    if target not in LAYERS or target == app:
+        return None
+    if app in DOMAIN and target in ON_TOP:
+        return f"{where}: {app} reaches {target}, which sits on top of it"
+    if LAYERS[target] > LAYERS[app]:
+        return f"{where}: {app} reaches {target}, a higher app"
+    if LAYERS[target] == LAYERS[app] and (app, target) not in ALLOWED_SIDEWAYS:
+        return f"{where}: {app} reaches {target}, an app beside it"
+    return None
+
+
+def _tag_libraries() -> dict[str, str]:
+    """Each template tag library's name and the app it belongs to."""
+    return {
+        path.stem: app
+        for app in LAYERS
+        for path in (ROOT / app / "templatetags").glob("*.py")
+        if path.stem != "__init__"
+    }
+
+
+def _template_reaches(source: str, app: str, name: str, libraries: dict[str, str]) -> list[str]:
+    problems = []
+    for number, line in enumerate(source.splitlines(), 1):
+        where = f"{name}:{number}"
+        targets = [libraries.get(lib, "") for m in LOAD.finditer(line) for lib in m[1].split()]
+        targets += [m[1] for m in INCLUDED.finditer(line)]
+        problems += [p for t in targets if (p := _against_layers(app, t, where))]
+    return problems
+
+
+def _wiring_violations() -> list[str]:
+    problems = []
+    for app, name, path in _modules():
+        for line, target in _dynamic_imports(ast.parse(path.read_text(), filename=name)):
+            if problem := _against_layers(app, target, f"{name}:{line} (a dotted path)"):
+                problems.append(problem)
+    libraries = _tag_libraries()
+    for app in LAYERS:
+        for path in sorted((ROOT / "templates" / app).rglob("*.html")):
+            name = path.relative_to(ROOT).as_posix()
+            problems += _template_reaches(path.read_text(), app, name, libraries)
+    return problems
+
+
+def test_no_app_reaches_a_higher_one_by_a_dotted_path_or_a_template():
+    problems = _wiring_violations()
+    assert not problems, "Hidden wiring against the layering:\n  " + "\n  ".join(problems)
+
+
+def test_the_wiring_check_sees_a_planted_path_and_template():
+    planted = "from django.utils.module_loading import import_string\nimport_string('ads.x.y')\n"
+    assert _dynamic_imports(ast.parse(planted)) == [(2, "ads")]
+    assert _against_layers("feeds", "ads", "feeds/x.py:2")
+    libraries = _tag_libraries()
+    assert libraries["ads"] == "ads" and libraries["posts"] == "feeds"
+    template = '{% load posts ads %}\n{% include "moderation/_report.html" %}\n'
+    found = _template_reaches(template, "feeds", "templates/feeds/x.html", libraries)
+    assert found == [
+        "templates/feeds/x.html:1: feeds reaches ads, which sits on top of it",
+        "templates/feeds/x.html:2: feeds reaches moderation, which sits on top of it",
+    ]
+
+
+def _services_imported(tree: ast.AST) -> list[tuple[int, str]]:
+    """(line, module) of every import of a `services` module or package."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, a.name) for a in node.names if "services" in a.name.split(".")]
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            parts = node.module.split(".")
+            if "services" in parts:
+                found.append((node.lineno, node.module))
+            else:
+                names = [a.name for a in node.names if a.name == "services"]
+                found += [(node.lineno, f"{node.module}.services") for _ in names]
+    return found
+
+
+def test_selectors_never_import_services():
+    """Reads stay reads: a selector may not call into the writes (their read
+    helpers live in selectors, pure text in modules of their own)."""
+    problems = []
+    for _app, name, path in _modules():
+        if "selectors" not in name.split("/")[1:] and not name.endswith("/selectors.py"):
+            continue
+        for line, module in _services_imported(ast.parse(path.read_text())):
+            problems.append(f"{name}:{line} imports {module}")
+    assert not problems, "Selectors importing services:\n  " + "\n  ".join(problems)
+
+
+def test_the_selector_check_sees_both_forms():
+    source = "from feeds.services import likes\nfrom feeds import services\nimport a.services.b\n"
+    assert _services_imported(ast.parse(source)) == [
+        (1, "feeds.services"),
+        (2, "feeds.services"),
+        (3, "a.services.b"),
+    ]

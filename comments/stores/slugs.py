@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 
 from bson import ObjectId
 
-from feeds.services.mentions import handles_in
+from feeds.mentions import handles_in
 from socialsite.clock import aware, now
 
 ALPHABET = string.ascii_lowercase + string.digits

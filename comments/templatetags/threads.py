@@ -3,7 +3,7 @@ from django.conf import settings
 
 from comments.stores import get_store
 from comments.stores.base import BLOCKED_TEXT
-from feeds.services import mentions
+from feeds import mentions
 from socialsite import fragments
 
 register = template.Library()

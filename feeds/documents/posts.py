@@ -74,10 +74,10 @@ class Post(me.Document):
     ts = me.DateTimeField(required=True, default=now)
     detail = me.DictField()
     # The handles its text mentions that were people when it was written (or
-    # last edited): pages link them with no lookup (feeds/services/mentions.py).
+    # last edited): pages link them with no lookup (feeds/mentions.py).
     mentions = me.ListField(me.StringField(), default=None)
     # Its hashtags and searchable words, folded, written with its text
-    # (feeds/services/words.py): a tag page and a search are one indexed
+    # (feeds/words.py): a tag page and a search are one indexed
     # query each. Absent when empty, so the sparse indexes skip the post.
     tags = me.ListField(me.StringField(), default=None)
     terms = me.ListField(me.StringField(), default=None)

@@ -3,10 +3,11 @@
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from feeds import mentions
 from feeds.documents import ALL_CIRCLES, PUBLIC
+from feeds.selectors import marks, polls
 from feeds.selectors.filtering import match
 from feeds.selectors.pages import viewer_votes
-from feeds.services import bookmarks, likes, mentions, polls, reposts
 from feeds.timelines.base import FOUND, PULLED_IN
 from profiles.documents import User
 from profiles.filters import KeywordFilter, filters_for
@@ -175,7 +176,7 @@ def cards(
     context: str | None = None,
 ) -> list[PostCard]:
     """The page's cards, with every @mention they show announced, so that the
-    page looks them up in one query (feeds/services/mentions.py).
+    page looks them up in one query (feeds/mentions.py).
 
     `repost_state`: ask which of the posts the viewer reposted (the post
     page). A timeline knows it only of the entries that are the viewer's
@@ -197,10 +198,10 @@ def cards(
     votes.update({pid: f["vote"] for pid, f in known.items() if f["vote"] is not None})
     # Only a liked post can be liked by the viewer: a page with no likes on
     # it costs no query for the buttons' state. Reposts likewise.
-    liked = likes.liked_by(viewer, [p["_id"] for p in unknown if p.get("likes_count")])
+    liked = marks.liked_by(viewer, [p["_id"] for p in unknown if p.get("likes_count")])
     liked |= {str(pid) for pid, f in known.items() if f["liked"]}
     reposted = (
-        reposts.reposted_by(viewer, [p["_id"] for p in posts if p.get("reposts_count")])
+        marks.reposted_by(viewer, [p["_id"] for p in posts if p.get("reposts_count")])
         if repost_state
         else set()
     )
@@ -211,7 +212,7 @@ def cards(
         # costs the rest no query, as a page with no likes costs none.
         has_any: int = getattr(viewer, "bookmarks_count", 0) or 0
         if unknown and has_any:
-            marked |= bookmarks.bookmarked_among(viewer.handle, [p["_id"] for p in unknown])
+            marked |= marks.bookmarked_among(viewer.handle, [p["_id"] for p in unknown])
     seer = Seer.of(viewer)
     page_cards = [
         PostCard(

@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING
 
 from django.conf import settings
 
+from feeds import words
 from feeds.documents import LIVE, PUBLIC
 from feeds.selectors.filtering import without_hidden
 from feeds.selectors.lookups import PageLookups
 from feeds.selectors.pages import FeedPage
-from feeds.services import words
 from feeds.timelines.read import posts_page
 from profiles import selectors as people
 from profiles.filters import filters_for

@@ -16,7 +16,7 @@ the card (feeds/selectors/cards.py), which every post list renders folded
 
 from collections.abc import Callable
 
-from feeds.services.words import SHOWN_TEXT_KEYS, shown_texts
+from feeds.words import SHOWN_TEXT_KEYS, shown_texts
 from profiles.filters import Filters, KeywordFilter
 
 # What a read must project of a post for the filters to judge it, besides

@@ -15,6 +15,7 @@ from bson import ObjectId
 from django.conf import settings
 
 from feeds.documents import CARD_FIELDS, LIVE, Post
+from feeds.selectors import polls
 from feeds.selectors import pulled as pulls
 from feeds.selectors.entries import reads_copies, resolve
 from feeds.selectors.filtering import keeping, without_hidden
@@ -22,7 +23,6 @@ from feeds.selectors.lookups import PageLookups
 from feeds.selectors.pins import Pins
 from feeds.selectors.repeats import Once
 from feeds.selectors.visibility import Sight, news_hidden, visible_posts
-from feeds.services import polls
 from feeds.timelines import get_store
 from feeds.timelines.base import FOUND, PULLED_IN, Chunk
 from feeds.timelines.read import news_blockers, posts_page, read_entries

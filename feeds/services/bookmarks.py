@@ -44,14 +44,3 @@ def bookmarked(*, owner: str, post_id: ObjectId) -> bool:
     return (
         Bookmark._get_collection().count_documents({"owner": owner, "post": post_id}, limit=1) > 0
     )
-
-
-def bookmarked_among(owner: str, post_ids: list[ObjectId]) -> set[ObjectId]:
-    """Which of a page's posts `owner` bookmarked: one covered read of the
-    `(owner, post)` index."""
-    if not post_ids:
-        return set()
-    rows = Bookmark._get_collection().find(
-        {"owner": owner, "post": {"$in": post_ids}}, {"_id": 0, "post": 1}
-    )
-    return {row["post"] for row in rows}

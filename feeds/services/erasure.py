@@ -13,6 +13,7 @@ from contextlib import suppress
 
 from bson import ObjectId
 
+from feeds import mentions
 from feeds.delivery import upkeep
 from feeds.documents import (
     CARD_FIELDS,
@@ -24,7 +25,7 @@ from feeds.documents import (
     PulledAuthor,
 )
 from feeds.selectors import pulled
-from feeds.services import likes, mentions, photos, polls, posts, reposts
+from feeds.services import likes, photos, polls, posts, reposts
 from feeds.services.interactions import InteractionError
 from feeds.timelines import stored_models
 from profiles.documents import User

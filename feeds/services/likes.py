@@ -9,7 +9,6 @@ Each takes three round trips: the post with this request's count token, the
 mark, and the `$inc` that takes the token off.
 """
 
-from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -21,7 +20,7 @@ from profiles.documents import User
 from socialsite import events
 
 if TYPE_CHECKING:
-    from profiles.auth import AnonymousVisitor
+    pass
 
 REMOVED = "This post was removed by a moderator: it can't be liked."
 
@@ -109,12 +108,6 @@ def like_delete(*, post_id: ObjectId, user: User, author: User | None = None) ->
         sender=PostLike, post_id=post_id, author=author_handle, actor=user.handle
     )
     return state
-
-
-def liked_by(viewer: "User | AnonymousVisitor", post_ids: Iterable[ObjectId]) -> set[str]:
-    """Which of a page's posts the viewer likes (their ids as strings), in
-    one query on the `post_by` index; none for a signed-out viewer."""
-    return LIKES.marked_by(viewer, post_ids)
 
 
 def likes_delete_for(post_id: ObjectId) -> None:

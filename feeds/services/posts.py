@@ -6,7 +6,7 @@ from datetime import datetime
 from bson import ObjectId
 from mongoengine.errors import NotUniqueError
 
-from feeds import tasks
+from feeds import mentions, tasks, words
 from feeds.delivery import upkeep
 from feeds.documents import (
     ALL_CIRCLES,
@@ -18,7 +18,7 @@ from feeds.documents import (
     Post,
     PostRevision,
 )
-from feeds.services import bookmarks, likes, mentions, photos, pins, polls, reposts, trends, words
+from feeds.services import bookmarks, likes, photos, pins, polls, reposts, trends
 from feeds.timelines import stored_models
 from profiles.documents import User
 from profiles.services import standing

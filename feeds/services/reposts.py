@@ -20,7 +20,7 @@ gone from every page at once (only live posts are read), its entries taken
 out too so that they use no room.
 """
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -41,7 +41,7 @@ from socialsite import events
 from socialsite.clock import now
 
 if TYPE_CHECKING:
-    from profiles.auth import AnonymousVisitor
+    pass
 
 # Cascades read a post's reposts this many at a time (one `$in` write each).
 CASCADE_BATCH = 500
@@ -97,12 +97,6 @@ def _repostable(turn: Turn, user: User, known: User | None) -> dict:
         raise RepostError("Only public posts can be reposted: this one has a limited audience.")
     REPOSTS.refuse_across_blocks(user, author, known)  # the author's blocks
     return post
-
-
-def reposted_by(viewer: "User | AnonymousVisitor", post_ids: Iterable[ObjectId]) -> set[str]:
-    """Which of these posts the viewer reposted (their ids as strings), in one
-    query on the `post_by` index; none for a signed-out viewer."""
-    return REPOSTS.marked_by(viewer, post_ids)
 
 
 def repost_create(*, post_id: ObjectId, user: User, author: User | None = None) -> RepostState:

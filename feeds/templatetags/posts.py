@@ -1,5 +1,5 @@
 """Rendering user text safely: escape everything, then link http(s) URLs and
-the @mentions of people who exist (see feeds/services/mentions.py)."""
+the @mentions of people who exist (see feeds/mentions.py)."""
 
 import re
 import secrets
@@ -10,7 +10,7 @@ from django.urls import reverse
 from django.utils.html import escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
-from feeds.services import mentions, words
+from feeds import mentions, words
 from socialsite import fragments
 
 register = template.Library()

@@ -9,9 +9,9 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
+from feeds import words
 from feeds.selectors import discovery, popular, trends
 from feeds.selectors.cards import cards
-from feeds.services import words
 from feeds.views.pages import _cursor
 from profiles.services import tags
 from profiles.services.users import GraphError
@@ -33,7 +33,7 @@ def tag_page(request, tag):
 
 def search_context(request, query: str) -> dict:
     """The posts that match a search (hooked into `/search/` through
-    SEARCH_PAGE_EXTENSIONS): below the people, keyset on `?before=`."""
+    feeds/apps.py, socialsite/extensions.py): below the people, keyset on `?before=`."""
     if not query:
         return {}
     page = discovery.search_page(query, request.user, _cursor(request))

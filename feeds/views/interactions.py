@@ -13,6 +13,7 @@ from django.contrib import messages
 from django.http import Http404
 from django.views.decorators.http import require_POST
 
+from feeds.selectors import marks
 from feeds.services import likes, reposts
 from feeds.views.actions import done, refused, signed_in_and_within_limit, wants_json
 from feeds.views.pages import visible_post_and_author
@@ -52,7 +53,7 @@ ALREADY = {True: "You reposted this already.", False: "You had not reposted this
 
 
 def _reposted(post_id, user) -> bool:
-    return str(post_id) in reposts.reposted_by(user, [post_id])
+    return str(post_id) in marks.reposted_by(user, [post_id])
 
 
 def _repost_act(request, post_id: str, action, *, undo: bool):

@@ -6,7 +6,6 @@ from django.contrib import messages
 from django.http import Http404, HttpResponse, HttpResponseNotModified, JsonResponse
 from django.shortcuts import render
 from django.urls import reverse
-from django.utils.module_loading import import_string
 from django.views.decorators.http import require_safe
 
 from feeds.documents import PUBLIC
@@ -19,7 +18,7 @@ from feeds.selectors.visibility import placed_in_from_edges
 from feeds.services import photos
 from profiles import auth
 from profiles.documents import User
-from socialsite import drafts
+from socialsite import drafts, extensions
 from socialsite.cursors import Cursor
 from socialsite.http import login_required
 from socialsite.ids import object_id_or_404
@@ -95,7 +94,8 @@ def incoming(request):
 
 
 def wall_context(request, person) -> dict:
-    """The wall on `/u/<handle>/` (hooked in through PROFILE_PAGE_EXTENSIONS).
+    """The wall on `/u/<handle>/` (added to the profile page in feeds/apps.py,
+    through socialsite/extensions.py).
 
     Blocks win (docs/privacy.md): a viewer who blocked the owner sees none of
     the wall, and nobody writes on a wall across a block, either way.
@@ -164,8 +164,7 @@ def post_detail(request, post_id):
         # showing it (docs/privacy.md#keyword-filters).
         context["hidden_by"] = card.filtered
     # Other apps add to the page (the comment thread, from comments).
-    for path in settings.POST_PAGE_EXTENSIONS:
-        context.update(import_string(path)(request, post))
+    context.update(extensions.page_context("post", request, post))
     return render(request, "feeds/post_detail.html", context)
 
 

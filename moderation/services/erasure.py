@@ -8,7 +8,7 @@ handle as "[deleted account]", as the words themselves do. The audit log
 keeps every entry: it is the moderation record.
 """
 
-from feeds.services import mentions
+from feeds import mentions
 from moderation.documents import Report, ReportedItem
 
 

@@ -2,7 +2,7 @@
 
 from pymongo import ReturnDocument
 
-from feeds.services import mentions
+from feeds import mentions
 from moderation.documents import REASONS, Report, ReportedItem
 from moderation.services.base import ModerationError, audit, settle
 from moderation.targets import Target

@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING, Any
 from django.conf import settings
 
 from profiles.documents import FollowerEdge, FollowingEdge, User
+from profiles.names import fold_name
 from profiles.selectors.graph import followed_among
-from profiles.services import fold_name
 
 if TYPE_CHECKING:
     from pymongo.collection import Collection

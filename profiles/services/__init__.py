@@ -1,6 +1,7 @@
 """Every write to users, profiles, the follower graph, circles and blocks,
 one module per concept; import them from here."""
 
+from profiles.names import fold_name, name_terms
 from profiles.services.circles import (
     CIRCLE_NAME_RE,
     MAX_CIRCLES,
@@ -25,8 +26,6 @@ from profiles.services.users import (
     GraphError,
     HandleTaken,
     UnknownUser,
-    fold_name,
-    name_terms,
     password_change,
     profile_update,
     user_create,

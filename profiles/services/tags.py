@@ -3,7 +3,7 @@ feed when it is read (docs/discovery.md#following-a-tag).
 
 The list lives on the follower's document (`User.followed_tags`), which
 every page loads already, so a news page knows its tags with no query. The
-feeds decide what a tag is (feeds/services/words.py); this module keeps the
+feeds decide what a tag is (feeds/words.py); this module keeps the
 list, bounded by the update itself (MAX_FOLLOWED_TAGS), as mutes are.
 """
 

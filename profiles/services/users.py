@@ -1,12 +1,11 @@
 """Writes to users and profiles."""
 
-import unicodedata
-
 from django.contrib.auth.hashers import make_password
 from mongoengine.errors import NotUniqueError
 from pymongo.errors import DuplicateKeyError
 
 from profiles.documents import MESSAGES_FROM, Profile, User
+from profiles.names import name_terms
 from profiles.services.erasure import handle_held
 from socialsite import events
 from socialsite.clock import now
@@ -24,25 +23,6 @@ class HandleTaken(Exception):
 
 class UnknownUser(Exception):
     """No active user has that handle (a 404 for the views)."""
-
-
-def fold_name(text: str) -> str:
-    """A name or a search query as search compares them: NFKC, case-folded,
-    words separated by single spaces."""
-    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
-
-
-def name_terms(name: str) -> list[str]:
-    """Every prefix of the folded name and of each of its words ("ada",
-    "ada l", "lo", ...): edge n-grams, so that a prefix search is an equality
-    on the multikey `(name_terms, _id)` index and comes back in handle order
-    without an in-memory sort (docs/performance.md). Names are at most 80
-    characters, so a user has at most a few hundred terms."""
-    folded = fold_name(name)
-    terms: set[str] = set()
-    for text in {folded, *folded.split()}:
-        terms.update(text[:end] for end in range(1, len(text) + 1))
-    return sorted(terms)
 
 
 # --- users -------------------------------------------------------------------

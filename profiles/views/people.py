@@ -8,12 +8,11 @@ from django.contrib import messages
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.utils.module_loading import import_string
 from django.views.decorators.http import require_http_methods, require_POST
 
 from profiles import auth, selectors, services
 from profiles.forms import CircleNameForm, CirclePickForm, ProfileForm
-from socialsite import ratelimit
+from socialsite import extensions, ratelimit
 from socialsite.http import login_required, redirect_back
 from socialsite.ids import handle_or_404, parse_handle
 
@@ -41,16 +40,9 @@ def profile(request, handle):
             owner_circles=request.user.circles,
             initial={"circles": context["rel"].circles},
         )
-    context.update(profile_extensions(request, person))
+    # What other apps add to the page (the wall, from feeds).
+    context.update(extensions.page_context("profile", request, person))
     return render(request, "profiles/profile.html", context)
-
-
-def profile_extensions(request, person) -> dict:
-    """Context other apps add to the profile page (the wall, from feeds)."""
-    context: dict = {}
-    for path in settings.PROFILE_PAGE_EXTENSIONS:
-        context.update(import_string(path)(request, person))
-    return context
 
 
 def _people_list(request, handle, which):
@@ -324,6 +316,5 @@ def search(request):
             request.user, [p.handle for p in page.items]
         )
     # Other apps' results below the people (the posts, from feeds).
-    for path in settings.SEARCH_PAGE_EXTENSIONS:
-        context.update(import_string(path)(request, query))
+    context.update(extensions.page_context("search", request, query))
     return render(request, "profiles/search.html", context)

@@ -10,8 +10,9 @@ import pytest
 from django.test import Client
 
 from comments import services as comments
+from feeds import words
 from feeds.documents import Post
-from feeds.services import likes, posts, words
+from feeds.services import likes, posts
 from moderation import services as moderation
 from moderation.targets import resolve_target
 from profiles import services as graph

@@ -9,6 +9,7 @@ from django.test import Client
 from PIL import Image
 
 from feeds.documents import PUBLIC, Post
+from feeds.selectors import polls as poll_reads
 from feeds.services import polls
 from feeds.services import posts as services
 from profiles import services as graph
@@ -177,8 +178,9 @@ def test_poll_vote_changes_results(client, make_user, login, monkeypatch):
     assert 'data-option="0" data-count="2"' in html and "100%" in html
     # The clock passes the end (the stored post unchanged, its cached card
     # not reused): results for everyone, the winner marked, no Vote button.
-    ends = polls.ends_of(Post.objects.get(id=post.id).detail)
+    ends = poll_reads.ends_of(Post.objects.get(id=post.id).detail)
     monkeypatch.setattr(polls, "now", lambda: ends)
+    monkeypatch.setattr(poll_reads, "now", lambda: ends)
     for reader in (bob, Client()):
         html = reader.get(f"/posts/{post.id}/").content.decode()
         assert 'poll__option--winner" data-option="0" data-count="2"' in html

@@ -9,6 +9,7 @@ import pytest
 from bson import ObjectId
 
 from feeds.documents import PUBLIC, Post, PostLike
+from feeds.selectors import marks
 from feeds.services import likes
 from feeds.services import posts as services
 from moderation import services as moderation
@@ -197,11 +198,11 @@ def test_liked_by_answers_a_page_in_one_query(make_user, round_trips):
         likes.like_create(post_id=post.id, user=bob)
     viewer = user("bob")
     with round_trips() as c:
-        liked = likes.liked_by(viewer, [p.id for p in posts])
+        liked = marks.liked_by(viewer, [p.id for p in posts])
     assert c.total == 1
     assert liked == {str(p.id) for p in posts[::3]}
     with round_trips() as c:
-        assert likes.liked_by(viewer, []) == set()
+        assert marks.liked_by(viewer, []) == set()
     assert c.total == 0
 
 

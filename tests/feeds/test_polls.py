@@ -10,8 +10,9 @@ from bson import ObjectId
 
 from feeds.documents import Author, PollVote, Post
 from feeds.forms import PostForm
+from feeds.selectors.polls import poll_results, votes_of
 from feeds.services import polls as poll_service
-from feeds.services.polls import PollError, poll_recount, poll_results, poll_vote, votes_of
+from feeds.services.polls import PollError, poll_recount, poll_vote
 from socialsite import roundtrips
 from socialsite.clock import now
 

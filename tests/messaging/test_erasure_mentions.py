@@ -8,7 +8,7 @@ and a second run changes nothing."""
 import pytest
 from mongoengine.connection import get_db
 
-from feeds.services.mentions import unmention
+from feeds.mentions import unmention
 from messaging import removals, selectors, services
 from messaging.documents import Conversation, MessageBucket
 from profiles.documents import User

@@ -23,7 +23,7 @@ from contextvars import ContextVar
 
 from django.core.signals import request_finished, request_started
 
-from feeds.services.words import MAX_TAG
+from feeds.words import MAX_TAG
 from profiles import selectors as people
 
 # Combining marks (the Unicode blocks of them) continue the word they follow,
@@ -31,7 +31,7 @@ from profiles import selectors as people
 _MARKS = "\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f"
 # URLs and mentions, in one pass: a handle inside a URL is part of the URL.
 # `(?ai:...)`: case-insensitive for ASCII letters only (no long s in "https").
-# And hashtags, so that one pass links all three (feeds/services/words.py says what a tag is).
+# And hashtags, so that one pass links all three (feeds/words.py says what a tag is).
 TOKEN = re.compile(
     r"(?P<url>\b(?ai:https?)://[^\s<>\"']+[^\s<>\"'.,;:!?)\]])"
     rf"|(?P<mention>(?<![\w@{_MARKS}])@(?P<handle>[A-Za-z0-9_]{{3,30}})(?![\w@{_MARKS}]))"

@@ -1,0 +1,65 @@
+"""Where a lower app's page leaves room for a higher app (docs/architecture.md#explicit-wiring).
+
+A page of a lower app may show what a higher app adds: the profile page
+(profiles) shows the wall (feeds), search (profiles) shows posts (feeds),
+the post page (feeds) shows its comments (comments); post cards, comments,
+profiles and messages carry a Report control (moderation), feeds and search
+an ad slot (ads). The lower app cannot import the higher one (the layer
+test fails on it), so the higher app registers here, in its
+`AppConfig.ready()`, as its owners and demo seeders do:
+
+- `add_page_context(page, func)`: `func(request, *args) -> dict` adds to
+  the named page's template context; the page's view calls `page_context`.
+- `add_to_slot(slot, template)`: the template is rendered where a lower
+  app's template writes `{% slot "<slot>" name=value ... %}`
+  (`socialsite/templatetags/slots.py`), with those values and the page's
+  context.
+
+Every page and slot is named here, so a misspelt registration fails at
+start-up rather than leaving a page silently without its part.
+"""
+
+from collections.abc import Callable
+
+#: Pages a higher app adds context to, and what their views pass it.
+PAGES = {
+    "profile": "the profile page (profiles): request, the person",
+    "search": "the search page (profiles): request, the query",
+    "post": "the post page (feeds): request, the post",
+}
+#: Places in lower apps' templates where a higher app's template goes.
+SLOTS = {
+    "report": "a Report control: target, owner",
+    "ad": "an ad slot: zone, keywords",
+}
+
+_page_context: dict[str, list[Callable[..., dict]]] = {page: [] for page in PAGES}
+_slot_templates: dict[str, list[str]] = {slot: [] for slot in SLOTS}
+
+
+def add_page_context(page: str, func: Callable[..., dict]) -> None:
+    if page not in PAGES:
+        raise ValueError(f"No page called {page!r} takes extensions ({', '.join(PAGES)}).")
+    if func not in _page_context[page]:
+        _page_context[page].append(func)
+
+
+def page_context(page: str, request, *args) -> dict:
+    """The context every registered app adds to `page`, in registration order."""
+    context: dict = {}
+    for func in _page_context[page]:
+        context.update(func(request, *args))
+    return context
+
+
+def add_to_slot(slot: str, template: str) -> None:
+    if slot not in SLOTS:
+        raise ValueError(f"No slot called {slot!r} ({', '.join(SLOTS)}).")
+    if template not in _slot_templates[slot]:
+        _slot_templates[slot].append(template)
+
+
+def slot_templates(slot: str) -> list[str]:
+    if slot not in SLOTS:
+        raise ValueError(f"No slot called {slot!r} ({', '.join(SLOTS)}).")
+    return list(_slot_templates[slot])
