@@ -40,14 +40,6 @@ def refresh_counts(post_id: str) -> None:
     upkeep.refresh_counts(ObjectId(post_id))
 
 
-@task
-def sweep_counts() -> int:
-    # The services enqueue this module's tasks: imported when run, not here.
-    from feeds.services import counts
-
-    return counts.counts_sweep()
-
-
 @durable_task
 def refresh_circle_copies(owner: str, circle: str) -> None:
     upkeep.refresh_circle_copies(owner, circle)

@@ -1042,7 +1042,6 @@ def _task_calls(values: dict) -> dict[str, tuple]:
         "feeds.refresh_circle_copies": ("alice", "friends"),
         "feeds.deliver_repost": (post, "bob"),
         "feeds.refresh_counts": (post,),
-        "feeds.sweep_counts": (),
         "comments.refresh_summary": (post,),
         "notifications.tell": ("alice", "like", "bob", post),
         "notifications.tell_post_created": (post, "bob", "alice", "carol"),

@@ -13,7 +13,8 @@ state is the record's `delivery` sub-document, the same for both kinds:
 
 A claim counts an attempt. A write that fails on the last attempt gives up at
 once; an earlier one leaves the delivery `delivering` for the sweeper
-(`redeliver_pending`), which queues it again or, out of attempts, gives up.
+(`redeliver_pending`, feeds/delivery/retry.py), which queues it again or,
+out of attempts, gives up.
 What differs between a post and a repost (where the record lives, its key,
 its audience, the entry) is a `Kind`; the machine is the same.
 """
@@ -21,7 +22,6 @@ its audience, the entry) is a `Kind`; the machine is the same.
 import logging
 from abc import ABC, abstractmethod
 from collections.abc import Iterable
-from datetime import timedelta
 
 from bson.errors import InvalidDocument
 from django.conf import settings
@@ -65,10 +65,6 @@ class Kind(ABC):
     def write(self, record: dict, stores: list, *, again: bool) -> int:
         """The entries into every store; returns the readers reached."""
 
-    @abstractmethod
-    def enqueue(self, row: dict) -> None:
-        """Queue the record's delivery as a task."""
-
 
 class PostDelivery(Kind):
     """A post: to its author's wall (and the wall it was posted on), and to
@@ -110,11 +106,6 @@ class PostDelivery(Kind):
                 store.remove_post(post["_id"])
         return readers
 
-    def enqueue(self, row):
-        from feeds import tasks
-
-        tasks.deliver_post.enqueue(str(row["_id"]))
-
 
 class RepostDelivery(Kind):
     """A repost: to the reposter's wall and their followers' news, as a
@@ -151,11 +142,6 @@ class RepostDelivery(Kind):
             for store in stores:
                 store.remove_post(repost["_id"])
         return readers
-
-    def enqueue(self, row):
-        from feeds import tasks
-
-        tasks.deliver_repost.enqueue(str(row["post"]), row["by"])
 
 
 POSTS, REPOSTS = PostDelivery(), RepostDelivery()
@@ -248,45 +234,3 @@ def give_up(kind: Kind, key: dict, attempts: int, error: str) -> bool:
             error[:500],
         )
     return bool(marked.modified_count)
-
-
-def redeliver_pending(*, older_than_seconds: int | None = None) -> int:
-    """The sweeper: queue again every delivery, of a post or a repost, that
-    has been pending or running too long. One tried FEED_DELIVERY_MAX_ATTEMPTS
-    times already (its worker kept dying, or its writes kept failing) is
-    given up instead: never retried forever. Returns the deliveries queued."""
-    seconds = settings.FEED_PENDING_SECONDS if older_than_seconds is None else older_than_seconds
-    cutoff = now() - timedelta(seconds=seconds)
-    return sum(_sweep(kind, cutoff) for kind in KINDS)
-
-
-def _sweep(kind: Kind, cutoff) -> int:
-    # Pending: queued long ago and never picked up. Delivering: a worker
-    # started long ago and never finished (it died). A delivery merely
-    # waiting behind a backlog was queued again recently: left alone.
-    records = kind.document._get_collection()
-    stuck = records.find(
-        {
-            "$or": [
-                {"delivery.state": PENDING, "delivery.queued": {"$lt": cutoff}},
-                {"delivery.state": DELIVERING, "delivery.started": {"$lt": cutoff}},
-            ]
-        },
-        {"_id": 1, "post": 1, "by": 1, "delivery.attempts": 1},
-    )
-    retry = []
-    for row in list(stuck):
-        attempts = (row.get("delivery") or {}).get("attempts") or 0
-        if attempts >= settings.FEED_DELIVERY_MAX_ATTEMPTS:
-            give_up(kind, kind.key(row), attempts, "still not delivered after its last attempt")
-        else:
-            retry.append(row)
-    if retry:
-        records.update_many(
-            # Not one finished meanwhile: it stays done.
-            {"_id": {"$in": [row["_id"] for row in retry]}, "delivery.state": {"$in": UNFINISHED}},
-            {"$set": {"delivery.queued": now(), "delivery.state": PENDING}},
-        )
-    for row in retry:
-        kind.enqueue(row)
-    return len(retry)

@@ -2,8 +2,8 @@
 between its mark and its `$inc` left its token on the post
 (feeds/services/interactions.py), and this recounts such posts from their
 marks. `manage.py redeliver_pending` runs it with the delivery sweeper
-(docs/operations.md#sweepers-run-by-themselves); so does the task
-`feeds.tasks.sweep_counts`. The demo's marks are written here in bulk
+(docs/operations.md#sweepers-run-by-themselves), and so does the
+periodic `feeds.pending` sweeper. The demo's marks are written here in bulk
 (`marks_seed`, `counts_seed`: docs/features.md#the-demo)."""
 
 from collections.abc import Iterable

@@ -6,7 +6,7 @@ from datetime import timedelta
 
 import pytest
 
-from feeds.delivery import fanout, upkeep
+from feeds.delivery import fanout, retry, upkeep
 from feeds.documents import PUBLIC, CacheTimeline, Post, PulledAuthor
 from feeds.selectors import pages as selectors
 from feeds.services import posts as services
@@ -196,7 +196,7 @@ def test_redeliver_pending_picks_up_stuck_posts(model, make_user, settings):
     assert news_ids("fan") == [] or get_store().name == "read"
     Post.objects(id=post.id).update_one(set__delivery__queued=now() - timedelta(hours=1))
     settings.TASKS = {"default": {"BACKEND": "django.tasks.backends.immediate.ImmediateBackend"}}
-    assert fanout.redeliver_pending(older_than_seconds=60) == 1
+    assert retry.redeliver_pending(older_than_seconds=60) == 1
     assert Post.objects.get(id=post.id).delivery.state == "done"
     assert news_ids("fan") == [post.id]
 

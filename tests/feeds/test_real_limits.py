@@ -12,7 +12,7 @@ import bson
 import pytest
 from pymongo.errors import WriteError
 
-from feeds.delivery import fanout, upkeep
+from feeds.delivery import fanout, retry, upkeep
 from feeds.documents import PUBLIC, CacheTimeline, MonthTimeline, Post
 from feeds.selectors import pages as selectors
 from feeds.services import posts as services
@@ -195,7 +195,7 @@ def test_a_delivery_that_keeps_failing_is_given_up_and_shown_to_moderators(
             {"_id": post.id}, {"$set": {"delivery.started": now() - timedelta(hours=1)}}
         )
         with caplog.at_level(logging.ERROR, logger="feeds.delivery.fanout"):
-            fanout.redeliver_pending(older_than_seconds=60)
+            retry.redeliver_pending(older_than_seconds=60)
     delivery = Post.objects.get(id=post.id).delivery
     assert delivery.state == "failed" and delivery.attempts == 3
     assert "17419" in delivery.error or "16777216" in delivery.error
@@ -205,7 +205,7 @@ def test_a_delivery_that_keeps_failing_is_given_up_and_shown_to_moderators(
         if r.levelno == logging.ERROR and r.name == "feeds.delivery.fanout"
     ]
     assert len(errors) == 1 and str(post.id) in errors[0].getMessage()
-    assert fanout.redeliver_pending(older_than_seconds=0) == 0
+    assert retry.redeliver_pending(older_than_seconds=0) == 0
 
     moderator = make_user("mod", role="moderator")
     html = login(moderator).get("/mod/").content.decode()
@@ -230,7 +230,7 @@ def test_a_worker_that_keeps_dying_is_given_up_by_the_sweeper(settings, pair, ca
         },
     )
     with caplog.at_level(logging.ERROR, logger="feeds.delivery.fanout"):
-        assert fanout.redeliver_pending(older_than_seconds=60) == 0
+        assert retry.redeliver_pending(older_than_seconds=60) == 0
     assert Post.objects.get(id=post.id).delivery.state == "failed"
     assert any(
         str(post.id) in r.getMessage() for r in caplog.records if r.levelno == logging.ERROR

@@ -10,7 +10,7 @@ from datetime import timedelta
 import pytest
 from bson import ObjectId
 
-from feeds.delivery import fanout
+from feeds.delivery import fanout, retry
 from feeds.documents import ALL_CIRCLES, PUBLIC, Post, PostRepost
 from feeds.selectors import pages as selectors
 from feeds.services import posts as services
@@ -333,7 +333,7 @@ def test_a_crashed_repost_delivery_is_swept_up_once(model_name, settings, make_u
     PostRepost.objects(post=post.id, by="star").update_one(
         set__delivery__started=now() - timedelta(hours=1)
     )
-    assert fanout.redeliver_pending(older_than_seconds=60) == 1
+    assert retry.redeliver_pending(older_than_seconds=60) == 1
     assert PostRepost.objects.get(post=post.id, by="star").delivery.state == "done"
     assert {repost_entries(f, repost.id) for f in [*fans, "star"]} == {1}
 

@@ -8,7 +8,7 @@ from collections import Counter
 
 import pytest
 
-from feeds.delivery import fanout, upkeep
+from feeds.delivery import fanout, retry, upkeep
 from feeds.documents import (
     PUBLIC,
     CacheTimeline,
@@ -210,7 +210,7 @@ def test_a_delivery_that_dies_between_stores_is_completed_by_the_sweeper(
     assert Post.objects.get(id=post.id).delivery.state == "delivering"
 
     Post.objects(id=post.id).update_one(set__delivery__started=post.ts.replace(year=2000))
-    assert fanout.redeliver_pending(older_than_seconds=60) == 1
+    assert retry.redeliver_pending(older_than_seconds=60) == 1
     assert Post.objects.get(id=post.id).delivery.state == "done"
     fanout.deliver_post(post.id)  # a run after success changes nothing
     Post.objects(id=post.id).update_one(set__delivery__state="delivering")
