@@ -19,6 +19,7 @@ from django.test import Client
 
 from feeds.selectors import pulled
 from profiles import services
+from profiles.documents import User
 from socialsite import indexes, mongo, roundtrips
 
 PASSWORD = "correct horse battery"
@@ -117,6 +118,11 @@ def _in_second_pass(item) -> bool:
         return False
     variant = _model_variant(item)
     return variant is None or variant in _DRIVER_VARIANTS
+
+
+def user(handle: str) -> User:
+    """The person as stored now (the tests' one way to read a user back)."""
+    return User.objects.get(handle=handle)
 
 
 def sized(embedded: int, server: int) -> int:

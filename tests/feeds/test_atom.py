@@ -14,13 +14,9 @@ from moderation.targets import Target
 from profiles import services as graph
 from profiles.documents import User
 from socialsite.clock import now
-from tests.conftest import login_client
+from tests.conftest import login_client, user
 
 NS = {"atom": "http://www.w3.org/2005/Atom"}
-
-
-def user(handle) -> User:
-    return User.objects.get(handle=handle)
 
 
 def post(author: User, text: str, circles=(PUBLIC,), to=None, **kwargs) -> Post:

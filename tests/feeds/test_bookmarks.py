@@ -10,13 +10,9 @@ from feeds.services import bookmarks, posts
 from moderation import services as moderation
 from moderation.targets import resolve_target
 from profiles import services as graph
-from profiles.documents import User
+from tests.conftest import user
 
 ARTICLE = re.compile(r'<article class="post[^"]*" id="post-([0-9a-f]{24})"')
-
-
-def user(handle):
-    return User.objects.get(handle=handle)
 
 
 def post(handle, text, circles=()):

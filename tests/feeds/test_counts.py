@@ -20,13 +20,10 @@ from moderation import services as moderation
 from moderation.targets import Target
 from profiles import services as graph
 from profiles.documents import User
+from tests.conftest import user
 
 DUMMY = {"default": {"BACKEND": "django.tasks.backends.dummy.DummyBackend"}}
 JSON = {"Accept": "application/json"}
-
-
-def user(handle: str) -> User:
-    return User.objects.get(handle=handle)
 
 
 def new_status(author: User, text: str = "count me") -> Post:

@@ -17,11 +17,11 @@ from feeds.selectors import pages as selectors
 from feeds.services import posts, reposts
 from notifications import services as notifications
 from profiles import services as graph
-from profiles.documents import User
 from profiles.filters import CONTEXTS, Filters, KeywordFilter, filters_for
 from profiles.services import filters as filter_services
 from socialsite import clock
 from socialsite.cursors import EPOCH, Cursor
+from tests.conftest import user
 from tests.notifications.helpers import header_count, listed, unread
 
 ARTICLE = re.compile(r'<article class="post[^"]*" id="post-([0-9a-f]{24})"')
@@ -30,10 +30,6 @@ WARNED = re.compile(
     r" “([^”]*)”</summary>\s*<article class=\"post[^\"]*\" id=\"post-([0-9a-f]{24})\"",
     re.S,
 )
-
-
-def user(handle: str) -> User:
-    return User.objects.get(handle=handle)
 
 
 def say(author: str, text: str, circles=(PUBLIC,), **fields):

@@ -14,16 +14,12 @@ from feeds.services import posts
 from moderation import services as moderation
 from moderation.targets import resolve_target
 from profiles import services as graph
-from profiles.documents import User
 from profiles.services import mutes, tags
 from socialsite.clock import now
 from socialsite.cursors import Cursor
+from tests.conftest import user
 
 ARTICLE = re.compile(r'<article class="post[^"]*" id="post-([0-9a-f]{24})"')
-
-
-def user(handle: str) -> User:
-    return User.objects.get(handle=handle)
 
 
 def post(handle, text, circles=(), **kwargs):

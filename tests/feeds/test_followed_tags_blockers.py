@@ -12,10 +12,10 @@ import pytest
 from feeds.selectors import newposts
 from feeds.services import posts
 from profiles import services as graph
-from profiles.documents import User
 from profiles.services import tags
 from socialsite.clock import now
 from socialsite.cursors import Cursor
+from tests.conftest import user
 
 ARTICLE = re.compile(r'<article class="post[^"]*" id="post-([0-9a-f]{24})"')
 BLOCKERS = 30
@@ -23,10 +23,6 @@ BLOCKERS = 30
 # read took before filtering them out (three times its window of
 # FEED_PAGE_SIZE + 2), which is how they pushed the older post off the page.
 POSTS_EACH = 3
-
-
-def user(handle: str) -> User:
-    return User.objects.get(handle=handle)
 
 
 def post(handle, text, **kwargs):

@@ -13,12 +13,8 @@ from comments import services as comments
 from feeds.documents import PUBLIC, Post
 from feeds.services import posts as services
 from profiles import services as graph
-from profiles.documents import User
 from socialsite import clock, fragments
-
-
-def user(handle) -> User:
-    return User.objects.get(handle=handle)
+from tests.conftest import user
 
 
 def status(author, text, circles=(PUBLIC,)) -> Post:

@@ -16,12 +16,9 @@ from moderation import services as moderation
 from moderation.targets import Target
 from profiles import services as graph
 from profiles.documents import User
+from tests.conftest import user
 
 JSON = {"Accept": "application/json"}
-
-
-def user(handle) -> User:
-    return User.objects.get(handle=handle)
 
 
 def new_status(author: User, text="like me", circles=(PUBLIC,)) -> Post:

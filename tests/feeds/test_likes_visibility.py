@@ -12,14 +12,9 @@ from feeds.services import posts as services
 from moderation import services as moderation
 from moderation.targets import Target
 from profiles import services as graph
-from profiles.documents import User
-from tests.conftest import login_client
+from tests.conftest import login_client, user
 
 SECRET = "secret plans"
-
-
-def user(handle) -> User:
-    return User.objects.get(handle=handle)
 
 
 @pytest.fixture

@@ -22,10 +22,7 @@ from profiles import services as graph
 from profiles.documents import User
 from socialsite.clock import now
 from socialsite.cursors import Cursor
-
-
-def user(handle: str) -> User:
-    return User.objects.get(handle=handle)
+from tests.conftest import user
 
 
 def say(author: str, text: str, circles=(PUBLIC,), **fields):

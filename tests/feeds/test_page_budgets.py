@@ -24,16 +24,12 @@ from socialsite import sessions
 from socialsite.clock import now
 from socialsite.cursors import EPOCH
 from socialsite.documents import SessionRecord
-from tests.conftest import PASSWORD, sized
+from tests.conftest import PASSWORD, sized, user
 
 # Bulk inserts go in slices: the wire server answers one command at a time.
 SLICE = 250
 AUTHORS_WHO_POST = 4
 PULLED = "author0002"  # whose liked post mentioning the reader tops the feed
-
-
-def user(handle: str) -> User:
-    return User.objects.get(handle=handle)
 
 
 def _insert(collection, documents: list[dict]) -> None:

@@ -12,8 +12,8 @@ from feeds.documents import PUBLIC, Post
 from feeds.selectors import pages as selectors
 from feeds.services import posts as services
 from profiles import services as graph
-from profiles.documents import User
 from socialsite.clock import aware, now
+from tests.conftest import user
 
 MODELS = ["cache", "month", "size", "read"]
 
@@ -31,10 +31,6 @@ def bob(make_user):
 @pytest.fixture
 def client(ada, login):
     return login(ada)
-
-
-def user(handle: str) -> User:
-    return User.objects.get(handle=handle)
 
 
 def post_ids(response) -> list:

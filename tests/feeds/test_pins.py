@@ -17,12 +17,9 @@ from profiles import services as graph
 from profiles.documents import User
 from profiles.selectors import export
 from profiles.services import pins
+from tests.conftest import user
 
 ARTICLE = re.compile(r'<article class="post[^"]*" id="post-([0-9a-f]{24})"[^>]*>')
-
-
-def user(handle: str) -> User:
-    return User.objects.get(handle=handle)
 
 
 def post(handle: str, text: str, circles=(PUBLIC,)):

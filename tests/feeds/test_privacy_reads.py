@@ -7,11 +7,7 @@ from feeds.documents import ALL_CIRCLES, PUBLIC
 from feeds.selectors import pages as selectors
 from feeds.services import posts as services
 from profiles import services as graph
-from profiles.documents import User
-
-
-def user(handle) -> User:
-    return User.objects.get(handle=handle)
+from tests.conftest import user
 
 
 def test_no_comment_previews_by_people_the_viewer_blocked(model, make_user, login):

@@ -11,10 +11,7 @@ from moderation import services as moderation
 from moderation.targets import Target
 from profiles import services as graph
 from profiles.documents import User
-
-
-def user(handle) -> User:
-    return User.objects.get(handle=handle)
+from tests.conftest import user
 
 
 def new_poll(author: User, circles=(PUBLIC,)) -> Post:

@@ -19,11 +19,11 @@ from feeds.services import posts as services
 from moderation import services as moderation
 from moderation.targets import Target
 from profiles import services as graph
-from profiles.documents import User
 from profiles.services import circles, mutes
 from socialsite import active
 from socialsite.clock import now
 from socialsite.cursors import EPOCH, Cursor
+from tests.conftest import user
 from tests.feeds.test_shadow_models import (
     READ_MODELS,
     STORED,
@@ -31,10 +31,6 @@ from tests.feeds.test_shadow_models import (
     shown,
     stored_ids,
 )
-
-
-def user(handle: str) -> User:
-    return User.objects.get(handle=handle)
 
 
 def say(author: str, text: str, circles_=(PUBLIC,), **fields):

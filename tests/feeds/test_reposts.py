@@ -19,17 +19,13 @@ from feeds.timelines import get_store
 from moderation import services as moderation
 from moderation.targets import resolve_target
 from profiles import services as graph
-from profiles.documents import User
 from socialsite.clock import now
 from socialsite.cursors import Cursor
+from tests.conftest import user
 from tests.feeds.test_fanout import bulk_followers
 
 DUMMY = {"default": {"BACKEND": "django.tasks.backends.dummy.DummyBackend"}}
 IMMEDIATE = {"default": {"BACKEND": "django.tasks.backends.immediate.ImmediateBackend"}}
-
-
-def user(handle: str) -> User:
-    return User.objects.get(handle=handle)
 
 
 def shown(handle: str) -> list[tuple]:

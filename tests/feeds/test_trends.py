@@ -15,15 +15,11 @@ from feeds.services import posts
 from feeds.services.trends import tag_uses_record
 from moderation.documents import AuditEntry
 from profiles import services as graph
-from profiles.documents import User
 from profiles.services import mutes
 from socialsite.clock import now
+from tests.conftest import user
 
 TREND = re.compile(r'<li class="trend" data-tag="([^"]+)" data-authors="(\d+)"')
-
-
-def user(handle: str) -> User:
-    return User.objects.get(handle=handle)
 
 
 def post(handle: str, text: str, circles=()):

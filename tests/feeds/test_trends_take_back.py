@@ -12,15 +12,11 @@ from django.test import Client
 from feeds.documents import TagUse
 from feeds.services import posts
 from feeds.services.trends import tag_uses_take_back
-from profiles.documents import User
 from profiles.services import erasure
 from socialsite.clock import now
+from tests.conftest import user
 
 TREND = re.compile(r'<li class="trend" data-tag="([^"]+)" data-authors="(\d+)"')
-
-
-def user(handle: str) -> User:
-    return User.objects.get(handle=handle)
 
 
 def post(handle: str, text: str, **kwargs):

@@ -12,6 +12,7 @@ from moderation.documents import AuditEntry
 from profiles import services as graph
 from profiles.auth import AnonymousVisitor
 from profiles.documents import User
+from tests.conftest import user
 from tests.moderation.conftest import new_comment, new_post
 
 MODELS = [(m, embed) for m in ("read", "cache", "month", "size") for embed in (False, True)]
@@ -23,10 +24,6 @@ def feed_model(request, settings):
     """Set before the cast exists, so every timeline is stored under this model."""
     settings.FEED_MODEL, settings.FEED_EMBED = request.param
     return request.param
-
-
-def user(handle):
-    return User.objects.get(handle=handle)
 
 
 def news(handle) -> set:

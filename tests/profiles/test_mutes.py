@@ -9,8 +9,9 @@ import pytest
 from feeds.documents import ALL_CIRCLES, PUBLIC
 from feeds.services import posts as feeds
 from profiles import services as graph
-from profiles.documents import FollowingEdge, User
+from profiles.documents import FollowingEdge
 from profiles.services import mutes
+from tests.conftest import user
 from tests.feeds.conftest import MODEL_IDS, MODEL_VARIANTS
 
 
@@ -19,10 +20,6 @@ def model(request, settings):
     """Each (FEED_MODEL, FEED_EMBED) variant, as tests/feeds/conftest.py has it."""
     settings.FEED_MODEL, settings.FEED_EMBED = request.param
     return request.param
-
-
-def user(handle) -> User:
-    return User.objects.get(handle=handle)
 
 
 def shown(html: str, posts) -> set:
