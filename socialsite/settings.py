@@ -255,7 +255,7 @@ SEARCH_PAGE_SIZE = env.int("SEARCH_PAGE_SIZE", default=20)
 # last_seen is refreshed at most this often (seconds), not on every request.
 LAST_SEEN_RESOLUTION = env.int("LAST_SEEN_RESOLUTION", default=300)
 
-# --- Feeds (see feeds/timelines/__init__.py) --------------------------------
+# --- Email (socialsite/mail.py) ----------------------------------------------
 # Email (docs/operations.md#email): EMAIL_URL as django-environ parses it
 # (smtp://user:pass@host:587, smtp+tls://..., consolemail://). Without it,
 # on the embedded demo database only, the mailbox keeps every message for
@@ -291,6 +291,7 @@ if env.str("EMAIL_URL", default=""):
         }
     }
 
+# --- Feeds (see feeds/timelines/__init__.py) --------------------------------
 FEED_MODEL = env.str("FEED_MODEL", default="cache")  # cache | month | size | read
 FEED_EMBED = env.bool("FEED_EMBED", default=False)  # entries embed a copy of the post
 # Timeline models kept current besides FEED_MODEL (docs/storage-models.md#shadow-models,
@@ -371,7 +372,10 @@ COMMENTS_PAGE_SIZE = env.int("COMMENTS_PAGE_SIZE", default=50)
 FEED_COMMENTS_SHOWN = env.int("FEED_COMMENTS_SHOWN", default=3)  # latest comments on a card
 RATELIMIT_COMMENT = env.str("RATELIMIT_COMMENT", default="20/300")
 RATELIMIT_COMMENT_EDIT = env.str("RATELIMIT_COMMENT_EDIT", default="20/300")  # per user
-# Direct messages (docs/messages.md): about this many a bucket, and at most
+RATELIMIT_COMMENT_VOTE = env.str("RATELIMIT_COMMENT_VOTE", default="120/300")  # per user
+
+# --- Messages (docs/messages.md) ------------------------------------------
+# Direct messages: about this many a bucket, and at most
 # about this many bytes (a page of MESSAGES_PAGE_SIZE fits in two buckets).
 MESSAGES_BUCKET_SIZE = env.int("MESSAGES_BUCKET_SIZE", default=100)
 MESSAGES_BUCKET_MAX_BYTES = env.int("MESSAGES_BUCKET_MAX_BYTES", default=1_000_000)
@@ -379,7 +383,6 @@ MESSAGES_PAGE_SIZE = env.int("MESSAGES_PAGE_SIZE", default=30)
 MESSAGES_INBOX_PAGE_SIZE = env.int("MESSAGES_INBOX_PAGE_SIZE", default=20)
 RATELIMIT_CONVERSATION = env.str("RATELIMIT_CONVERSATION", default="10/3600")  # new ones, per user
 RATELIMIT_MESSAGE = env.str("RATELIMIT_MESSAGE", default="60/300")  # messages, per user
-RATELIMIT_COMMENT_VOTE = env.str("RATELIMIT_COMMENT_VOTE", default="120/300")  # per user
 
 # --- Notifications (see notifications/documents.py) -----------------------
 NOTIFICATIONS_BUCKET_SIZE = env.int("NOTIFICATIONS_BUCKET_SIZE", default=100)  # items per bucket
