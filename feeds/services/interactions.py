@@ -40,11 +40,11 @@ messages say) stays in feeds/services/likes.py and feeds/services/reposts.py.
 """
 
 import logging
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from bson import ObjectId
 from django.conf import settings
@@ -60,9 +60,6 @@ from feeds.timelines import stores_copies
 from profiles import selectors as people
 from profiles.documents import User
 from socialsite.clock import now
-
-if TYPE_CHECKING:
-    from profiles.auth import AnonymousVisitor
 
 log = logging.getLogger(__name__)
 
@@ -226,19 +223,6 @@ class Interaction[S: Mark]:
             self.marked.send(sender=self.document, post_id=post_id, author=author, actor=actor)
         except Exception:
             log.exception("%s_notification_failed", self.verb)
-
-    def marked_by(
-        self, viewer: "User | AnonymousVisitor", post_ids: Iterable[ObjectId]
-    ) -> set[str]:
-        """Which of a page's posts the viewer marked (their ids as strings), in
-        one query on the (post, by) index; none for a signed-out viewer."""
-        ids = sorted({pid for pid in post_ids if isinstance(pid, ObjectId)})
-        if not ids or not getattr(viewer, "is_authenticated", False):
-            return set()
-        rows = self.collection().find(
-            {"post": {"$in": ids}, "by": viewer.handle}, {"post": 1, "_id": 0}
-        )
-        return {str(row["post"]) for row in rows}
 
     def delete_for(self, post_id: ObjectId) -> None:
         """Forget a deleted post's marks."""

@@ -10,7 +10,6 @@ mark, and the `$inc` that takes the token off.
 """
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from bson import ObjectId
 
@@ -18,9 +17,6 @@ from feeds.documents import Post, PostLike
 from feeds.services.interactions import Interaction, InteractionError, Mark, Turn, counts_settle
 from profiles.documents import User
 from socialsite import events
-
-if TYPE_CHECKING:
-    pass
 
 REMOVED = "This post was removed by a moderator: it can't be liked."
 

@@ -22,7 +22,6 @@ out too so that they use no room.
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from bson import ObjectId
 
@@ -39,9 +38,6 @@ from feeds.services.interactions import (
 from profiles.documents import User
 from socialsite import events
 from socialsite.clock import now
-
-if TYPE_CHECKING:
-    pass
 
 # Cascades read a post's reposts this many at a time (one `$in` write each).
 CASCADE_BATCH = 500
