@@ -1,4 +1,4 @@
-"""Background work of the ad network, on Django's Tasks API (see feeds/tasks.py)."""
+"""Background work of the ad network, on Django's Tasks API (see timelines/tasks.py)."""
 
 from django.tasks import task
 

@@ -59,9 +59,9 @@ def _insert(collection, docs: list[dict]) -> None:
 
 def prepare(followers: int) -> list[str]:
     """The author and their followers, in bulk; returns the followers."""
-    from feeds.timelines import write_stores
     from profiles.documents import FollowerEdge, FollowingEdge, User
     from socialsite.clock import now
+    from timelines.stores import write_stores
 
     empty_database()
     t = now()
@@ -82,10 +82,10 @@ def prepare(followers: int) -> list[str]:
 
 def send_and_read(args, fans: list[str], rng: random.Random) -> tuple[str, ...]:
     from feeds.documents import PUBLIC, Post
-    from feeds.selectors import pages as selectors
     from feeds.services import posts as services
     from profiles.documents import User
     from socialsite import roundtrips
+    from timelines.selectors import pages as selectors
 
     star = User.objects.get(handle="star")
     with roundtrips.count() as trips:
@@ -116,9 +116,9 @@ def send_and_read(args, fans: list[str], rng: random.Random) -> tuple[str, ...]:
 def run_model(model: str, args) -> list[tuple[str, ...]]:
     from django.test import override_settings
 
-    from feeds.delivery import pulled as pulling
-    from feeds.selectors import pulled
     from socialsite.cursors import EPOCH
+    from timelines.delivery import pulled as pulling
+    from timelines.selectors import pulled
 
     rows = []
     for way in ("pushed", "pulled"):

@@ -101,10 +101,10 @@ def parse_args(argv):
 
 
 def prepare(args) -> list[str]:
-    from feeds.timelines import write_stores
     from profiles import demo
     from profiles.documents import User
     from socialsite.clock import now
+    from timelines.stores import write_stores
 
     empty_database()
     handles = demo.seed(users=args.users, maxfollows=args.maxfollows, seed=args.seed)
@@ -118,10 +118,10 @@ def write_posts(args, handles, rng) -> tuple[int, float, int, int]:
     """(posts, seconds, entries delivered, round trips)."""
     from feeds.documents import ALL_CIRCLES, PUBLIC, Post
     from feeds.services import posts as services
-    from feeds.timelines import write_stores
     from profiles.documents import User
     from socialsite import roundtrips
     from socialsite.zipf import Zipf
+    from timelines.stores import write_stores
 
     users = {u.handle: u for u in User.objects(handle__in=handles)}
     authors = Zipf(len(handles), rng=rng)
@@ -157,10 +157,10 @@ def write_posts(args, handles, rng) -> tuple[int, float, int, int]:
 
 def read_pages(args, handles, rng) -> tuple[int, float, int]:
     """(pages, seconds, round trips): first pages, and a second page now and then."""
-    from feeds.selectors import pages as selectors
     from profiles.documents import User
     from socialsite import roundtrips
     from socialsite.cursors import Cursor
+    from timelines.selectors import pages as selectors
 
     if not args.reads:
         return 0, 0.0, 0
@@ -183,7 +183,7 @@ def read_pages(args, handles, rng) -> tuple[int, float, int]:
 def run_model(model: str, args, shadows: str = "") -> Result:
     from django.test import override_settings
 
-    from feeds.timelines import write_stores
+    from timelines.stores import write_stores
 
     rng = random.Random(args.seed)
     overrides = {

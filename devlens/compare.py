@@ -29,8 +29,8 @@ from socialsite.active import COMMENT_STORES, TIMELINE_MODELS, Choice
 
 # The GET pages whose content comes from a timeline model or a comment store.
 COMPARABLE = {
-    "feeds:feed": "news feed",
-    "feeds:incoming": "incoming page",
+    "timelines:feed": "news feed",
+    "timelines:incoming": "incoming page",
     "profiles:profile": "wall",
     "feeds:post": "post page",
     "comments:permalink": "comment permalink",

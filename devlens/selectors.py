@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING
 from django.conf import settings
 
 from comments.stores.shadows import shadow_names
-from feeds.selectors import pulled
-from feeds.timelines import shadow_models, stores_copies
 from socialsite import active, meter
 from socialsite.active import COMMENT_STORES, TIMELINE_MODELS, Choice
+from timelines.selectors import pulled
+from timelines.stores import shadow_models, stores_copies
 
 if TYPE_CHECKING:
     from django.contrib.sessions.backends.base import SessionBase

@@ -2,7 +2,7 @@
 
 mongomock deep-copies the whole document once per array element: unwinding
 n timeline entries copied all n entries n times (the "N new posts" count,
-feeds/selectors/newposts.py, unwinds the entries above a cursor every few
+timelines/selectors/newposts.py, unwinds the entries above a cursor every few
 seconds for every open feed). A server hands each element its own row;
 here each row is a new top-level dict that shares the document's other
 values with its siblings (the rows of one aggregate, copied from the store

@@ -1,43 +1,33 @@
-"""Demo posts of every type, spread over the last weeks, and their delivery
-into every timeline store the site keeps (`write_stores()`, shadows too).
+"""Demo posts of every type, spread over the last weeks.
 
 Two paths build the same data. `one_by_one` is the site's own: each post
-through `services.post_create` and its fan-out task, as a real post goes.
-`in_bulk` (the default) writes the posts in one insert, and fills each
-timeline once, through the stores' `replace`, with the entries the fan-out
-would have delivered to it (`_fan_out` applies the rules of `audience` and
-`active_readers`, feeds/delivery/audience.py, to the graph read once): a few
-thousand writes for a world of 1,500 users rather than tens of thousands of
-array pushes.
+through `services.post_create`, delivered as a real post is. `in_bulk` (the
+default) writes the posts in one insert and leaves them pending, for the
+timelines' demo stage to deliver in bulk (timelines/demo.py).
 tests/test_seed_bulk.py builds a small world both ways and compares them.
 """
 
 import io
 import random
-from collections import Counter, defaultdict
+from collections import Counter
 from datetime import timedelta
 from typing import Any
 
-from django.conf import settings
 from django.core.files.uploadedfile import SimpleUploadedFile
 from PIL import Image, ImageDraw
 from pymongo import UpdateOne
 
-from feeds import demo_marks, demo_texts, mentions, tasks, words
-from feeds.delivery import fanout, pulled
-from feeds.documents import ALL_CIRCLES, CARD_FIELDS, PUBLIC, Author, Delivery, Post, PostRepost
-from feeds.selectors.entries import entry_for, repost_entry
+from feeds import demo_marks, demo_texts, mentions, words
+from feeds.documents import ALL_CIRCLES, PUBLIC, Author, Delivery, Post, PostRepost
 from feeds.services import counts as marks
 from feeds.services import photos, polls, trends
 from feeds.services import posts as services
-from feeds.timelines import stores_copies, write_stores
 from profiles import selectors as people
 from profiles.documents import User
 from profiles.services import pins as pin_services
 from profiles.services import standing
 from socialsite import events
 from socialsite.clock import aware, now, to_millis
-from socialsite.cursors import EPOCH
 
 PLACES = [
     ("Blue Bottle Coffee", 37.7763, -122.4232),
@@ -199,7 +189,9 @@ def one_by_one(planned: list[dict], reposts: list | None = None) -> list:
             rows = _mark_rows([waiting.pop(0)], by_index)
             marks.marks_seed(likes=[], reposts=rows, announce=ANNOUNCED)
             for row in rows:
-                fanout.deliver_repost(row["post"], row["by"])
+                events.repost_delivery_due.send(
+                    sender=PostRepost, post_id=row["post"], reposter=row["by"]
+                )
 
     for i, kwargs in enumerate(planned):
         repost_until(kwargs["ts"])
@@ -281,106 +273,6 @@ def in_bulk(planned: list[dict], users: dict) -> list:
     return made
 
 
-def _fan_out(post_ids: list, pulled_authors: set[str], reposts: list | None = None) -> None:
-    """What `fanout.deliver_post` does for each post, for all of them at once:
-    walls (author and `to`), and news for the audience (followers of a
-    public post, the author's circle members otherwise, and the author) who
-    are active, not suspended and have not blocked the author; a pulled
-    author's public post, the author only. `reposts` (pending `post_repost`
-    rows) as `deliver_repost` goes: the reposter's wall and news, and their
-    followers' news, but not a reader who blocked the reposter or the
-    original's author. Each timeline is then written once per store, in
-    time order."""
-    stores = write_stores()
-    posts = list(
-        Post._get_collection().find({"_id": {"$in": post_ids}}, CARD_FIELDS).sort("ts", 1)
-    )
-    followers, placed = people.graph_all()  # placed: author -> [(member, circles)]
-    # handle -> whom they blocked, for readers fan-out reaches
-    readers = people.recent_readers(now() - timedelta(days=settings.FEED_ACTIVE_DAYS))
-    # (kind, owner) -> entries, oldest first (None each when no store keeps them)
-    timelines: defaultdict[tuple[str, str], list[Any]] = defaultdict(list)
-    delivered = []
-    for post in posts:
-        author, circles = post["by"]["id"], post["circles"]
-        if PUBLIC in circles:
-            audience = [] if author in pulled_authors else followers.get(author, [])
-        elif ALL_CIRCLES in circles:
-            audience = [member for member, named in placed.get(author, []) if named]
-        else:
-            audience = [member for member, named in placed.get(author, []) if named & set(circles)]
-        news = [
-            reader
-            for reader in sorted(set(audience) | {author})
-            if reader == author or (reader in readers and author not in readers[reader])
-        ]
-        entry = entry_for(post) if stores else None
-        for owner in sorted({author, post.get("to")} - {None}):
-            timelines["wall", owner].append(entry)
-        for owner in news:
-            timelines["news", owner].append(entry)
-        delivered.append(UpdateOne({"_id": post["_id"]}, {"$set": _delivered(len(news))}))
-    reposted = []
-    for repost in reposts or []:
-        by, author = repost["by"], repost["author"]
-        news = [
-            reader
-            for reader in sorted(set(followers.get(by, [])) | {by})
-            if reader == by or (reader in readers and not {by, author} & set(readers[reader]))
-        ]
-        entry = repost_entry(repost, [PUBLIC]) if stores else None
-        timelines["wall", by].append(entry)
-        for owner in news:
-            timelines["news", owner].append(entry)
-        key = {"post": repost["post"], "by": by}
-        reposted.append(UpdateOne(key, {"$set": _delivered(len(news))}))
-    if stores:
-        for (kind, owner), entries in timelines.items():
-            for store in stores:
-                store.replace(kind, owner, entries[::-1])
-    if delivered:
-        Post._get_collection().bulk_write(delivered, ordered=False)
-    if reposted:
-        PostRepost._get_collection().bulk_write(reposted, ordered=False)
-
-
-def _delivered(readers: int) -> dict:
-    t = now()
-    return {
-        "delivery.state": "done",
-        "delivery.started": t,
-        "delivery.finished": t,
-        "delivery.attempts": 1,
-        "delivery.readers": readers,
-    }
-
-
-def deliver_pending() -> int:
-    """Deliver every post still waiting for its delivery (the demo's, when
-    `seed_more` was told not to deliver); returns how many. In bulk while the
-    timelines are empty, as when seeding; else each through the site's own
-    fan-out, since the bulk path's `replace` would drop what they hold."""
-    rows = Post._get_collection().find({"delivery.state": "pending"}, {"_id": 1})
-    post_ids = [row["_id"] for row in rows]
-    reposts = list(PostRepost._get_collection().find({"delivery.state": "pending"}))
-    # The most followed are pulled, as `fanout.deliver_post` would find them,
-    # from before the first post: their public posts go to no follower's
-    # timeline (docs/performance.md#celebrities-are-pulled).
-    pulled_authors = pulled.mark_over_threshold(since=EPOCH)
-    owners = people.handles_all()
-    stores = write_stores()
-    for store in stores:
-        store.ensure_owner(owners)
-    if any(store.stats()["entries"] for store in stores):
-        for post_id in post_ids:
-            fanout.deliver_post(post_id)
-        for repost in reposts:
-            fanout.deliver_repost(repost["post"], repost["by"])
-    elif post_ids or reposts:
-        _fan_out(post_ids, pulled_authors, reposts)
-    return len(post_ids)
-
-
 def _pin(made: list, users: dict, rng: random.Random) -> int:
     """Some people pin a public post or two to their wall: alice always, so
     her wall shows pins (docs/discovery.md#pins). Returns how many pins."""
@@ -405,19 +297,16 @@ def seed_more(
     stdout=None,
     posts_per_user: float = 1.5,
     bulk: bool = True,
-    deliver: bool = True,
 ) -> None:
-    """`bulk=False` makes every post through the site's own per-post path.
-    `deliver=False` (bulk only) leaves the posts pending for `deliver_pending`,
-    which seed_demo runs last: the other demos' comments and votes are then
-    in the posts before they are copied into timelines, rather than
-    refreshed in every copy afterwards."""
+    """`bulk=False` makes every post through the site's own per-post path,
+    delivered as it is made. In bulk the posts are left pending for the
+    timelines' `deliver_pending` (timelines/demo.py), which seed_demo runs
+    last: the other demos' comments and votes are then in the posts before
+    they are copied into timelines, rather than refreshed in every copy
+    afterwards."""
     rng = random.Random(seed + 1)
     users = {u.handle: u for u in User.objects(handle__in=handles)}
     planned = _plan(handles, users, rng, int(len(handles) * posts_per_user))
-    if not bulk:
-        for store in write_stores():
-            store.ensure_owner(handles)
     placed = people.graph_all()[1]
     spread = demo_marks.plan(planned, handles, users, placed, seed)
     made = in_bulk(planned, users) if bulk else one_by_one(planned, spread.reposts)
@@ -432,22 +321,22 @@ def seed_more(
     liked = _mark_rows(spread.likes, by_index)
     reposted = _mark_rows(spread.reposts, by_index) if bulk else []
     marks.marks_seed(likes=liked, reposts=reposted, announce=ANNOUNCED)
-    # Delivered after: their copies will carry the counts (none to refresh).
-    copied = bulk and stores_copies()
+    # In bulk, delivered after: the copies the delivery makes carry the
+    # counts, and it says so (timelines/demo.py).
     all_reposts = reposted if bulk else _mark_rows(spread.reposts, by_index)
-    marked = marks.counts_seed(likes=liked, reposts=all_reposts, copied=copied)
+    marked = marks.counts_seed(likes=liked, reposts=all_reposts, copied=False)
     # Its own generator: the rest of the demo stays as it was before polls ended.
     _end_polls(polls_made, random.Random(f"{seed}:poll ends"))
     pins_made = _pin(made, users, rng)
-    if bulk and deliver:
-        deliver_pending()  # after the votes: the copies carry them
-    elif not bulk:
+    if not bulk:
         for post in polls_made:  # copies refreshed once per poll rather than per vote
-            tasks.refresh_copies.enqueue(str(post.id), ["detail"])
+            events.post_changed.send(
+                sender=Post, post_id=post.id, fields=["detail"], at_once=False
+            )
         for post_id in marked:
-            tasks.refresh_counts.enqueue(str(post_id))
+            events.post_counts_changed.send(sender=Post, post_id=post_id)
     if stdout:
-        state = "delivered" if deliver or not bulk else "waiting for delivery"
+        state = "delivered" if not bulk else "waiting for delivery"
         stdout.write(
             f"  {len(made)} posts {state} ({Post.objects.count()} in all; {pins_made} pinned; "
             f"{len(liked)} likes, {len(spread.reposts)} reposts)"
@@ -457,10 +346,4 @@ def seed_more(
 def seed_stage(seeding) -> None:
     """seed_demo's stage (socialsite/demo.py): the posts, left pending for
     `delivery_stage`, which runs after every other app's demo."""
-    seed_more(handles=seeding.handles, seed=seeding.seed, stdout=seeding.stdout, deliver=False)
-
-
-def delivery_stage(seeding) -> None:
-    delivered = deliver_pending()
-    if seeding.stdout:
-        seeding.stdout.write(f"  {delivered} posts delivered into the timelines")
+    seed_more(handles=seeding.handles, seed=seeding.seed, stdout=seeding.stdout)

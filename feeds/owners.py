@@ -16,18 +16,6 @@ owners.owned(
     fields=("by.id", "by.name", "to", "mentions", "removed.by", "comments_shown.by"),
     erase=erasure.posts_erase,
 )
-owners.owned("pulled_author", app=APP, fields=("_id",), erase=erasure.pulled_erase)
-owners.owned(
-    "timeline_cache", app=APP, fields=("owner", "entries.by"), erase=erasure.timelines_erase
-)
-for collection in ("timeline_month", "timeline_size"):
-    owners.owned(
-        collection,
-        app=APP,
-        fields=("owner", "entries.by"),
-        why="erased with timeline_cache (every model's owner documents), and the"
-        " entries with their posts",
-    )
 owners.owned("photos.files", app=APP, fields=("metadata.owner",), erase=erasure.photos_erase)
 owners.owned("photos.chunks", app=APP, fields=(), why="the bytes of a photos.files file")
 

@@ -2,7 +2,6 @@
 by the worker loop every TASKS_SWEEP_SECONDS (socialsite/periodic.py) and by
 `manage.py redeliver_pending`, which cron may still run."""
 
-from feeds.delivery import retry
 from feeds.selectors import trends as trend_selectors
 from feeds.services import counts, trends
 from socialsite import events, periodic
@@ -10,13 +9,12 @@ from socialsite.clock import now
 
 
 def pending_sweep(*, older_than_seconds: int | None = None) -> list[str]:
-    """Deliver again the posts a dead process left `pending` or `delivering`,
-    recount the posts a request died between its mark and its count, and
-    let the apps above settle theirs (comment votes). What it did, a line
-    each."""
-    delivered = retry.redeliver_pending(older_than_seconds=older_than_seconds)
+    """Recount the posts a request died between its mark and its count, and
+    let the apps above settle theirs (the timelines deliver again what a
+    dead process left `pending` or `delivering`; comment votes). What it
+    did, a line each."""
     recounted = counts.counts_sweep(older_than_seconds=older_than_seconds)
-    lines = [f"{delivered} post(s) re-enqueued for delivery.", f"{recounted} post(s) recounted."]
+    lines = [f"{recounted} post(s) recounted."]
     for _, line in events.pending_swept.send(sender=None, older_than_seconds=older_than_seconds):
         lines.append(line)
     return lines

@@ -5,9 +5,6 @@ from feeds.views import atom, bookmarks, discovery, interactions, pages, pins, p
 app_name = "feeds"
 
 urlpatterns = [
-    path("feed/", pages.feed, name="feed"),
-    path("feed/new/", pages.new_posts, name="new_posts"),
-    path("incoming/", pages.incoming, name="incoming"),
     path("explore/", discovery.explore, name="explore"),
     path("bookmarks/", bookmarks.bookmark_list, name="bookmarks"),
     path("posts/<str:post_id>/bookmark/", bookmarks.bookmark, name="bookmark"),

@@ -5,7 +5,7 @@ recipient per bucket of about NOTIFICATIONS_BUCKET_SIZE items, so a page is
 one indexed read of the newest bucket or two, and no document grows past the
 16 MB limit. The bucket being filled has `slot` "open" (unique with the
 owner); a full one is closed by setting `slot` to a fresh ObjectId, exactly as
-the `size` timeline model does it (feeds/timelines/size.py).
+the `size` timeline model does it (timelines/stores/size.py).
 
 An item is a dict:
 `{id, kind, actor, actors, actor_count, post, comment, ts}` where `actors`

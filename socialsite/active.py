@@ -9,7 +9,7 @@ contextvar, set by `override` for the duration of one request (or one
 rendering), never in the settings, which every thread shares.
 
 Readers ask `timeline_model()`, `embed()` and `comment_store()`;
-`feeds.timelines.get_store(None)` and `comments.stores.get_store(None)` do.
+`timelines.stores.get_store(None)` and `comments.stores.get_store(None)` do.
 """
 
 from collections.abc import Callable, Iterator
@@ -36,7 +36,7 @@ class _Lazy:
     """A choice worked out on first use (the middleware's: it reads the
     session and the user, which a page that asks for no model never loads).
     While it is being worked out, models are the settings': loading the user
-    may itself write (feeds/receivers.py), and writes never follow a lens."""
+    may itself write (timelines/receivers.py), and writes never follow a lens."""
 
     def __init__(self, decide: Callable[[], Choice]):
         self._decide = decide

@@ -47,6 +47,30 @@ posts_deleted = Signal()
 post_removed = Signal()
 # post_id: ObjectId - a moderator restored it
 post_restored = Signal()
+# post_id: ObjectId - the post's `delivery` is marked pending (created,
+# restored, its author's suspension lifted): whoever delivers queues it now;
+# a sweeper finds the marks a dead process left (docs/operations.md#durable-background-work)
+post_delivery_due = Signal()
+# post_id: ObjectId, reposter: str - the same for a repost, marked on its `post_repost`
+repost_delivery_due = Signal()
+# ids: list[ObjectId] - posts or reposts being deleted, removed or undone.
+# Sent before the write (a crash after it leaves no copy of what is gone in
+# a timeline) and again after it (a delivery racing with the write)
+entries_withdrawn = Signal()
+# author: str - every post of theirs leaves every timeline (a suspension)
+author_withdrawn = Signal()
+# post_id: ObjectId, fields: list[str], at_once: bool - these fields of the
+# post changed, and copies of it must follow: in a task, or before the
+# request answers when `at_once` (a comment's count on the page it returns to)
+post_changed = Signal()
+# post_id: ObjectId - its likes or reposts count changed (`counts_v` stepped)
+post_counts_changed = Signal()
+# owner: str, circle: str - the owner's posts now name `circle` (a rename
+# rewrote them): copies of their audience must follow
+post_circles_renamed = Signal()
+# limit: int - every post's `comments_shown` was cut to its newest `limit`:
+# receivers cut their copies too and answer {collection: entries trimmed}
+comments_shown_truncated = Signal()
 # author: str, subject: str (the target's key), what: "post" | "comment",
 # excerpt: str, reason: str - a
 # moderator removed something of the author's (moderation); they are told why

@@ -15,6 +15,10 @@ test fails on it), so the higher app registers here, in its
   (`socialsite/templatetags/slots.py`), with those values and the page's
   context.
 
+- `add_composer_page(url_name)`: the page shows the post composer, so a
+  post that fails renders that page again with its errors
+  (feeds/views/posts.py) rather than a bare form.
+
 Every page and slot is named here, so a misspelt registration fails at
 start-up rather than leaving a page silently without its part.
 """
@@ -35,6 +39,7 @@ SLOTS = {
 
 _page_context: dict[str, list[Callable[..., dict]]] = {page: [] for page in PAGES}
 _slot_templates: dict[str, list[str]] = {slot: [] for slot in SLOTS}
+_composer_pages: set[str] = set()
 
 
 def add_page_context(page: str, func: Callable[..., dict]) -> None:
@@ -63,3 +68,12 @@ def slot_templates(slot: str) -> list[str]:
     if slot not in SLOTS:
         raise ValueError(f"No slot called {slot!r} ({', '.join(SLOTS)}).")
     return list(_slot_templates[slot])
+
+
+def add_composer_page(url_name: str) -> None:
+    _composer_pages.add(url_name)
+
+
+def composer_pages() -> frozenset[str]:
+    """The URL names of the pages that show the composer."""
+    return frozenset(_composer_pages)

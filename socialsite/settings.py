@@ -93,6 +93,7 @@ INSTALLED_APPS = [
     "socialsite",
     "profiles",
     "feeds",
+    "timelines",
     "comments",
     "messaging",
     "moderation",
@@ -291,11 +292,11 @@ if env.str("EMAIL_URL", default=""):
         }
     }
 
-# --- Feeds (see feeds/timelines/__init__.py) --------------------------------
+# --- Feeds (see timelines/stores/__init__.py) --------------------------------
 FEED_MODEL = env.str("FEED_MODEL", default="cache")  # cache | month | size | read
 FEED_EMBED = env.bool("FEED_EMBED", default=False)  # entries embed a copy of the post
 # Timeline models kept current besides FEED_MODEL (docs/storage-models.md#shadow-models,
-# feeds/timelines/
+# timelines/stores/
 # __init__.py `write_stores`): "" none, "all" every stored model, or a comma list
 # ("cache,size"). On in the demo (DEBUG, or no MONGODB_URI) so that /dev/ can
 # switch models live; off in production and, unless a test turns it on, in tests.

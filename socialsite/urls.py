@@ -8,6 +8,7 @@ urlpatterns = [
     path("healthz", views.healthz, name="healthz"),
     path("", include("profiles.urls")),
     path("", include("feeds.urls")),
+    path("", include("timelines.urls")),
     path("", include("comments.urls")),
     path("", include("messaging.urls")),
     path("", include("moderation.urls")),

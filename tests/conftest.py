@@ -17,10 +17,10 @@ import threading
 import pytest
 from django.test import Client
 
-from feeds.selectors import pulled
 from profiles import services
 from profiles.documents import User
 from socialsite import indexes, mongo, roundtrips
+from timelines.selectors import pulled
 
 PASSWORD = "correct horse battery"
 

@@ -20,10 +20,8 @@ from bson import ObjectId
 from pymongo.errors import OperationFailure
 
 from comments import services as comment_services
-from feeds.documents import PUBLIC, MonthTimeline, Post, SizeTimeline
+from feeds.documents import PUBLIC, Post
 from feeds.services import posts as feed_services
-from feeds.timelines import read
-from feeds.timelines.base import month_of
 from moderation import services as moderation
 from moderation.targets import resolve_target
 from profiles import services as graph
@@ -34,6 +32,9 @@ from socialsite.cursors import Cursor
 from tests import plans
 from tests.conftest import PASSWORD
 from tests.query_recorder import Recorder, install_listener, install_mongomock
+from timelines.documents import MonthTimeline, SizeTimeline
+from timelines.stores import read
+from timelines.stores.base import month_of
 
 # Queries that no index fully serves, each with the reason it is accepted and
 # what sends it. Keyed by the application function that sends the query and a
@@ -44,7 +45,7 @@ from tests.query_recorder import Recorder, install_listener, install_mongomock
 # job is to visit every document.
 SUSPENSION = "POST /mod/users/bob/suspend/"
 ALLOWED: dict[tuple[str, str], tuple[str, str]] = {
-    ("feeds.timelines.base.remove_author_everywhere", "entries.by"): (
+    ("timelines.stores.base.remove_author_everywhere", "entries.by"): (
         "a suspension takes the author out of every timeline: rare, and an index "
         "on every entry's author would cost every delivery",
         SUSPENSION,
@@ -58,15 +59,15 @@ ALLOWED: dict[tuple[str, str], tuple[str, str]] = {
         "truncate_comments trims every post past the limit: a sweep of them all",
         "truncate_comments",
     ),
-    ("feeds.timelines.base.comments_shown_trim", "entries.post.comments_shown.2"): (
+    ("timelines.stores.base.comments_shown_trim", "entries.post.comments_shown.2"): (
         "truncate_comments trims every timeline's copies past the limit: a sweep",
         "truncate_comments",
     ),
-    ("feeds.timelines.base.stats", ""): (
+    ("timelines.stores.base.stats", ""): (
         "feed_stats counts every timeline document and entry: a sweep",
         "feed_stats",
     ),
-    ("feeds.management.commands.feed_stats.delivery_counts", ""): (
+    ("feeds.selectors.delivery.delivery_counts", ""): (
         "feed_stats counts the posts by delivery state: a sweep",
         "feed_stats",
     ),
@@ -595,8 +596,8 @@ def test_a_reader_of_300_pulled_authors_gets_an_index_served_news_page(
     """Past 200 authors one `$lookup`'s `$in` would lose the `by_ts` order:
     the pulled authors' posts are read in branches of 200, each in index
     order, and the page still costs what a page costs."""
-    from feeds.documents import PulledAuthor
-    from feeds.selectors import pulled
+    from timelines.documents import PulledAuthor
+    from timelines.selectors import pulled
 
     settings.FEED_MODEL = model
     reader = make_user("reader")
@@ -1035,13 +1036,13 @@ def _task_calls(values: dict) -> dict[str, tuple]:
     """Valid arguments for each task (strings: they cross a queue)."""
     post = values["post_id"][0]
     return {
-        "feeds.deliver_post": (post,),
-        "feeds.resync": ("bob", "alice"),
-        "feeds.rebuild": ("bob", "news"),
-        "feeds.refresh_copies": (post, ["comments_count", "comments_shown"]),
-        "feeds.refresh_circle_copies": ("alice", "friends"),
-        "feeds.deliver_repost": (post, "bob"),
-        "feeds.refresh_counts": (post,),
+        "timelines.deliver_post": (post,),
+        "timelines.resync": ("bob", "alice"),
+        "timelines.rebuild": ("bob", "news"),
+        "timelines.refresh_copies": (post, ["comments_count", "comments_shown"]),
+        "timelines.refresh_circle_copies": ("alice", "friends"),
+        "timelines.deliver_repost": (post, "bob"),
+        "timelines.refresh_counts": (post,),
         "comments.refresh_summary": (post,),
         "notifications.tell": ("alice", "like", "bob", post),
         "notifications.tell_post_created": (post, "bob", "alice", "carol"),
@@ -1061,7 +1062,15 @@ def _our_commands() -> set[str]:
 
     from socialsite.management.no_sql import NoSqlCommand
 
-    ours = ("socialsite", "profiles", "feeds", "comments", "moderation", "notifications")
+    ours = (
+        "socialsite",
+        "profiles",
+        "feeds",
+        "timelines",
+        "comments",
+        "moderation",
+        "notifications",
+    )
     return {
         name
         for name, app in get_commands().items()
@@ -1172,7 +1181,7 @@ def test_the_server_explains_the_aggregates_it_is_sent(feed_model):
     open month; mongoeco's wire server answers with its own engine's plan,
     which has no MongoDB planner in it: there the simulation checks
     aggregates alone, and this test says so by skipping."""
-    from feeds.timelines.month import MonthStore
+    from timelines.stores.month import MonthStore
 
     when = now()
     post = ObjectId()

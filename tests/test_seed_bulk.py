@@ -1,7 +1,7 @@
 """The demo's bulk seeding writes what the site's own per-item paths write.
 
 seed_demo writes the posts in one insert and fills each timeline once
-(feeds/demo.py `in_bulk`, `deliver_pending`), after the comments; the site
+(feeds/demo.py `in_bulk`, timelines/demo.py `deliver_pending`), after the comments; the site
 makes each post through `post_create` and delivers it at once, and the
 comments' summaries then refresh the copies in every timeline. A small world
 is built both ways, on a frozen clock and with every timeline model kept
@@ -18,10 +18,11 @@ from comments import demo as comments_demo
 from feeds import demo as feeds_demo
 from feeds.documents import PUBLIC, Post
 from feeds.services import posts as post_services
-from feeds.timelines import MODELS, get_store, write_stores
 from profiles import demo as profiles_demo
 from profiles import services as profile_services
 from socialsite import clock, indexes
+from timelines import demo as timelines_demo
+from timelines.stores import MODELS, get_store, write_stores
 
 FROZEN = datetime(2026, 3, 14, 15, 9, 26, 535000, tzinfo=UTC)
 # Comment slugs carry a random part; GridFS stamps its files with the real time.
@@ -43,10 +44,15 @@ def world(settings, monkeypatch):
         for document in indexes.all_documents():
             document._get_collection().delete_many({})
         handles = profiles_demo.seed(users=40, maxfollows=8, seed=11)
-        feeds_demo.seed_more(handles=handles, seed=11, bulk=bulk, deliver=not bulk)
+        if not bulk:
+            # What sign-up gives each person (`user_created`): the seeded
+            # graph is written in bulk, without it.
+            for store in write_stores():
+                store.ensure_owner(handles)
+        feeds_demo.seed_more(handles=handles, seed=11, bulk=bulk)
         comments_demo.seed_more(handles=handles, seed=11)
         if bulk:
-            feeds_demo.deliver_pending()
+            timelines_demo.deliver_pending()
         return snapshot()
 
     return build
@@ -111,6 +117,7 @@ def test_demo_posts_delivered_later_keep_what_timelines_hold(make_user):
         author=ada, type="status", detail={"text": "Before the demo."}, circles=[PUBLIC]
     )
     feeds_demo.seed_more(handles=["ada", "bob"], seed=3, posts_per_user=2)
+    timelines_demo.deliver_pending()
     news = get_store().entries("news", "bob", None, 50).entries
     demo_posts = {p.id for p in Post.objects(id__ne=earlier.id)}
     assert earlier.id in {e["id"] for e in news}

@@ -23,7 +23,7 @@ see the same MongoDB:
   The trade-off: the worker's writes stay in the worker. What it proves is
   still the issue's point: the request only enqueued (this process's data
   still says "pending" and no follower has the entry), the job crossed Redis,
-  and another process ran `feeds.tasks.deliver_post` and filled the
+  and another process ran `timelines.tasks.deliver_post` and filled the
   followers' news. The job's result in Redis is checked from this process in
   both modes. (A fork of this process would share the data without a
   snapshot, but the suite is multi-threaded by then, e.g. the live server of
@@ -48,11 +48,11 @@ from redis import Redis
 from rq import Queue
 
 from feeds.documents import Post
-from feeds.timelines import get_store
 from profiles import services as graph
 from socialsite import indexes
 from socialsite.clock import now
 from socialsite.rq_backend import RQBackend
+from timelines.stores import get_store
 
 pytestmark = pytest.mark.worker
 
@@ -201,11 +201,11 @@ def test_the_worker_not_the_request_delivers_a_post(
     queue = Queue("default", connection=Redis.from_url(redis_url))
     # The delivery, and the task that tells whoever the post concerns.
     assert [job.args[0] for job in queue.jobs] == [
-        "feeds.tasks.deliver_post",
+        "timelines.tasks.deliver_post",
         "notifications.tasks.tell_post_created",
     ]
     job = queue.jobs[0]
-    assert job.args[:2] == ("feeds.tasks.deliver_post", [str(post_id)])
+    assert job.args[:2] == ("timelines.tasks.deliver_post", [str(post_id)])
 
     output, report = _run_worker(redis_url, post_id, tmp_path)
 

@@ -1,12 +1,12 @@
-"""Posts (the system of record) and the timeline documents of each storage model.
+"""Posts (the system of record), the marks people leave on them, and discovery.
 
 `post` is *Storing Updates and Profiles*'s `social.post`: minimal author info in `by`, audience in
-`circles`, type-specific data isolated in `detail`. Timelines (`wall`,
-`news`) are dependent collections: they can always be rebuilt from `post`
-and the graph (`manage.py rebuild_feeds`).
+`circles`, type-specific data isolated in `detail`. The timelines built from
+posts are the `timelines` app's (timelines/documents.py): they can always be
+rebuilt from `post` and the graph (`manage.py rebuild_feeds`).
 
-One module per concept: posts, marks, timelines, discovery; every name
-is importable from `feeds.documents`.
+One module per concept: posts, marks, discovery; every name is importable
+from `feeds.documents`.
 """
 
 from feeds.documents.discovery import HiddenTag, TagUse, TrendList
@@ -29,7 +29,6 @@ from feeds.documents.posts import (
     card_exclusion,
     discussion_host,
 )
-from feeds.documents.timelines import CacheTimeline, MonthTimeline, PulledAuthor, SizeTimeline
 
 __all__ = [
     "ALL_CIRCLES",
@@ -41,10 +40,8 @@ __all__ = [
     "PUBLIC",
     "Author",
     "Bookmark",
-    "CacheTimeline",
     "Delivery",
     "HiddenTag",
-    "MonthTimeline",
     "PhotoChunk",
     "PhotoFile",
     "PollVote",
@@ -52,9 +49,7 @@ __all__ = [
     "PostLike",
     "PostRepost",
     "PostRevision",
-    "PulledAuthor",
     "Removal",
-    "SizeTimeline",
     "TagUse",
     "TrendList",
     "card_exclusion",

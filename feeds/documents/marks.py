@@ -56,7 +56,7 @@ class PostLike(me.Document):
 class PostRepost(me.Document):
     """One repost per (post, person): the system of record of reposts.
 
-    Delivered like a post (`delivery`, feeds/delivery/fanout.py `deliver_repost`): its
+    Delivered like a post (`delivery`, timelines/delivery/fanout.py `deliver_repost`): its
     timeline entry has the repost's own `_id` and time, `by` the reposter and
     `of` the original, which pages always read from `post` (never a copy), so
     a deleted, removed or edited original is seen as it is now."""

@@ -7,8 +7,7 @@ from feeds import mentions
 from feeds.documents import ALL_CIRCLES, PUBLIC
 from feeds.selectors import marks, polls
 from feeds.selectors.filtering import match
-from feeds.selectors.pages import viewer_votes
-from feeds.timelines.base import FOUND, PULLED_IN
+from feeds.types import FOUND, PULLED_IN
 from profiles.documents import User
 from profiles.filters import KeywordFilter, filters_for
 from socialsite import fragments
@@ -68,9 +67,10 @@ class PostCard:
         self.comments_count = post.get("comments_count") or 0
         self.likes = max(post.get("likes_count") or 0, 0)
         self.reposts = max(post.get("reposts_count") or 0, 0)
-        # Shown here because this handle reposted it (feeds/selectors/entries.py `resolve`).
+        # Shown here because this handle reposted it (timelines/selectors/entries.py `resolve`).
         self.reposted_by = post.get("reposted_by")
-        # Read from a pulled author's posts, not the stored timeline (feeds/selectors/pulled.py).
+        # Read from a pulled author's posts, not the stored timeline
+        # (timelines/selectors/pulled.py).
         self.pulled = bool(post.get(PULLED_IN))
         self.liked = liked
         self.reposted = reposted  # the viewer reposted it, wherever this card shows it
@@ -194,7 +194,7 @@ def cards(
     # query; the rest (the post page, the read model) is asked for in one.
     known = {p["_id"]: p[FOUND] for p in posts if "liked" in (p.get(FOUND) or {})}
     unknown = [p for p in posts if p["_id"] not in known]
-    votes = viewer_votes(viewer, unknown)
+    votes = polls.viewer_votes(viewer, unknown)
     votes.update({pid: f["vote"] for pid, f in known.items() if f["vote"] is not None})
     # Only a liked post can be liked by the viewer: a page with no likes on
     # it costs no query for the buttons' state. Reposts likewise.

@@ -18,7 +18,7 @@ from feeds.documents import LIVE, PUBLIC
 from feeds.selectors.filtering import without_hidden
 from feeds.selectors.lookups import PageLookups
 from feeds.selectors.pages import FeedPage
-from feeds.timelines.read import posts_page
+from feeds.selectors.streams import posts_page
 from profiles import selectors as people
 from profiles.filters import filters_for
 from socialsite.cursors import Cursor

@@ -22,17 +22,34 @@ query per kind of fact for the whole page.
 """
 
 from dataclasses import dataclass
+from typing import Protocol
 
 from bson import ObjectId
 from mongoengine import Document
 
 from feeds.documents import LIVE, PUBLIC, Bookmark, PollVote, Post, PostLike, card_exclusion
-from feeds.selectors import pulled as pulls
-from feeds.timelines.base import FOUND
+from feeds.types import FOUND
 from profiles import selectors as people
 
-# Where the pulled authors' posts are read into the row.
-PULLED = "_pulled"
+
+class ReadBeside(Protocol):
+    """Posts a page reads in its own aggregate before the lookups, whose
+    likes and votes are looked up too: a news page's pulled authors' and
+    followed tags' posts (timelines/selectors/pulled.py `Beside`)."""
+
+    @property
+    def fields(self) -> tuple[str, ...]:
+        """The fields of the row that hold those posts."""
+        ...
+
+    def stages(self, reader: str) -> list[dict]:
+        """The stages that read them into the row (none: nothing to read)."""
+        ...
+
+    def entries(self, row: dict) -> list[dict] | None:
+        """Them as timeline entries, newest first; None: the row was read
+        without them."""
+        ...
 
 
 def _missing(path: str) -> dict:
@@ -65,9 +82,9 @@ class PageLookups:
     # A wall's owner: whether they follow the author of each post by someone
     # else on their wall (a wall shows those only then).
     wall_owner: str | None = None
-    # A news page: the pulled authors' posts it merges, read with it
-    # (feeds/selectors/pulled.py), their likes and votes too.
-    pull: pulls.Window | None = None
+    # A news page: the pulled authors' and followed tags' posts it merges,
+    # read with it, their likes and votes too.
+    beside: ReadBeside | None = None
     # A wall's first page: its owner's pinned posts, read by `_id` beside the
     # entries (docs/discovery.md#pins), with the reader's likes and votes.
     pins: tuple[ObjectId, ...] = ()
@@ -78,12 +95,12 @@ class PageLookups:
         at = f"${entries}"
         ids: dict = {"_links": _each(at, _SHOWN, _NO_COPY)}
         stages: list[dict] = []
-        if self.reader is not None and self.pull is not None:
-            stages += pulls.stages(self.reader, self.pull, PULLED)
+        if self.reader is not None and self.beside is not None:
+            stages += self.beside.stages(self.reader)
         if self.reader is not None:
             ids["_shown"] = _each(at, _SHOWN)
-            if stages:  # the pulled authors' posts and the followed tags', read above
-                pulled = [{"$ifNull": [f"${field}._id", []]} for field in (PULLED, pulls.TAGGED)]
+            if stages and self.beside is not None:  # the posts read above
+                pulled = [{"$ifNull": [f"${field}._id", []]} for field in self.beside.fields]
                 ids["_shown"] = {"$concatArrays": [ids["_shown"], *pulled]}
             # A circle post's author decides whether the reader sees it (a
             # repost shows a public post: no edge needed).
@@ -140,13 +157,13 @@ class PageLookups:
         return stages
 
     def pulled(self, row: dict) -> list[dict] | None:
-        """The pulled authors' entries the row was read with, newest first,
-        each with the reader's like and vote under FOUND; None when the
-        stages did not ask for them."""
-        posts = pulls.posts_of(row, PULLED, self.pull.limit if self.pull else 0)
-        if posts is None:
+        """The entries read beside the page (`beside`), newest first, each
+        with the reader's like and vote under FOUND; None when the stages did
+        not ask for them."""
+        entries = self.beside.entries(row) if self.beside is not None else None
+        if entries is None:
             return None
-        return self.take({**row, "_pulled_entries": pulls.entries(posts)}, "_pulled_entries")
+        return self.take({**row, "_pulled_entries": entries}, "_pulled_entries")
 
     def pinned(self, row: dict) -> list[dict] | None:
         """The pinned posts the row was read with, in the order of `pins`

@@ -6,12 +6,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bson import ObjectId
 
 from feeds.documents import PollVote, Post
 from socialsite.clock import aware, now
+
+if TYPE_CHECKING:
+    from profiles.auth import AnonymousVisitor
+    from profiles.documents import User
 
 
 def ends_of(detail: Mapping[str, Any]) -> datetime | None:
@@ -88,3 +92,11 @@ def _id_detail_author(post: Mapping[str, Any] | Post) -> tuple[ObjectId | None, 
         return post.id, post.detail or {}, post.by.id if post.by else ""
     author = (post.get("by") or {}).get("id", "")
     return post.get("_id", post.get("id")), post.get("detail") or {}, author
+
+
+def viewer_votes(viewer: User | AnonymousVisitor, posts: list[dict]) -> dict:
+    """The viewer's vote on each poll of the page: one query, only if there are polls."""
+    poll_ids = [p["_id"] for p in posts if p.get("type") == "poll"]
+    if not poll_ids or not viewer.is_authenticated:
+        return {}
+    return votes_of(viewer.handle, poll_ids)

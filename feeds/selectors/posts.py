@@ -13,7 +13,7 @@ from feeds.documents import CARD_FIELDS, LIVE, PUBLIC, Post, PostRevision
 
 _posts = Post._get_collection
 
-#: What a delivery still to finish looks like (feeds/delivery/fanout.py).
+#: What a delivery still to finish looks like (timelines/delivery/fanout.py).
 UNFINISHED = {"delivery.state": {"$in": ["pending", "delivering"]}}
 
 
@@ -83,7 +83,7 @@ def posts_counts(day: datetime, week: datetime) -> dict:
 
 
 def failed_deliveries(limit: int) -> tuple[int, list[dict]]:
-    """Posts whose fan-out was given up (feeds/delivery/fanout.py `give_up`):
+    """Posts whose fan-out was given up (timelines/delivery/fanout.py `give_up`):
     how many, and the `limit` latest (`by.id`, `delivery`). Both are bounded
     by the `delivery_state` index."""
     posts = _posts()
@@ -97,3 +97,10 @@ def revisions_of(post_id: ObjectId, limit: int = 100) -> list[dict]:
     rows = PostRevision._get_collection().find({"post": post_id})
     rows = rows.sort([("until", -1), ("_id", -1)])  # same millisecond: the later write
     return list(rows.limit(limit))
+
+
+def counts_of(post_id: ObjectId) -> dict | None:
+    """The post's likes and reposts counts, their version (`counts_v`) and the
+    version its embedded copies were last given (`counts_copied`)."""
+    fields = {"likes_count": 1, "reposts_count": 1, "counts_v": 1, "counts_copied": 1}
+    return Post._get_collection().find_one({"_id": post_id}, fields)

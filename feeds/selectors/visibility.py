@@ -27,7 +27,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from feeds.documents import ALL_CIRCLES, PUBLIC
-from feeds.timelines.base import FOUND
+from feeds.types import FOUND
 from profiles import selectors as people
 from profiles.documents import User
 

@@ -66,3 +66,8 @@ def counts_seed(*, likes: list[dict], reposts: list[dict], copied: bool) -> list
     if writes:
         Post._get_collection().bulk_write(writes, ordered=False)
     return sorted(counts)
+
+
+def counts_copied_set(*, post_id: ObjectId, version: int) -> None:
+    """The embedded copies carry the counts at `version` now; never moved back."""
+    Post._get_collection().update_one({"_id": post_id}, {"$max": {"counts_copied": version}})

@@ -5,7 +5,8 @@ most about `limit` documents and returning how many it changed.
 Marks go through the same services as a person's own undo, so the counts on
 the posts and their embedded copies follow (a removed post's frozen marks
 are deleted and recounted). Posts go through `posts_erase`, which takes a
-batch of them out of every timeline, with their reposts, likes, votes,
+batch of them out of every timeline (the timelines follow what the
+services announce), with their reposts, likes, votes,
 photos, discussions and notifications, in a few writes for them all.
 """
 
@@ -14,21 +15,11 @@ from contextlib import suppress
 from bson import ObjectId
 
 from feeds import mentions
-from feeds.delivery import upkeep
-from feeds.documents import (
-    CARD_FIELDS,
-    PollVote,
-    Post,
-    PostLike,
-    PostRepost,
-    PostRevision,
-    PulledAuthor,
-)
-from feeds.selectors import pulled
+from feeds.documents import CARD_FIELDS, PollVote, Post, PostLike, PostRepost, PostRevision
 from feeds.services import likes, photos, polls, posts, reposts
 from feeds.services.interactions import InteractionError
-from feeds.timelines import stored_models
 from profiles.documents import User
+from socialsite import events
 
 
 def _person(handle: str) -> User:
@@ -56,7 +47,7 @@ def reposts_erase(handle: str, limit: int) -> int:
         try:
             reposts.repost_delete(post_id=row["post"], user=user)
         except InteractionError:
-            upkeep.remove_entries_everywhere([row["_id"]])
+            events.entries_withdrawn.send(sender=PostRepost, ids=[row["_id"]])
             PostRepost._get_collection().delete_one({"post": row["post"], "by": handle})
     return len(rows)
 
@@ -68,7 +59,7 @@ def votes_erase(handle: str, limit: int) -> int:
         votes.delete_one({"post": row["post"], "voter": handle})
         with suppress(polls.PollError):  # the poll is gone
             polls.poll_recount(row["post"])
-        upkeep.refresh_copies(row["post"], ["detail"])
+        events.post_changed.send(sender=Post, post_id=row["post"], fields=["detail"], at_once=True)
     return len(rows)
 
 
@@ -93,21 +84,11 @@ def posts_erase(handle: str, limit: int) -> int:
         update = posts.with_words({"$set": {"detail": detail}}, detail)
         collection.update_one({"_id": post["_id"]}, {**update, "$pull": {"mentions": handle}})
         _unmention_revisions(post["_id"], handle)
-        upkeep.refresh_copies(post["_id"], ["detail", "mentions"])
+        events.post_changed.send(
+            sender=Post, post_id=post["_id"], fields=["detail", "mentions"], at_once=True
+        )
     removed = collection.update_many({"removed.by": handle}, {"$set": {"removed.by": ""}})
     return len(named) + removed.modified_count
-
-
-def pulled_erase(handle: str, limit: int) -> int:
-    deleted = PulledAuthor._get_collection().delete_one({"_id": handle}).deleted_count
-    if deleted:
-        pulled.forget()
-    return deleted
-
-
-def timelines_erase(handle: str, limit: int) -> int:
-    """Their own walls and news, under every model (a past setting's too)."""
-    return sum(store.owner_erase(handle) for store in stored_models())
 
 
 def photos_erase(handle: str, limit: int) -> int:

@@ -33,7 +33,7 @@ The `$inc`s carry the post's liveness (a kind's `live_on_add` and
 visibility rules). A removal landing between the two writes makes the `$inc`
 miss, and the caller undoes its mark. Each `$inc` also steps `counts_v`, the
 version of the post's counts that the embedded copies are refreshed to
-(feeds/delivery/upkeep.py `refresh_counts`, a task).
+(timelines/delivery/upkeep.py `refresh_counts`, a task).
 
 What differs per kind (who may mark what, the repost's delivery, what the
 messages say) stays in feeds/services/likes.py and feeds/services/reposts.py.
@@ -54,11 +54,10 @@ from pymongo import ReturnDocument
 from pymongo.collection import Collection
 from pymongo.errors import DuplicateKeyError, PyMongoError
 
-from feeds import tasks
 from feeds.documents import COUNTING, Post
-from feeds.timelines import stores_copies
 from profiles import selectors as people
 from profiles.documents import User
+from socialsite import events
 from socialsite.clock import now
 
 log = logging.getLogger(__name__)
@@ -207,9 +206,8 @@ class Interaction[S: Mark]:
 
     def changed(self, post_id: ObjectId, *, on: bool, count: int) -> S:
         """After a mark landed or went: embedded copies get the new count, in
-        a task (feeds/delivery/upkeep.py `refresh_counts`)."""
-        if stores_copies():
-            tasks.refresh_counts.enqueue(str(post_id))
+        a task (timelines/delivery/upkeep.py `refresh_counts`)."""
+        events.post_counts_changed.send(sender=Post, post_id=post_id)
         return self.state(on=on, count=count, changed=True)
 
     def unchanged(self, post_id: ObjectId, *, on: bool) -> S:
@@ -267,8 +265,8 @@ def counts_settle(
     guard.update({name: row.get(name) for name in counts})
     if not posts.update_one(guard, update).matched_count:
         return None
-    if drifted and stores_copies():
-        tasks.refresh_counts.enqueue(str(post_id))
+    if drifted:
+        events.post_counts_changed.send(sender=Post, post_id=post_id)
     return counts
 
 

@@ -6,8 +6,7 @@ from datetime import datetime
 from bson import ObjectId
 from mongoengine.errors import NotUniqueError
 
-from feeds import mentions, tasks, words
-from feeds.delivery import upkeep
+from feeds import mentions, words
 from feeds.documents import (
     ALL_CIRCLES,
     CARD_FIELDS,
@@ -19,7 +18,6 @@ from feeds.documents import (
     PostRevision,
 )
 from feeds.services import bookmarks, likes, photos, pins, polls, reposts, trends
-from feeds.timelines import stored_models
 from profiles.documents import User
 from profiles.services import standing
 from socialsite import events
@@ -115,7 +113,7 @@ def post_create(
         author=author.handle, tags=post.tags, circles=circles, ts=post.ts, post_id=post.id
     )
     standing.posts_count_add(handle=author.handle, delta=1)
-    tasks.deliver_post.enqueue(str(post.id))
+    events.post_delivery_due.send(sender=Post, post_id=post.id)
     events.post_created.send(sender=Post, post=post)
     return post
 
@@ -172,7 +170,9 @@ def post_edit(*, post_id: ObjectId, actor: User, changes: dict) -> None:
     trends.tag_uses_record(
         author=actor.handle, tags=added, circles=post["circles"], ts=post["ts"], post_id=post_id
     )
-    tasks.refresh_copies.enqueue(str(post_id), ["detail", "mentions", "edited"])
+    events.post_changed.send(
+        sender=Post, post_id=post_id, fields=["detail", "mentions", "edited"], at_once=False
+    )
 
 
 def with_words(update: dict, detail: dict) -> dict:
@@ -187,10 +187,10 @@ def with_words(update: dict, detail: dict) -> dict:
 def post_delete(*, post_id: ObjectId, actor: User) -> None:
     """Delete a post and take it out of every timeline."""
     post = _own_post(post_id, actor)
-    upkeep.remove_everywhere(post_id)
+    events.entries_withdrawn.send(sender=Post, ids=[post_id])
     Post._get_collection().delete_one({"_id": post_id})
     # A delivery racing with this delete may have added an entry meanwhile.
-    upkeep.remove_everywhere(post_id)
+    events.entries_withdrawn.send(sender=Post, ids=[post_id])
     # Every repost of it goes too (after the post: a repost delivery racing
     # with this finds the original gone and takes its own entries out).
     reposts.reposts_withdraw(post_id=post_id, delete=True)
@@ -219,9 +219,9 @@ def posts_erase(posts: list[dict]) -> None:
     if not posts:
         return
     ids = [post["_id"] for post in posts]
-    upkeep.remove_entries_everywhere(ids)
+    events.entries_withdrawn.send(sender=Post, ids=ids)
     Post._get_collection().delete_many({"_id": {"$in": ids}})
-    upkeep.remove_entries_everywhere(ids)  # a delivery racing with the delete
+    events.entries_withdrawn.send(sender=Post, ids=ids)  # a delivery racing with the delete
     reposts.reposts_withdraw_many(post_ids=ids)
     events.posts_deleted.send(sender=Post, post_ids=ids)
     # The erased person's uses go whole (`tag_uses_erase`), but the posts
@@ -244,7 +244,7 @@ def poll_vote(*, post_id: ObjectId, voter: User, option: int) -> None:
     """Refused (PollError) on a removed post, after the poll's end, and
     across a block, either way."""
     polls.poll_vote(post_id=post_id, voter=voter.handle, option=option)
-    tasks.refresh_copies.enqueue(str(post_id), ["detail"])
+    events.post_changed.send(sender=Post, post_id=post_id, fields=["detail"], at_once=False)
 
 
 def post_comments_summary_set(*, post_id: ObjectId, count: int, shown: list[dict]) -> None:
@@ -254,7 +254,9 @@ def post_comments_summary_set(*, post_id: ObjectId, count: int, shown: list[dict
     Post._get_collection().update_one(
         {"_id": post_id}, {"$set": {"comments_count": count, "comments_shown": shown}}
     )
-    upkeep.refresh_copies(post_id, ["comments_count", "comments_shown"])
+    events.post_changed.send(
+        sender=Post, post_id=post_id, fields=["comments_count", "comments_shown"], at_once=True
+    )
 
 
 def comments_shown_hide_author(*, handle: str, text: str) -> None:
@@ -267,7 +269,9 @@ def comments_shown_hide_author(*, handle: str, text: str) -> None:
             {**c, "text": text} if c["by"]["id"] == handle else c for c in post["comments_shown"]
         ]
         posts.update_one({"_id": post["_id"]}, {"$set": {"comments_shown": shown}})
-        upkeep.refresh_copies(post["_id"], ["comments_shown"])
+        events.post_changed.send(
+            sender=Post, post_id=post["_id"], fields=["comments_shown"], at_once=True
+        )
 
 
 def comments_shown_truncate(*, limit: int) -> dict:
@@ -275,8 +279,8 @@ def comments_shown_truncate(*, limit: int) -> dict:
     stored timeline model, back to the newest `limit` (*Storing Updates and Profiles*'s
     `truncate_extra_comments`). Returns {"posts": n, "<collection>": entries}.
 
-    A post is trimmed by `$push` + `$each: []` + `$slice`; timelines by their
-    store (`TimelineStore.comments_shown_trim`)."""
+    A post is trimmed by `$push` + `$each: []` + `$slice`; the timelines trim
+    their copies when told (`comments_shown_truncated`)."""
     if limit < 0:
         raise ValueError("limit must not be negative")
     result = Post._get_collection().update_many(
@@ -284,6 +288,6 @@ def comments_shown_truncate(*, limit: int) -> dict:
         {"$push": {"comments_shown": {"$each": [], "$slice": -limit}}},
     )
     counts = {"posts": result.modified_count}
-    for store in stored_models():
-        counts[store.collection().name] = store.comments_shown_trim(limit)
+    for _, trimmed in events.comments_shown_truncated.send(sender=Post, limit=limit):
+        counts.update(trimmed)
     return counts

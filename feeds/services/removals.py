@@ -1,6 +1,7 @@
 """What moderation changes on posts: a removal (and its undoing), and an
 author's suspension. Moderation decides; the feeds own the post documents,
-their deliveries and every timeline, so the writes are here.
+and their delivery state, so the writes are here; the timelines follow
+what these announce (socialsite/events.py).
 
 A removed post is frozen and leaves every timeline, with its reposts (kept,
 for a restore to deliver again), and its tags leave the trends; a suspended
@@ -10,8 +11,6 @@ unsuspending queues the recent ones again (docs/architecture.md, visibility rule
 
 from bson import ObjectId
 
-from feeds import tasks
-from feeds.delivery import upkeep
 from feeds.documents import LIVE, Post
 from feeds.services import reposts, trends
 from socialsite import events
@@ -45,7 +44,7 @@ def post_removal_set(*, post_id: ObjectId, by: str, reason: str) -> bool:
     posts.update_one(
         {"_id": post_id, "delivery.state": "pending"}, {"$set": {"delivery.state": "done"}}
     )
-    upkeep.remove_everywhere(post_id)
+    events.entries_withdrawn.send(sender=Post, ids=[post_id])
     # Its reposts leave every timeline too; kept, for a restore to bring back.
     reposts.reposts_withdraw(post_id=post_id, delete=False)
     events.post_removed.send(sender=Post, post_id=post_id)
@@ -76,7 +75,7 @@ def post_removal_clear(*, post_id: ObjectId) -> bool:
         {"_id": post_id, "author_suspended": {"$ne": True}}, {"$set": _requeued()}
     )
     if queued.matched_count:
-        tasks.deliver_post.enqueue(str(post_id))
+        events.post_delivery_due.send(sender=Post, post_id=post_id)
         reposts.reposts_redeliver(post_id=post_id)
     events.post_restored.send(sender=Post, post_id=post_id)
     return True
@@ -92,7 +91,7 @@ def posts_author_suspended(*, handle: str) -> None:
     posts.update_many(
         {"by.id": handle, "delivery.state": "pending"}, {"$set": {"delivery.state": "done"}}
     )
-    upkeep.remove_author_everywhere(handle)
+    events.author_withdrawn.send(sender=Post, author=handle)
 
 
 def posts_author_unsuspended(*, handle: str, limit: int = REDELIVER_RECENT) -> None:
@@ -104,4 +103,4 @@ def posts_author_unsuspended(*, handle: str, limit: int = REDELIVER_RECENT) -> N
     if ids:
         posts.update_many({"_id": {"$in": ids}}, {"$set": _requeued()})
     for post_id in ids:
-        tasks.deliver_post.enqueue(str(post_id))
+        events.post_delivery_due.send(sender=Post, post_id=post_id)

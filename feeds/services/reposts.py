@@ -1,6 +1,6 @@
 """Reposts: every write (repost, undo, the cascades of a deleted, removed or
 restored original and of a block, the sweeper). Pages show each post once
-by feeds/selectors/repeats.py; deliveries are feeds/delivery/fanout.py.
+by timelines/selectors/repeats.py; deliveries are timelines/delivery/fanout.py.
 
 The system of record is `post_repost`, one document per (post, reposter),
 unique; the count lives on the post (`reposts_count`), kept with `$inc` by
@@ -8,11 +8,11 @@ the request whose insert or delete landed, and settled from the marks by the
 sweeper after a crash: the mechanics of every mark on a post,
 feeds/services/interactions.py.
 A repost reaches timelines as a post does (docs/architecture.md): written
-first, then delivered by feeds/delivery/fanout.py's one state machine
+first, then delivered by timelines/delivery/fanout.py's one state machine
 (`deliver_repost`) in the reposter's follower batches, idempotently, with
 the same pending/delivering/done states and sweeper.
 
-Its timeline entry (feeds/selectors/entries.py `repost_entry`) has its own id and
+Its timeline entry (timelines/selectors/entries.py `repost_entry`) has its own id and
 time and always links to the original, which a page reads from `post` with
 its other links in one `$in`. So under every model, linking or embedding:
 undo takes the entry out by its id, and a deleted or removed original is
@@ -25,8 +25,6 @@ from dataclasses import dataclass
 
 from bson import ObjectId
 
-from feeds import tasks
-from feeds.delivery import upkeep
 from feeds.documents import LIVE, PUBLIC, PostRepost
 from feeds.services.interactions import (
     Interaction,
@@ -108,7 +106,7 @@ def repost_create(*, post_id: ObjectId, user: User, author: User | None = None) 
         if reposts is None:  # deleted or removed between the read and the write
             turn.marked = not REPOSTS.take_back(post_id, user.handle)
             raise NoSuchPost(post_id)
-    tasks.deliver_repost.enqueue(str(post_id), user.handle)
+    events.repost_delivery_due.send(sender=PostRepost, post_id=post_id, reposter=user.handle)
     state = REPOSTS.changed(post_id, on=True, count=reposts)
     REPOSTS.announce(post_id=post_id, author=author_handle, actor=user.handle)
     return state
@@ -134,9 +132,9 @@ def _undo(post_id: ObjectId, handle: str) -> RepostState:
         # this sees the record gone after its writes and takes its entries
         # out itself; a crash in between leaves the repost in place, to be
         # undone again.
-        upkeep.remove_entries_everywhere([repost["_id"]])
+        events.entries_withdrawn.send(sender=PostRepost, ids=[repost["_id"]])
         deleted = REPOSTS.remove(turn, handle, _id=repost["_id"])
-        upkeep.remove_entries_everywhere([repost["_id"]])
+        events.entries_withdrawn.send(sender=PostRepost, ids=[repost["_id"]])
         if not deleted:  # a racing undo took it: the marks as they are now
             return REPOSTS.unchanged(post_id, on=False)
         # A deleted post: its reposts are gone with it, nothing to count.
@@ -178,7 +176,7 @@ def reposts_withdraw(*, post_id: ObjectId, delete: bool) -> None:
     post's reposts are deleted; a moderator's removal keeps them, for
     `reposts_redeliver` when it is restored (docs/architecture.md)."""
     for rows in _ids_of(post_id):
-        upkeep.remove_entries_everywhere([row["_id"] for row in rows])
+        events.entries_withdrawn.send(sender=PostRepost, ids=[row["_id"] for row in rows])
     if delete:
         PostRepost._get_collection().delete_many({"post": post_id})
 
@@ -193,7 +191,7 @@ def reposts_withdraw_many(*, post_ids: list[ObjectId]) -> None:
         if not rows:
             return
         ids = [row["_id"] for row in rows]
-        upkeep.remove_entries_everywhere(ids)
+        events.entries_withdrawn.send(sender=PostRepost, ids=ids)
         reposts.delete_many({"post": {"$in": post_ids}, "_id": {"$in": ids}})
 
 
@@ -213,7 +211,7 @@ def reposts_redeliver(*, post_id: ObjectId) -> int:
             },
         )
         for row in rows:
-            tasks.deliver_repost.enqueue(str(post_id), row["by"])
+            events.repost_delivery_due.send(sender=PostRepost, post_id=post_id, reposter=row["by"])
         count += len(rows)
     return count
 

@@ -9,7 +9,7 @@ from django.views.decorators.http import require_POST
 from feeds.selectors.bookmarks import bookmarks_page
 from feeds.selectors.cards import cards
 from feeds.services import bookmarks
-from feeds.views.pages import _cursor, visible_post_or_404
+from feeds.views.pages import cursor_param, visible_post_or_404
 from socialsite import ratelimit
 from socialsite.http import login_required, redirect_back
 from socialsite.ids import object_id_or_404
@@ -17,7 +17,7 @@ from socialsite.ids import object_id_or_404
 
 @login_required
 def bookmark_list(request):
-    page = bookmarks_page(request.user, _cursor(request), settings.FEED_PAGE_SIZE)
+    page = bookmarks_page(request.user, cursor_param(request), settings.FEED_PAGE_SIZE)
     page_cards = cards(page.posts, request.user)
     for card in page_cards:
         card.bookmarked = True  # the list of them: each has its Remove

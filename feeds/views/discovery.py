@@ -12,7 +12,7 @@ from django.views.decorators.http import require_POST
 from feeds import words
 from feeds.selectors import discovery, popular, trends
 from feeds.selectors.cards import cards
-from feeds.views.pages import _cursor
+from feeds.views.pages import cursor_param
 from profiles.services import tags
 from profiles.services.users import GraphError
 from socialsite import ratelimit
@@ -23,7 +23,7 @@ def tag_page(request, tag):
     folded = words.clean_tag(tag)
     if folded is None:
         raise Http404("That is not a tag.")
-    page = discovery.tag_page(folded, request.user, _cursor(request))
+    page = discovery.tag_page(folded, request.user, cursor_param(request))
     page_cards = cards(page.posts, request.user, context="public")
     context = {"tag": folded, "page": page, "cards": page_cards}
     if request.user.is_authenticated:
@@ -36,7 +36,7 @@ def search_context(request, query: str) -> dict:
     feeds/apps.py, socialsite/extensions.py): below the people, keyset on `?before=`."""
     if not query:
         return {}
-    page = discovery.search_page(query, request.user, _cursor(request))
+    page = discovery.search_page(query, request.user, cursor_param(request))
     # "#coffee" (or "coffee" alone) names a tag too: its page is one tap away.
     named = [w for w in query.split() if w.startswith("#")] or query.split()[:1]
     tags = [tag for tag in dict.fromkeys(map(words.clean_tag, named)) if tag]

@@ -1,16 +1,15 @@
-"""Feed, wall, incoming and post pages, and a photo post's files. Thin:
-parse, call a selector, render. Writing a post: feeds/views/posts.py."""
+"""The post page, its history and a photo post's files, and what every page
+of posts uses: the cursor parameter and the composer. Thin: parse, call a
+selector, render. Writing a post: feeds/views/posts.py; the news, wall and
+incoming pages: timelines/views.py."""
 
-from django.conf import settings
 from django.contrib import messages
-from django.http import Http404, HttpResponse, HttpResponseNotModified, JsonResponse
+from django.http import Http404, HttpResponse, HttpResponseNotModified
 from django.shortcuts import render
 from django.urls import reverse
-from django.views.decorators.http import require_safe
 
 from feeds.documents import PUBLIC
 from feeds.forms import PostForm
-from feeds.selectors import newposts, suggestions
 from feeds.selectors import pages as selectors
 from feeds.selectors import posts as feed_posts
 from feeds.selectors.cards import cards
@@ -20,11 +19,10 @@ from profiles import auth
 from profiles.documents import User
 from socialsite import drafts, extensions
 from socialsite.cursors import Cursor
-from socialsite.http import login_required
 from socialsite.ids import object_id_or_404
 
 
-def _cursor(request) -> Cursor | None:
+def cursor_param(request) -> Cursor | None:
     raw = request.GET.get("before")
     if raw is None:
         return None
@@ -34,7 +32,7 @@ def _cursor(request) -> Cursor | None:
     return cursor
 
 
-def _composer(request, **initial) -> PostForm:
+def composer(request, **initial) -> PostForm:
     """A blank composer, or the one a failed post left (`post_create` renders
     the page it came from again, with its errors and what was typed)."""
     failed = getattr(request, "composer_form", None)
@@ -50,79 +48,6 @@ def _composer(request, **initial) -> PostForm:
             request, "You were logged out while you wrote: your post is below, not sent yet."
         )
     return PostForm(owner_circles=request.user.circles, initial={"circles": [PUBLIC], **initial})
-
-
-@login_required
-def feed(request):
-    page = selectors.news_page(request.user, _cursor(request))
-    context = {
-        "page": page,
-        "cards": cards(page.posts, request.user, bookmark_state=True, context="home"),
-        "form": _composer(request),
-    }
-    # For "n new posts": where the list starts, and how often to ask.
-    context.update(since=newposts.since_of(page.posts), poll_ms=settings.FEED_NEW_POLL_MS)
-    if "before" not in request.GET and not page.posts:
-        # A new account's feed, or one with nothing in it: people to follow.
-        context["suggestions"] = suggestions.people_to_follow(request.user)
-    return render(request, "feeds/feed.html", context)
-
-
-@require_safe
-def new_posts(request):
-    """`GET /feed/new/?since=<cursor>`: how many posts the feed would show
-    above the cursor, for the page's "n new posts" (docs/features.md#interactions). JSON for a
-    script, so no login redirect; never cached, since it changes by itself."""
-    body: dict[str, object]
-    if not request.user.is_authenticated:
-        body, status = {"error": "Sign in to see your feed."}, 403
-    elif (since := Cursor.decode(request.GET.get("since"))) is None:
-        body, status = {"error": "`since` must be a cursor from the feed page."}, 400
-    else:
-        found = newposts.new_posts(request.user, since)
-        body, status = {"count": found.count, "more": found.more}, 200
-    response = JsonResponse(body, status=status)
-    response["Cache-Control"] = "no-store"
-    return response
-
-
-@login_required
-def incoming(request):
-    page = selectors.incoming_page(request.user, _cursor(request))
-    page_cards = cards(page.posts, request.user, bookmark_state=True, context="home")
-    return render(request, "feeds/incoming.html", {"page": page, "cards": page_cards})
-
-
-def wall_context(request, person) -> dict:
-    """The wall on `/u/<handle>/` (added to the profile page in feeds/apps.py,
-    through socialsite/extensions.py).
-
-    Blocks win (docs/privacy.md): a viewer who blocked the owner sees none of
-    the wall, and nobody writes on a wall across a block, either way.
-    """
-    viewer = request.user
-    before = _cursor(request)
-    hidden = viewer.is_authenticated and person.handle in viewer.blocked
-    page = selectors.FeedPage([], None) if hidden else selectors.wall_page(person, viewer, before)
-    # The first page's pinned posts come first, marked (docs/discovery.md#pins).
-    page_cards = cards(page.pinned + page.posts, viewer, bookmark_state=True, context="public")
-    for card in page_cards[: len(page.pinned)]:
-        card.pinned = True
-    context = {
-        "wall_template": "feeds/_wall.html",
-        "wall_hidden": hidden,
-        "page": page,
-        "cards": page_cards,
-        # The wall's public posts as Atom (feeds/views/atom.py), unless it is hidden.
-        "atom_url": None if hidden else reverse("feeds:atom", args=[person.handle]),
-    }
-    blocked = hidden or (viewer.is_authenticated and viewer.handle in person.blocked)
-    if getattr(request, "composer_form", None) is not None or (
-        viewer.is_authenticated and not blocked
-    ):
-        own = viewer.handle == person.handle
-        context["form"] = _composer(request, **({} if own else {"to": person.handle}))
-    return context
 
 
 def visible_post_and_author(request, post_id) -> tuple[dict, User | None]:

@@ -19,13 +19,10 @@ from feeds.services import polls
 from feeds.services import posts as services
 from feeds.views.pages import post_detail, visible_post_or_404
 from profiles.selectors import people
-from socialsite import once, ratelimit
+from socialsite import extensions, once, ratelimit
 from socialsite.http import login_required, redirect_back, safe_next
 from socialsite.ids import object_id_or_404
 from socialsite.text import strip_controls
-
-# The pages with a composer (URL names): a failed post renders its page again.
-COMPOSER_PAGES = {"feeds:feed", "profiles:profile"}
 
 
 def _composer_failed(request, form: PostForm, status: int):
@@ -36,7 +33,7 @@ def _composer_failed(request, form: PostForm, status: int):
         match = resolve(origin)
     except Resolver404:
         match = None
-    if match is not None and match.view_name in COMPOSER_PAGES:
+    if match is not None and match.view_name in extensions.composer_pages():
         # The same request, seen as a visit to the origin: its links, `next`
         # fields and navigation are that page's.
         page = copy.copy(request)

@@ -15,12 +15,13 @@ from django.core.management import call_command
 from comments import selectors, services
 from comments.documents import CommentDocument
 from comments.stores import cursors, get_store
-from feeds.documents import PUBLIC, CacheTimeline, MonthTimeline, Post, SizeTimeline
+from feeds.documents import PUBLIC, Post
 from feeds.services import posts as feeds
-from feeds.timelines import get_store as get_timelines
-from feeds.timelines.cache import CacheStore
 from profiles import services as graph
 from tests.comments.helpers import BASE, stored_comment
+from timelines.documents import CacheTimeline, MonthTimeline, SizeTimeline
+from timelines.stores import get_store as get_timelines
+from timelines.stores.cache import CacheStore
 
 STORES = ["documents", "embedded", "buckets"]
 THREADED_STORES = ["documents", "embedded"]

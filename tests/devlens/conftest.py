@@ -15,11 +15,11 @@ from django.core.management import call_command
 from django.test import override_settings
 
 from feeds.documents import LIVE, PUBLIC, Post
-from feeds.selectors import pulled
 from profiles.demo import DEMO_PASSWORD
 from profiles.documents import User
 from socialsite import indexes
 from tests.conftest import FAST_HASHERS, empty_all_collections, login_client
+from timelines.selectors import pulled
 
 SHADOWS = {"FEED_SHADOW_MODELS": "all", "COMMENTS_SHADOW_STORES": "all"}
 

@@ -94,8 +94,8 @@ def test_no_path_at_all_is_a_400(make_user, login):
 @pytest.mark.parametrize(
     ("path", "view"),
     [
-        ("/feed/", "feeds:feed"),
-        ("/incoming/", "feeds:incoming"),
+        ("/feed/", "timelines:feed"),
+        ("/incoming/", "timelines:incoming"),
         ("/u/alice/", "profiles:profile"),
         ("/u/alice/?before=1_0123456789abcdef01234567", "profiles:profile"),
         ("/posts/0123456789abcdef01234567/", "feeds:post"),

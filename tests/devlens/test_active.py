@@ -6,8 +6,8 @@ import threading
 import pytest
 
 from comments.stores import get_store as comment_store_for
-from feeds.timelines import get_store as timeline_store_for
 from socialsite import active
+from timelines.stores import get_store as timeline_store_for
 
 
 def test_without_an_override_the_settings_decide(settings):

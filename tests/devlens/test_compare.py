@@ -6,10 +6,11 @@ import re
 import pytest
 
 from comments import services as comments
-from feeds.documents import PUBLIC, MonthTimeline, Post
+from feeds.documents import PUBLIC, Post
 from feeds.services import posts as feeds
 from socialsite.active import COMMENT_STORES, TIMELINE_MODELS
 from tests.devlens.conftest import commented_post
+from timelines.documents import MonthTimeline
 
 ROW = re.compile(r'<tr class="(model-row|embed-row|store-row)"([^>]*)>')
 ATTR = re.compile(r'data-([a-z-]+)="([^"]*)"')

@@ -6,10 +6,11 @@ import re
 
 import pytest
 
-from feeds.documents import PUBLIC, CacheTimeline
+from feeds.documents import PUBLIC
 from feeds.services import posts as feeds
 from profiles import services as graph
 from profiles.documents import User
+from timelines.documents import CacheTimeline
 
 SERVER_TIMING = re.compile(r'db;desc="(\d+) round trips, (\d+) docs"')
 POST_IDS = re.compile(r'<article class="post[^"]*"[^>]*data-post-id="([0-9a-f]{24})"')

@@ -3,10 +3,10 @@
 Visibility is decided on the circles a page's post carries; with FEED_EMBED
 those are the copies in the timelines, so the rename must reach them too."""
 
-from feeds.selectors import pages as selectors
 from feeds.services import posts as services
 from profiles import services as graph
 from profiles.documents import User
+from timelines.selectors import pages as selectors
 
 
 def test_members_still_see_a_renamed_circles_posts(model, make_user):

@@ -6,11 +6,12 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 
-from feeds.documents import PUBLIC, Author, CacheTimeline, Delivery, Post
+from feeds.documents import PUBLIC, Author, Delivery, Post
 from feeds.services import posts as services
 from profiles import services as graph
 from socialsite import mongo
 from socialsite.clock import now
+from timelines.documents import CacheTimeline
 
 
 def run(*args, **kwargs) -> str:
@@ -198,7 +199,7 @@ def test_benchmark_smoke_run(capsys):
 
 @pytest.mark.parametrize("model", ["cache", "month", "size"])
 def test_rebuild_all_restores_every_stored_model(settings, make_user, model):
-    from feeds.timelines import get_store
+    from timelines.stores import get_store
 
     settings.FEED_MODEL = model
     ada, bob = make_user("ada"), make_user("bob")

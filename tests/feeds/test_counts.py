@@ -11,16 +11,16 @@ from bson import ObjectId
 from django.core.management import call_command
 from django.dispatch import Signal
 
-from feeds.delivery import upkeep
 from feeds.documents import COUNTING, PUBLIC, Post, PostLike, PostRepost
 from feeds.services import counts, likes, reposts
 from feeds.services import posts as services
-from feeds.timelines import write_stores
 from moderation import services as moderation
 from moderation.targets import Target
 from profiles import services as graph
 from profiles.documents import User
 from tests.conftest import user
+from timelines.delivery import upkeep
+from timelines.stores import write_stores
 
 DUMMY = {"default": {"BACKEND": "django.tasks.backends.dummy.DummyBackend"}}
 JSON = {"Accept": "application/json"}

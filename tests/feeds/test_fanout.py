@@ -6,15 +6,16 @@ from datetime import timedelta
 
 import pytest
 
-from feeds.delivery import fanout, retry, upkeep
-from feeds.documents import PUBLIC, CacheTimeline, Post, PulledAuthor
-from feeds.selectors import pages as selectors
+from feeds.documents import PUBLIC, Post
 from feeds.services import posts as services
-from feeds.timelines import get_store
 from profiles import services as graph
 from profiles.documents import FollowerEdge, FollowingEdge, User
 from socialsite.clock import now
 from socialsite.cursors import EPOCH
+from timelines.delivery import fanout, retry, upkeep
+from timelines.documents import CacheTimeline, PulledAuthor
+from timelines.selectors import pages as selectors
+from timelines.stores import get_store
 
 WRITE_MODELS = ["cache", "month", "size"]
 

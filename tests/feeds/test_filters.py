@@ -10,10 +10,7 @@ from datetime import timedelta
 import pytest
 from django.test import Client
 
-from feeds.delivery import pulled as pulling
 from feeds.documents import PUBLIC
-from feeds.selectors import newposts
-from feeds.selectors import pages as selectors
 from feeds.services import posts, reposts
 from notifications import services as notifications
 from profiles import services as graph
@@ -23,6 +20,9 @@ from socialsite import clock
 from socialsite.cursors import EPOCH, Cursor
 from tests.conftest import user
 from tests.notifications.helpers import header_count, listed, unread
+from timelines.delivery import pulled as pulling
+from timelines.selectors import newposts
+from timelines.selectors import pages as selectors
 
 ARTICLE = re.compile(r'<article class="post[^"]*" id="post-([0-9a-f]{24})"')
 WARNED = re.compile(
@@ -287,7 +287,7 @@ def test_the_new_posts_count_agrees_with_the_page_under_a_hide_filter(model, mak
     for followee in ("ann", "star", "gus"):
         graph.follow_create(follower=user("reader"), followee=followee)
     pulling.mark("star", since=EPOCH)
-    from feeds.selectors import pulled
+    from timelines.selectors import pulled
 
     pulled.forget()
     from profiles.services import tags

@@ -8,8 +8,6 @@ from datetime import timedelta
 
 import pytest
 
-from feeds.selectors import newposts
-from feeds.selectors import pages as selectors
 from feeds.services import posts
 from moderation import services as moderation
 from moderation.targets import resolve_target
@@ -18,6 +16,8 @@ from profiles.services import mutes, tags
 from socialsite.clock import now
 from socialsite.cursors import Cursor
 from tests.conftest import user
+from timelines.selectors import newposts
+from timelines.selectors import pages as selectors
 
 ARTICLE = re.compile(r'<article class="post[^"]*" id="post-([0-9a-f]{24})"')
 
@@ -149,9 +149,9 @@ def test_a_person_follows_at_most_a_hundred_tags(world):
 def test_a_pulled_author_and_a_followed_tag_page_together_without_gaps(model, world, settings):
     """Both read beside the timeline, each up to the page's size: neither
     side's unread posts may fall between two pages."""
-    from feeds.delivery import pulled as pulling
-    from feeds.selectors import pulled
     from socialsite.cursors import EPOCH
+    from timelines.delivery import pulled as pulling
+    from timelines.selectors import pulled
 
     settings.FEED_PAGE_SIZE = 3
     pulling.mark("bob", since=EPOCH)

@@ -9,13 +9,13 @@ from datetime import timedelta
 
 import pytest
 
-from feeds.selectors import newposts
 from feeds.services import posts
 from profiles import services as graph
 from profiles.services import tags
 from socialsite.clock import now
 from socialsite.cursors import Cursor
 from tests.conftest import user
+from timelines.selectors import newposts
 
 ARTICLE = re.compile(r'<article class="post[^"]*" id="post-([0-9a-f]{24})"')
 BLOCKERS = 30

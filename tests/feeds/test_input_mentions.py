@@ -6,11 +6,11 @@ from django.core.signals import request_finished, request_started
 
 from comments import services as comments
 from feeds import mentions
-from feeds.delivery import upkeep
 from feeds.documents import PUBLIC, Post
 from feeds.services import posts as services
 from feeds.templatetags.posts import linkify
 from profiles.documents import User
+from timelines.delivery import upkeep
 
 
 @pytest.fixture

@@ -6,13 +6,13 @@ to log in, and a former circle member loses the button at once."""
 import pytest
 from django.test import Client
 
-from feeds import tasks as feeds_tasks
 from feeds.documents import ALL_CIRCLES, PUBLIC, Post, PostLike
 from feeds.services import posts as services
 from moderation import services as moderation
 from moderation.targets import Target
 from profiles import services as graph
 from tests.conftest import login_client, user
+from timelines import tasks as feeds_tasks
 
 SECRET = "secret plans"
 

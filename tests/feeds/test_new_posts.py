@@ -7,15 +7,9 @@ from datetime import timedelta
 import pytest
 from bson import ObjectId
 
-from feeds.delivery import upkeep
 from feeds.documents import ALL_CIRCLES, PUBLIC, Post
-from feeds.selectors import newposts
-from feeds.selectors import pages as selectors
-from feeds.selectors.entries import entry_for
-from feeds.selectors.newposts import COUNT_CAP
 from feeds.services import posts as services
 from feeds.services import reposts
-from feeds.timelines import get_store
 from moderation import services as moderation
 from moderation.targets import resolve_target
 from profiles import services as graph
@@ -23,6 +17,12 @@ from profiles.documents import User
 from socialsite.clock import now
 from socialsite.cursors import Cursor
 from tests.conftest import user
+from timelines.delivery import upkeep
+from timelines.selectors import newposts
+from timelines.selectors import pages as selectors
+from timelines.selectors.entries import entry_for
+from timelines.selectors.newposts import COUNT_CAP
+from timelines.stores import get_store
 
 
 def say(author: str, text: str, circles=(PUBLIC,), **fields):

@@ -13,9 +13,7 @@ MONGODB_TEST_URI, on a wire server through the command listener (where a
 import pytest
 from django.test import Client
 
-from feeds.delivery import pulled as pulling
 from feeds.documents import PUBLIC
-from feeds.selectors import pulled
 from feeds.services import likes, posts, reposts
 from profiles import services as accounts
 from profiles.documents import FollowerEdge, FollowingEdge, User
@@ -25,6 +23,8 @@ from socialsite.clock import now
 from socialsite.cursors import EPOCH
 from socialsite.documents import SessionRecord
 from tests.conftest import PASSWORD, sized, user
+from timelines.delivery import pulled as pulling
+from timelines.selectors import pulled
 
 # Bulk inserts go in slices: the wire server answers one command at a time.
 SLICE = 250

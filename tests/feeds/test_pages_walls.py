@@ -9,11 +9,13 @@ import pytest
 
 from feeds import demo
 from feeds.documents import PUBLIC, Post
-from feeds.selectors import pages as selectors
+from feeds.selectors import pages as post_pages
 from feeds.services import posts as services
 from profiles import services as graph
 from socialsite.clock import aware, now
 from tests.conftest import user
+from timelines import demo as timelines_demo
+from timelines.selectors import pages as selectors
 
 MODELS = ["cache", "month", "size", "read"]
 
@@ -91,11 +93,11 @@ def test_a_wall_post_to_a_follower_is_on_their_wall_and_just_posted(
 
 
 def test_wall_shows_is_the_wall_rule(ada, bob):
-    assert selectors.wall_shows("bob", "bob")
-    assert not selectors.wall_shows("bob", "ada")
+    assert post_pages.wall_shows("bob", "bob")
+    assert not post_pages.wall_shows("bob", "ada")
     graph.follow_create(follower=user("bob"), followee="ada")
-    assert selectors.wall_shows("bob", "ada")
-    assert not selectors.wall_shows("ada", "bob")
+    assert post_pages.wall_shows("bob", "ada")
+    assert not post_pages.wall_shows("ada", "bob")
 
 
 # --- blocked profiles ----------------------------------------------------------------
@@ -155,7 +157,7 @@ def test_a_composer_error_on_the_feed_rerenders_the_feed(client, ada):
         {"type": "link", "url": "javascript:alert(1)", "text": "my words", "next": "/feed/"},
     )
     assert response.status_code == 400
-    assert response.templates[0].name == "feeds/feed.html"
+    assert response.templates[0].name == "timelines/feed.html"
     page = response.content.decode()
     assert "errorlist" in page and "Only http:// and https:// links" in page
     assert ">my words</textarea>" in page
@@ -198,7 +200,7 @@ def test_a_rate_limited_post_rerenders_its_page_with_429(client, settings):
     assert client.post("/posts/", {"text": "one", "next": "/feed/"}).status_code == 302
     response = client.post("/posts/", {"text": "two", "next": "/feed/"})
     assert response.status_code == 429
-    assert response.templates[0].name == "feeds/feed.html"
+    assert response.templates[0].name == "timelines/feed.html"
     assert ">two</textarea>" in response.content.decode()
 
 
@@ -232,6 +234,7 @@ def test_demo_poll_counts_are_right_in_embedded_copies(settings, make_user, mode
     for handle in handles[1:]:
         graph.follow_create(follower=user(handle), followee=handles[0])
     demo.seed_more(handles=handles, seed=3, posts_per_user=4)
+    timelines_demo.deliver_pending()
     polls = {p["_id"]: p["detail"] for p in Post._get_collection().find({"type": "poll"})}
     assert polls and all(sum(detail["votes"]) > 0 for detail in polls.values())
     # The demo shows polls that have ended and polls still open (docs/features.md#polls).

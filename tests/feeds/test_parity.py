@@ -2,11 +2,11 @@
 
 import pytest
 
-from feeds.selectors import pages as selectors
 from profiles.documents import User
 from socialsite.cursors import Cursor
 from tests.conftest import sized
 from tests.feeds import world
+from timelines.selectors import pages as selectors
 
 MODELS = ["read", "cache", "month", "size"]
 

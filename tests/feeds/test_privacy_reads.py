@@ -4,10 +4,10 @@ visibility at read time costs at most one query per page, only when the
 page holds circle posts by others."""
 
 from feeds.documents import ALL_CIRCLES, PUBLIC
-from feeds.selectors import pages as selectors
 from feeds.services import posts as services
 from profiles import services as graph
 from tests.conftest import user
+from timelines.selectors import pages as selectors
 
 
 def test_no_comment_previews_by_people_the_viewer_blocked(model, make_user, login):

@@ -10,10 +10,7 @@ from datetime import timedelta
 import pytest
 from django.test import Client
 
-from feeds.delivery import pulled as pulling
-from feeds.documents import PUBLIC, PulledAuthor
-from feeds.selectors import newposts, pulled
-from feeds.selectors import pages as selectors
+from feeds.documents import PUBLIC
 from feeds.services import likes, reposts
 from feeds.services import posts as services
 from moderation import services as moderation
@@ -31,6 +28,10 @@ from tests.feeds.test_shadow_models import (
     shown,
     stored_ids,
 )
+from timelines.delivery import pulled as pulling
+from timelines.documents import PulledAuthor
+from timelines.selectors import newposts, pulled
+from timelines.selectors import pages as selectors
 
 
 def say(author: str, text: str, circles_=(PUBLIC,), **fields):

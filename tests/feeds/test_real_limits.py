@@ -12,15 +12,16 @@ import bson
 import pytest
 from pymongo.errors import WriteError
 
-from feeds.delivery import fanout, retry, upkeep
-from feeds.documents import PUBLIC, CacheTimeline, MonthTimeline, Post
-from feeds.selectors import pages as selectors
+from feeds.documents import PUBLIC, Post
 from feeds.services import posts as services
-from feeds.timelines import get_store, month
 from profiles import services as graph
 from profiles.documents import User
 from socialsite.clock import now
 from socialsite.cursors import Cursor
+from timelines.delivery import fanout, retry, upkeep
+from timelines.documents import CacheTimeline, MonthTimeline
+from timelines.selectors import pages as selectors
+from timelines.stores import get_store, month
 
 JUNE = datetime(2025, 6, 1, tzinfo=UTC)
 
@@ -194,7 +195,7 @@ def test_a_delivery_that_keeps_failing_is_given_up_and_shown_to_moderators(
         Post._get_collection().update_one(
             {"_id": post.id}, {"$set": {"delivery.started": now() - timedelta(hours=1)}}
         )
-        with caplog.at_level(logging.ERROR, logger="feeds.delivery.fanout"):
+        with caplog.at_level(logging.ERROR, logger="timelines.delivery.fanout"):
             retry.redeliver_pending(older_than_seconds=60)
     delivery = Post.objects.get(id=post.id).delivery
     assert delivery.state == "failed" and delivery.attempts == 3
@@ -202,7 +203,7 @@ def test_a_delivery_that_keeps_failing_is_given_up_and_shown_to_moderators(
     errors = [
         r
         for r in caplog.records
-        if r.levelno == logging.ERROR and r.name == "feeds.delivery.fanout"
+        if r.levelno == logging.ERROR and r.name == "timelines.delivery.fanout"
     ]
     assert len(errors) == 1 and str(post.id) in errors[0].getMessage()
     assert retry.redeliver_pending(older_than_seconds=0) == 0
@@ -229,7 +230,7 @@ def test_a_worker_that_keeps_dying_is_given_up_by_the_sweeper(settings, pair, ca
             }
         },
     )
-    with caplog.at_level(logging.ERROR, logger="feeds.delivery.fanout"):
+    with caplog.at_level(logging.ERROR, logger="timelines.delivery.fanout"):
         assert retry.redeliver_pending(older_than_seconds=60) == 0
     assert Post.objects.get(id=post.id).delivery.state == "failed"
     assert any(

@@ -12,16 +12,16 @@ finds missed and the other insert won.
 import pytest
 from pymongo.errors import BulkWriteError
 
-from feeds.delivery import fanout
 from feeds.documents import PUBLIC, Post
-from feeds.selectors import pages as selectors
-from feeds.selectors.entries import entry_for
 from feeds.services import posts as services
-from feeds.timelines import get_store, month, size
 from profiles import services as graph
 from profiles.documents import User
 from socialsite.bulk import bulk_upsert
 from socialsite.clock import now
+from timelines.delivery import fanout
+from timelines.selectors import pages as selectors
+from timelines.selectors.entries import entry_for
+from timelines.stores import get_store, month, size
 
 READERS = [f"reader{i:02d}" for i in range(12)]
 

@@ -13,13 +13,14 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from feeds import demo
-from feeds.delivery import upkeep
-from feeds.documents import PUBLIC, CacheTimeline, Post
+from feeds.documents import PUBLIC, Post
 from feeds.services import posts as services
 from profiles import services as graph
 from socialsite.clock import now, to_millis
 from socialsite.cursors import Cursor
 from tests.feeds.test_real_limits import walk
+from timelines.delivery import upkeep
+from timelines.documents import CacheTimeline
 
 MODELS = ["cache", "month", "size", "read"]
 INSTANT = datetime(2025, 6, 30, 23, 59, 59, 999_000, tzinfo=UTC)

@@ -10,12 +10,9 @@ from datetime import timedelta
 import pytest
 from bson import ObjectId
 
-from feeds.delivery import fanout, retry
 from feeds.documents import ALL_CIRCLES, PUBLIC, Post, PostRepost
-from feeds.selectors import pages as selectors
 from feeds.services import posts as services
 from feeds.services import reposts
-from feeds.timelines import get_store
 from moderation import services as moderation
 from moderation.targets import resolve_target
 from profiles import services as graph
@@ -23,6 +20,9 @@ from socialsite.clock import now
 from socialsite.cursors import Cursor
 from tests.conftest import user
 from tests.feeds.test_fanout import bulk_followers
+from timelines.delivery import fanout, retry
+from timelines.selectors import pages as selectors
+from timelines.stores import get_store
 
 DUMMY = {"default": {"BACKEND": "django.tasks.backends.dummy.DummyBackend"}}
 IMMEDIATE = {"default": {"BACKEND": "django.tasks.backends.immediate.ImmediateBackend"}}

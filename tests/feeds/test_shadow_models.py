@@ -8,27 +8,21 @@ from collections import Counter
 
 import pytest
 
-from feeds.delivery import fanout, retry, upkeep
-from feeds.documents import (
-    PUBLIC,
-    CacheTimeline,
-    MonthTimeline,
-    Post,
-    PostRepost,
-    SizeTimeline,
-)
-from feeds.selectors import pages as selectors
+from feeds.documents import PUBLIC, Post, PostRepost
 from feeds.services import posts as services
 from feeds.services import reposts
-from feeds.timelines import get_store, shadow_models, stores_copies, write_stores
-from feeds.timelines.cache import CacheStore
-from feeds.timelines.month import MonthStore
-from feeds.timelines.size import SizeStore
 from moderation import services as moderation
 from moderation.targets import Target
 from profiles import services as graph
 from profiles.documents import User
 from socialsite import active
+from timelines.delivery import fanout, retry, upkeep
+from timelines.documents import CacheTimeline, MonthTimeline, SizeTimeline
+from timelines.selectors import pages as selectors
+from timelines.stores import get_store, shadow_models, stores_copies, write_stores
+from timelines.stores.cache import CacheStore
+from timelines.stores.month import MonthStore
+from timelines.stores.size import SizeStore
 
 STORED = ("cache", "month", "size")
 READ_MODELS = [(m, e) for m in (*STORED, "read") for e in (False, True)]

@@ -9,8 +9,6 @@ import pytest
 from django.test import Client
 from PIL import Image
 
-from feeds import tasks as feeds_tasks
-from feeds.delivery import pulled as pulling
 from feeds.documents import ALL_CIRCLES, PUBLIC
 from feeds.services import photos
 from feeds.services import posts as services
@@ -21,6 +19,8 @@ from profiles.documents import User
 from socialsite.cursors import EPOCH
 from tests.conftest import login_client
 from tests.feeds.conftest import MODEL_IDS, MODEL_VARIANTS
+from timelines import tasks as feeds_tasks
+from timelines.delivery import pulled as pulling
 
 
 def _photo():

@@ -11,10 +11,10 @@ import pytest
 from django.tasks import task_backends
 
 from feeds.documents import PUBLIC, Post
-from feeds.selectors import pages as selectors
 from profiles.documents import FollowerEdge, FollowingEdge, User
 from tests.conftest import sized
 from tests.feeds.test_fanout import insert_active_users
+from timelines.selectors import pages as selectors
 
 THREAD = {"default": {"BACKEND": "socialsite.thread_backend.ThreadBackend"}}
 BUDGET = 6

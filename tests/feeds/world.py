@@ -5,12 +5,12 @@ deletions, all through the services (so through the fan-out path)."""
 import random
 from datetime import UTC, datetime, timedelta
 
-from feeds.delivery import pulled as pulling
 from feeds.documents import ALL_CIRCLES, PUBLIC
 from feeds.services import posts as feeds
 from profiles import services as graph
 from profiles.documents import User
 from socialsite.cursors import EPOCH
+from timelines.delivery import pulled as pulling
 
 PASSWORD = "correct horse battery"
 

@@ -115,7 +115,7 @@ ODD_TEXT = [
 LONG = ["x" * TEN_K, "9" * TEN_K, "²" * TEN_K, "/".join(["ab"] * 3000), "a\n" * 5000]
 
 
-# Timeline cursors are "<milliseconds>_<post id>" (feeds/timelines/base.py).
+# Timeline cursors are "<milliseconds>_<post id>" (timelines/stores/base.py).
 # The first five can only be refused: int() cannot read "²", a datetime ends
 # in year 9999.
 TIMELINE_CURSORS = [

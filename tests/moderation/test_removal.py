@@ -5,15 +5,15 @@ import re
 
 import pytest
 
-from feeds.selectors import pages as selectors
 from feeds.services import posts as feeds
-from feeds.timelines import get_store
 from moderation.documents import AuditEntry
 from profiles import services as graph
 from profiles.auth import AnonymousVisitor
 from profiles.documents import User
 from tests.conftest import user
 from tests.moderation.conftest import new_comment, new_post
+from timelines.selectors import pages as selectors
+from timelines.stores import get_store
 
 MODELS = [(m, embed) for m in ("read", "cache", "month", "size") for embed in (False, True)]
 PLACEHOLDER = "[removed by a moderator]"

@@ -7,7 +7,6 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 
-from feeds.selectors import pages as selectors
 from moderation import services
 from moderation.documents import AuditEntry
 from moderation.services import users
@@ -17,6 +16,7 @@ from socialsite.clock import now
 from socialsite.documents import SessionRecord
 from tests.conftest import PASSWORD
 from tests.moderation.conftest import new_comment, new_post
+from timelines.selectors import pages as selectors
 
 HIDDEN = "[hidden: the author&#x27;s account is suspended]"
 

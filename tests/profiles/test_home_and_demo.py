@@ -10,11 +10,13 @@ from feeds.documents import Post
 from profiles import demo
 from profiles.documents import FollowingEdge, User
 from socialsite.clock import aware, now
+from timelines import demo as timelines_demo
 
 
 def test_demo_users_join_over_weeks_before_their_posts():
     handles = demo.seed(users=40, maxfollows=8, seed=7)
     feeds_demo.seed_more(handles=handles, seed=7, posts_per_user=1.0)
+    timelines_demo.deliver_pending()
     t = now()
     users = {u.handle: u for u in User.objects(handle__in=handles)}
     joined = [aware(users[h].created) for h in handles]

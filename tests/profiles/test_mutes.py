@@ -77,7 +77,7 @@ def test_a_muted_persons_posts_leave_my_news_feed_and_come_back(world):
 
 def test_a_news_page_past_the_muted_posts_is_still_full(model, make_user, settings):
     """A prolific muted author does not leave the page short: the feed reads on."""
-    from feeds.selectors import pages as selectors
+    from timelines.selectors import pages as selectors
 
     settings.FEED_PAGE_SIZE = 3
     make_user("mia")

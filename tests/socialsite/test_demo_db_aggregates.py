@@ -95,7 +95,7 @@ def test_a_leading_match_on_dates_keeps_exactly_its_documents():
 
 
 def test_a_lookup_of_the_newest_few_by_several_keys_sorts_before_it_limits():
-    """A news page's pulled posts (feeds/selectors/pulled.py): the newest n
+    """A news page's pulled posts (timelines/selectors/pulled.py): the newest n
     of several authors, sorted across them, then cut; an exclusion `$project`
     after the limit drops its fields and keeps the rest."""
     pages, _ = _collections()

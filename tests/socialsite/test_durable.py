@@ -13,9 +13,7 @@ from django.utils.module_loading import import_string
 
 from comments import services as comments
 from feeds.documents import PUBLIC, Post
-from feeds.selectors import pages as selectors
 from feeds.services import posts as feeds
-from feeds.timelines import get_store
 from notifications.documents import NotificationBucket
 from profiles import services as graph
 from profiles import tasks as profile_tasks
@@ -24,6 +22,8 @@ from profiles.services import circles, users
 from socialsite import durable, mail, periodic
 from socialsite.clock import now
 from socialsite.documents import TaskMark
+from timelines.selectors import pages as selectors
+from timelines.stores import get_store
 
 DUMMY = {"default": {"BACKEND": "django.tasks.backends.dummy.DummyBackend"}}
 IMMEDIATE = {"default": {"BACKEND": "django.tasks.backends.immediate.ImmediateBackend"}}
@@ -135,10 +135,10 @@ def act_reset(people):
 
 
 KINDS = {
-    "feeds.tasks.resync": (act_unfollow, done_unfollow),
-    "feeds.tasks.rebuild": (act_rebuild, done_rebuild),
-    "feeds.tasks.refresh_copies": (act_edit, done_edit),
-    "feeds.tasks.refresh_circle_copies": (act_rename, done_rename),
+    "timelines.tasks.resync": (act_unfollow, done_unfollow),
+    "timelines.tasks.rebuild": (act_rebuild, done_rebuild),
+    "timelines.tasks.refresh_copies": (act_edit, done_edit),
+    "timelines.tasks.refresh_circle_copies": (act_rename, done_rename),
     "comments.tasks.refresh_summary": (act_comment, done_summary),
     "notifications.tasks.tell_comment_created": (act_comment, done_comment_notice),
     "notifications.tasks.tell": (act_follow, done_follow_notice),
@@ -278,7 +278,7 @@ def test_the_moderation_dashboard_lists_the_backlog_and_failed_tasks(people, mak
     TaskMark._get_collection().insert_many(
         [
             {
-                "kind": "feeds.tasks.resync",
+                "kind": "timelines.tasks.resync",
                 "args": ["bob", "ada"],
                 "created": now(),
                 "queued": now(),
@@ -298,6 +298,6 @@ def test_the_moderation_dashboard_lists_the_backlog_and_failed_tasks(people, mak
         ]
     )
     page = login(make_user("mod", role="moderator")).get("/mod/").content.decode()
-    assert 'data-task-kind="feeds.tasks.resync"' in page
+    assert 'data-task-kind="timelines.tasks.resync"' in page
     [failed] = TaskMark._get_collection().find({"state": "failed"})
     assert f'data-failed-task="{failed["_id"]}"' in page and "SMTP refused" in page

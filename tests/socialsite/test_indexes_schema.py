@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parents[2]
 LIKE_TWICE = """
 import json
 from feeds.documents import Post, PostLike
-from feeds.selectors import pages
+from timelines.selectors import pages
 from feeds.services import likes, posts, reposts
 from profiles import services as people
 from profiles.documents import User

@@ -1,10 +1,9 @@
-"""`read`: fan-out on read. Nothing is stored; a page is one query on `post`.
-
-The article's "form the tape when reading": the followed accounts' public
-posts, plus the posts of authors who placed the reader in a circle, with the
-circle condition pushed into the query so that no over-fetching is needed.
-It is also the fallback of the other models (no cache yet, past the cap,
-rebuilding).
+"""Posts as streams: the queries on `post` and `post_repost` that timelines
+page through (docs/performance.md): what a news feed and a wall hold as one
+query each, a keyset page of posts (optionally with the page's lookups in
+the same aggregate), and reposts by some people. Timelines decide which
+stream a page reads (timelines/stores/read.py, the fan-out-on-read model);
+these say how `post` answers it on its indexes.
 """
 
 from collections.abc import Collection
@@ -20,8 +19,8 @@ from feeds.documents import (
     PostRepost,
     card_exclusion,
 )
-from feeds.selectors.entries import entry_for, repost_entry
-from feeds.timelines.base import FOUND, Chunk, Lookups, TimelineStore
+from feeds.selectors.lookups import PageLookups
+from feeds.types import FOUND
 from profiles import selectors as people
 from socialsite.cursors import Cursor, sort_key
 
@@ -49,10 +48,10 @@ def news_query(
     clauses: list[dict] = [{"by.id": owner}]
     if tags:
         clauses.append({"tags": {"$in": sorted(tags)}, "circles": PUBLIC})
-    clauses += [{"by.id": {"$in": some}, "circles": PUBLIC} for some in _chunks(followed)]
+    clauses += [{"by.id": {"$in": some}, "circles": PUBLIC} for some in chunks(followed)]
     if circled:
         clauses += [
-            {"by.id": {"$in": some}, "circles": ALL_CIRCLES} for some in _chunks(sorted(circled))
+            {"by.id": {"$in": some}, "circles": ALL_CIRCLES} for some in chunks(sorted(circled))
         ]
         clauses += [
             {"by.id": author, "circles": {"$in": groups}} for author, groups in circled.items()
@@ -91,7 +90,7 @@ def hidden_with_blockers(
     return sorted(set(hidden) | set(blockers))
 
 
-def _chunks(authors: list[str]) -> list[list[str]]:
+def chunks(authors: list[str]) -> list[list[str]]:
     """`$in` lists of at most EXPLODE_LIMIT authors, one `$or` clause each.
 
     The planner gives an `$in` the `by_ts` order by exploding it into one index
@@ -107,23 +106,23 @@ def wall_query(owner: str) -> dict:
 
 
 def posts_page(
-    query: dict, before: Cursor | None, limit: int, *, lookups: Lookups | None = None
+    query: dict, before: Cursor | None, limit: int, *, lookups: PageLookups | None = None
 ) -> list[dict]:
     """Posts matching `query`, newest first, older than `before`. With
     `lookups`, one aggregate instead of a `find` that also brings what the
     page shows beside each post (`FOUND` on each: the reader's like and vote,
     feeds/selectors/lookups.py)."""
     if lookups is not None:
-        return _posts_page_looked_up(_page_filter(query, before), limit, lookups)
+        return _posts_page_looked_up(page_filter(query, before), limit, lookups)
     return list(
         Post._get_collection()
-        .find(_page_filter(query, before), CARD_FIELDS)
+        .find(page_filter(query, before), CARD_FIELDS)
         .sort(NEWEST_FIRST)
         .limit(limit)
     )
 
 
-def _posts_page_looked_up(query: dict, limit: int, lookups: Lookups) -> list[dict]:
+def _posts_page_looked_up(query: dict, limit: int, lookups: PageLookups) -> list[dict]:
     pipeline = [
         {"$match": query},
         {"$sort": dict(NEWEST_FIRST)},
@@ -154,7 +153,7 @@ def _posts_page_looked_up(query: dict, limit: int, lookups: Lookups) -> list[dic
     return sorted(posts, key=lambda post: (post["ts"], post["_id"]), reverse=True)
 
 
-def _page_filter(query: dict, before: Cursor | None) -> dict:
+def page_filter(query: dict, before: Cursor | None) -> dict:
     conditions = [query, LIVE]
     if before is not None:
         # The plain `$lte` bounds every `by_ts`/`to_ts` scan (the planner pushes
@@ -165,25 +164,11 @@ def _page_filter(query: dict, before: Cursor | None) -> dict:
     return {"$and": conditions}
 
 
-def _reposters(
-    kind: str,
-    owner: str,
-    blocked: Collection[str] = (),
-    graph: Graph | None = None,
-) -> list[str]:
-    """Whose reposts a timeline shows: a wall its owner's, the news the
-    owner's and those of the people they follow (not ones they hide)."""
-    if kind == "wall":
-        return [owner]
-    followed, _ = graph or people.news_graph(owner)
-    return sorted(({owner} | set(followed)) - set(blocked))
-
-
-def reposts_page(reposters: list[str], before: Cursor | None, limit: int) -> list[dict]:
-    """The newest reposts by `reposters` older than `before`, as entries: one
-    query on `post_repost`'s (by, ts, _id) index, `$in` lists split as
-    `news_query` splits them so that each keeps the index's order."""
-    clauses = [{"by": {"$in": some}} for some in _chunks(reposters)]
+def reposts_by(reposters: list[str], before: Cursor | None, limit: int) -> list[dict]:
+    """The newest reposts by `reposters` older than `before`: one query on
+    `post_repost`'s (by, ts, _id) index, `$in` lists split as `news_query`
+    splits them so that each keeps the index's order."""
+    clauses = [{"by": {"$in": some}} for some in chunks(reposters)]
     conditions: list[dict] = [clauses[0] if len(clauses) == 1 else {"$or": clauses}]
     if before is not None:
         conditions.append({"ts": {"$lte": before.ts}})
@@ -191,93 +176,60 @@ def reposts_page(reposters: list[str], before: Cursor | None, limit: int) -> lis
     rows = PostRepost._get_collection().find(
         {"$and": conditions}, {"_id": 1, "post": 1, "by": 1, "ts": 1}
     )
-    rows = rows.sort(NEWEST_FIRST).limit(limit)
-    return [repost_entry(row, [PUBLIC]) for row in rows]
+    return list(rows.sort(NEWEST_FIRST).limit(limit))
 
 
-def read_entries(
-    kind: str,
-    owner: str,
-    before: Cursor | None,
-    limit: int,
-    blocked: Collection[str] = (),
-    *,
-    tags: Collection[str] = (),
-    blockers: Collection[str] | None = None,
-) -> Chunk:
-    """Posts and reposts, merged in (ts, id) order: each query returns its
-    `limit + 1` newest, which hold the merged page's `limit + 1` newest.
-    `blockers`: who blocked the owner, when the page read them already."""
-    graph = people.news_graph(owner) if kind == "news" else None
-    if kind == "news":
-        left_out = hidden_with_blockers(owner, blocked, tags, blockers)
-        query = news_query(owner, left_out, graph, tags)
-    else:
-        query = wall_query(owner)
-    posts = posts_page(query, before, limit + 1)
-    # Entries from the read model carry the post: it is loaded already. A
-    # repost's links to its original, read with the page's other links.
-    entries = [entry_for(p, embed=True, stored=False) for p in posts]
-    entries += reposts_page(_reposters(kind, owner, blocked, graph), before, limit + 1)
-    entries.sort(key=sort_key, reverse=True)
-    return Chunk(entries[:limit], exhausted=len(entries) <= limit)
-
-
-def reposts_above(kind: str, owner: str, post_ids: list, after: Cursor) -> list[tuple]:
-    """(post, reposter) of the reposts of `post_ids` that the timeline shows
-    at or above `after`: the unique (post, by) index, after one graph read
-    for the news."""
-    reposters = _reposters(kind, owner)
+def reposts_of_since(post_ids: list[ObjectId], reposters: list[str], after: Cursor) -> list[dict]:
+    """The reposts of `post_ids` by `reposters` at or after `after`'s time:
+    the unique (post, by) index."""
     rows = PostRepost._get_collection().find(
         {"post": {"$in": list(post_ids)}, "by": {"$in": reposters}, "ts": {"$gte": after.ts}},
         {"post": 1, "by": 1, "ts": 1},
     )
-    return [(r["post"], r["by"]) for r in rows if sort_key(r | {"id": r["_id"]}) >= after]
+    return [r for r in rows if sort_key(r | {"id": r["_id"]}) >= after]
 
 
-class ReadStore(TimelineStore):
-    name = "read"
-    stores_entries = False
+def tagged_posts(tags: Collection[str], then: list[dict]) -> list[dict]:
+    """Posts carrying any of `tags` (the `tags` index), through the stages
+    `then` (the reader's window and projection: timelines/selectors/pulled.py)."""
+    pipeline = [{"$match": {"tags": {"$in": list(tags)}}}, *then]
+    return list(Post._get_collection().aggregate(pipeline))
 
-    # Nothing is stored, so there is nothing to write, remove or refresh.
-    def deliver(self, kind: str, owners: list[str], entry: dict) -> None:
-        return None
 
-    def append(self, kind: str, owner: str, entries: list[dict]) -> None:
-        return None
+def newest_by(author: str, limit: int) -> list[dict]:
+    """The author's newest live posts as cards, newest first (a backfill)."""
+    rows = Post._get_collection().find({"by.id": author, **LIVE}, CARD_FIELDS)
+    return list(rows.sort(NEWEST_FIRST).limit(limit))
 
-    def replace(self, kind: str, owner: str, entries: list[dict]) -> None:
-        return None
 
-    def entries(
-        self,
-        kind: str,
-        owner: str,
-        before: Cursor | None,
-        limit: int,
-        *,
-        copies: bool = True,
-        lookups: Lookups | None = None,
-    ) -> Chunk:
-        return read_entries(kind, owner, before, limit)
+def ids_shared_with(owner: str, circle: str) -> list[ObjectId]:
+    """The ids of the owner's posts shared with `circle`."""
+    rows = Post._get_collection().find({"by.id": owner, "circles": circle}, {"_id": 1})
+    return [row["_id"] for row in rows]
 
-    def reposts_above(self, kind: str, owner: str, post_ids: list, after: Cursor) -> list[tuple]:
-        return reposts_above(kind, owner, post_ids, after)
 
-    def remove_post(self, post_id: ObjectId) -> None:
-        return None
+def pinned_posts(owner: str, ids: tuple[ObjectId, ...]) -> list[dict]:
+    """The owner's pins that may show, in pin order: one read by `_id`."""
+    rows = Post._get_collection().find(
+        {"_id": {"$in": list(ids)}, "by.id": owner, "circles": PUBLIC, **LIVE}, CARD_FIELDS
+    )
+    found = {row["_id"]: row for row in rows}
+    return [found[post_id] for post_id in ids if post_id in found]
 
-    def remove_entries(self, entry_ids: list) -> None:
-        return None
 
-    def remove_author(self, kind: str, owner: str, author: str) -> None:
-        return None
+def live_among(post_ids: list[ObjectId], fields: dict) -> list[dict]:
+    """`fields` of the live posts among `post_ids`: one `$in` on `_id`."""
+    return list(Post._get_collection().find({"_id": {"$in": post_ids}, **LIVE}, fields))
 
-    def remove_author_everywhere(self, author: str) -> None:
-        return None
 
-    def update_embedded(self, post_id: ObjectId, fields: dict) -> None:
-        return None
+def posts_newest(query: dict, fields: dict, limit: int) -> list[dict]:
+    """`fields` of the newest posts matching a stream's query (`news_query`,
+    bounded by a cursor), newest first: the query's own index order."""
+    return list(Post._get_collection().find(query, fields).sort(NEWEST_FIRST).limit(limit))
 
-    def stats(self) -> dict:
-        return {"collection": None, "documents": 0, "entries": 0}
+
+def reposts_newest(conditions: list[dict], limit: int) -> list[dict]:
+    """(post, by) of the newest reposts meeting all `conditions` (`by` lists
+    split as `chunks` splits them), newest first."""
+    rows = PostRepost._get_collection().find({"$and": conditions}, {"_id": 0, "post": 1, "by": 1})
+    return list(rows.sort(NEWEST_FIRST).limit(limit))

@@ -22,20 +22,12 @@ from socialsite.cursors import Cursor
 KINDS = ("wall", "news")
 
 
-# The key of an entry (and then of its post) that holds what a page's
-# lookups found beside it (feeds/selectors/lookups.py).
-FOUND = "_found"
-# The key of a post on a news page that came from a pulled author's posts
-# rather than the stored timeline (feeds/selectors/pulled.py): its card says so.
-PULLED_IN = "_pulled_in"
-
-
 class Lookups(Protocol):
     """What a page reads along with its entries (feeds/selectors/lookups.py):
     `$lookup` stages for rows holding an array of entries at `entries`, and
     `take`, which gives back a row's entries with what was found, and
     `pulled`, the entries of pulled authors read beside them (None: not
-    asked; feeds/selectors/pulled.py), and `pinned`, a wall owner's pinned
+    asked; timelines/selectors/pulled.py), and `pinned`, a wall owner's pinned
     posts read beside them (None: not asked). A store
     whose read is one aggregate over one document appends them; the others
     ignore them and the page asks for the same facts in queries of its own."""

@@ -1,5 +1,5 @@
 """Who is pulled rather than pushed (docs/performance.md#celebrities-are-pulled):
-the write side of feeds/selectors/pulled.py.
+the write side of timelines/selectors/pulled.py.
 
 A delivery asks `pulls(author)` before it fans a public post out, and tells
 `counted` how many followers it pushed one to: an author past
@@ -17,10 +17,10 @@ from datetime import timedelta
 from django.conf import settings
 from pymongo.errors import DuplicateKeyError
 
-from feeds.documents import PulledAuthor
-from feeds.selectors import pulled
 from profiles import selectors as people
 from socialsite.clock import aware, now
+from timelines.documents import PulledAuthor
+from timelines.selectors import pulled
 
 
 def mark(author: str, *, since=None) -> None:

@@ -53,32 +53,21 @@ from dataclasses import dataclass, field
 
 from bson import ObjectId
 
-from feeds.documents import (
-    LIVE,
-    CacheTimeline,
-    MonthTimeline,
-    Post,
-    PostRepost,
-    SizeTimeline,
-)
-from feeds.selectors import pulled as pulls
+from feeds.documents import LIVE, Post
+from feeds.selectors import streams
 from feeds.selectors.filtering import TEXT_FIELDS
 from feeds.selectors.filtering import hidden as filtered_out
+from feeds.selectors.streams import EXPLODE_LIMIT, hidden_with_blockers, news_blockers, news_query
 from feeds.selectors.visibility import Sight, news_hidden
-from feeds.timelines import get_store
-from feeds.timelines.base import month_of
-from feeds.timelines.cache import CacheStore
-from feeds.timelines.read import (
-    EXPLODE_LIMIT,
-    NEWEST_FIRST,
-    hidden_with_blockers,
-    news_blockers,
-    news_query,
-)
 from profiles import selectors as people
 from profiles.documents import User
 from profiles.filters import Filters, filters_for
 from socialsite.cursors import EPOCH, Cursor, sort_key
+from timelines.documents import CacheTimeline, MonthTimeline, SizeTimeline
+from timelines.selectors import pulled as pulls
+from timelines.stores import get_store
+from timelines.stores.base import month_of
+from timelines.stores.cache import CacheStore
 
 # "100+ new posts": past this nobody reads the number, and the reader's next
 # step is the top of the feed anyway.
@@ -101,7 +90,7 @@ class _Candidates:
     reposts: list[dict] = field(default_factory=list)
     decided: bool = False
     full: bool = False
-    # The pulled authors' posts above the cursor (feeds/selectors/pulled.py),
+    # The pulled authors' posts above the cursor (timelines/selectors/pulled.py),
     # when read with the entries; None: not read yet.
     pulled: list[dict] | None = None
     # Post id -> the post's texts (`detail`), read for the keyword filters.
@@ -169,7 +158,7 @@ def new_posts(viewer: User, since: Cursor) -> NewPosts:
     hidden = sorted(news_hidden(viewer))
     tags = tuple(viewer.followed_tags)
     # Who blocked the viewer, read once for every model's followed-tags read,
-    # as the page reads them (feeds/selectors/pages.py).
+    # as the page reads them (timelines/selectors/pages.py).
     blockers = news_blockers(viewer.handle, tags)
     window = _pull_window(since, hidden, tags, blockers)
     home = filters_for(viewer, "home")
@@ -215,7 +204,7 @@ def _shown(viewer: User, found: _Candidates, hidden: set[str], home: Filters) ->
     originals -= {post_id for post_id in originals if filtered(post_id)}
     if originals:
         fields = {"_id": 1, "by.id": 1, **(TEXT_FIELDS if home else {})}
-        rows = Post._get_collection().find({"_id": {"$in": sorted(originals)}, **LIVE}, fields)
+        rows = streams.live_among(sorted(originals), fields)
         shown |= {
             row["_id"]
             for row in rows
@@ -372,7 +361,7 @@ def _read(
     query = {"$and": [news_query(owner, left_out, graph, tags), LIVE, *_newer(since)]}
     limit = COUNT_CAP + 1
     fields = {"_id": 1, "by.id": 1, **(TEXT_FIELDS if texts else {})}
-    posts = list(Post._get_collection().find(query, fields).sort(NEWEST_FIRST).limit(limit))
+    posts = streams.posts_newest(query, fields, limit)
     reposters = sorted(({owner} | set(graph[0])) - set(hidden))
     clauses = [
         {"by": {"$in": reposters[i : i + EXPLODE_LIMIT]}}
@@ -381,12 +370,7 @@ def _read(
     conditions = [clauses[0] if len(clauses) == 1 else {"$or": clauses}, *_newer(since)]
     if hidden:
         conditions.append({"author": {"$nin": hidden}})
-    reposts = list(
-        PostRepost._get_collection()
-        .find({"$and": conditions}, {"_id": 0, "post": 1, "by": 1})
-        .sort(NEWEST_FIRST)
-        .limit(limit)
-    )
+    reposts = streams.reposts_newest(conditions, limit)
     return _Candidates(
         posts=[{"id": p["_id"], "by": p["by"]["id"]} for p in posts],
         reposts=[{"of": r["post"], "by": r["by"]} for r in reposts],

@@ -13,7 +13,7 @@ state is the record's `delivery` sub-document, the same for both kinds:
 
 A claim counts an attempt. A write that fails on the last attempt gives up at
 once; an earlier one leaves the delivery `delivering` for the sweeper
-(`redeliver_pending`, feeds/delivery/retry.py), which queues it again or,
+(`redeliver_pending`, timelines/delivery/retry.py), which queues it again or,
 out of attempts, gives up.
 What differs between a post and a repost (where the record lives, its key,
 its audience, the entry) is a `Kind`; the machine is the same.
@@ -25,22 +25,21 @@ from collections.abc import Iterable
 
 from bson.errors import InvalidDocument
 from django.conf import settings
-from mongoengine import Document
-from pymongo import ReturnDocument
 from pymongo.errors import PyMongoError
 
-from feeds.delivery import pulled
-from feeds.delivery.audience import active_readers, audience, deliver_to
-from feeds.documents import CARD_FIELDS, LIVE, PUBLIC, Post, PostRepost
-from feeds.selectors.entries import entry_for, repost_entry
-from feeds.timelines import write_stores
-from feeds.timelines.month import PlacementFailed
-from socialsite.clock import now
+from feeds.documents import CARD_FIELDS, LIVE, PUBLIC
+from feeds.selectors import delivery as records
+from feeds.selectors.delivery import DELIVERING, PENDING, UNFINISHED
+from feeds.services import delivery as record_writes
+from timelines.delivery import pulled
+from timelines.delivery.audience import active_readers, audience, deliver_to
+from timelines.selectors.entries import entry_for, repost_entry
+from timelines.stores import write_stores
+from timelines.stores.month import PlacementFailed
 
 log = logging.getLogger(__name__)
 
-PENDING, DELIVERING, DONE, FAILED = "pending", "delivering", "done", "failed"
-UNFINISHED = [PENDING, DELIVERING]
+__all__ = ["DELIVERING", "PENDING", "UNFINISHED"]
 
 # What a post's claim reads: the post as a card, and its attempts (a second
 # one makes `deliver_to` ask which readers hold the entry already).
@@ -50,7 +49,7 @@ CLAIM_FIELDS = {name: 0 for name in CARD_FIELDS if name != "delivery"}
 class Kind(ABC):
     """What one kind of delivery brings to the machine."""
 
-    document: type[Document]  # whose documents carry the `delivery` state
+    record: str  # whose documents carry the `delivery` state (feeds/services/delivery.py)
     projection: dict | None = None  # what a claim reads
 
     @abstractmethod
@@ -70,7 +69,7 @@ class PostDelivery(Kind):
     """A post: to its author's wall (and the wall it was posted on), and to
     the news of its audience (followers, or circle members)."""
 
-    document = Post
+    record = "post"
     projection = CLAIM_FIELDS
 
     def key(self, row):
@@ -88,7 +87,7 @@ class PostDelivery(Kind):
         batches: Iterable[list[str]] = audience(post)
         if public and pulled.pulls(author):
             # A pulled author's public post: their followers' news pages read
-            # it when shown (feeds/selectors/pulled.py); only the author's own
+            # it when shown (timelines/selectors/pulled.py); only the author's own
             # news holds it.
             batches = [[author]]
         for followers in batches:
@@ -101,7 +100,7 @@ class PostDelivery(Kind):
             pulled.counted(author, heard - 1)  # the author joined the first batch
         # A delete or a moderator's removal that ran while we were writing
         # removed the entries before ours landed: look once more, after them.
-        if not Post._get_collection().count_documents({"_id": post["_id"], **LIVE}, limit=1):
+        if not records.post_live(post["_id"]):
             for store in stores:
                 store.remove_post(post["_id"])
         return readers
@@ -113,7 +112,7 @@ class RepostDelivery(Kind):
     original's author. A removed original's reposts wait: restoring it
     delivers them again (feeds/services/reposts.py `reposts_redeliver`)."""
 
-    document = PostRepost
+    record = "repost"
 
     def key(self, row):
         return {"post": row["post"], "by": row["by"]}
@@ -122,23 +121,21 @@ class RepostDelivery(Kind):
         return f"repost of {key['post']} by {key['by']}"
 
     def write(self, repost, stores, *, again):
-        posts, key = Post._get_collection(), self.key(repost)
-        original = posts.find_one({"_id": key["post"], "circles": PUBLIC, **LIVE}, {"by.id": 1})
-        if original is None:
+        key = self.key(repost)
+        original_author = records.public_original_author(key["post"])
+        if original_author is None:
             return 0
         entry = repost_entry(repost, [PUBLIC])
         deliver_to(stores, "wall", [key["by"]], entry, again=again)
         readers = 0
         for followers in audience({"by": {"id": key["by"]}, "circles": [PUBLIC]}):
-            batch = active_readers(followers, key["by"], also=original["by"]["id"])
+            batch = active_readers(followers, key["by"], also=original_author)
             if batch:
                 deliver_to(stores, "news", batch, entry, again=again)
             readers += len(batch)
         # An undo, a delete or a removal that ran while we were writing took
         # the entries out before ours landed: look once more, after them.
-        reposts = PostRepost._get_collection()
-        undone = reposts.count_documents({**key, "_id": repost["_id"]}, limit=1) == 0
-        if undone or posts.count_documents({"_id": key["post"], **LIVE}, limit=1) == 0:
+        if not records.repost_kept(key, repost["_id"]) or not records.post_live(key["post"]):
             for store in stores:
                 store.remove_post(repost["_id"])
         return readers
@@ -173,8 +170,7 @@ def _deliver(kind: Kind, key: dict, claimable: dict) -> int:
     except (PyMongoError, InvalidDocument, PlacementFailed) as exc:
         # E.g. a document past 16 MB (server errors 17419, 10334, or the
         # driver's DocumentTooLarge): retrying as is fails the same way forever.
-        row = kind.document._get_collection().find_one(key, {"delivery.attempts": 1})
-        attempts = ((row or {}).get("delivery") or {}).get("attempts") or 0
+        attempts = records.delivery_attempts(record=kind.record, key=key)
         if attempts < settings.FEED_DELIVERY_MAX_ATTEMPTS:
             raise
         give_up(kind, key, attempts, f"{type(exc).__name__}: {exc}")
@@ -184,29 +180,15 @@ def _deliver(kind: Kind, key: dict, claimable: dict) -> int:
 def _attempt(kind: Kind, key: dict, claimable: dict) -> int:
     """Safe to run again at any point: every write is idempotent, and a
     delivery that is done already (or whose record is gone) is left alone."""
-    records = kind.document._get_collection()
-    record = records.find_one_and_update(
-        {**key, "delivery.state": {"$in": UNFINISHED}, **claimable},
-        {
-            "$set": {"delivery.state": DELIVERING, "delivery.started": now()},
-            "$inc": {"delivery.attempts": 1},
-        },
-        projection=kind.projection,
-        return_document=ReturnDocument.AFTER,
+    record = record_writes.delivery_claim(
+        record=kind.record, key=key, claimable=claimable, projection=kind.projection
     )
     if record is None:
         return 0
     stores = write_stores()
     readers = kind.write(record, stores, again=attempted_before(record)) if stores else 0
-    records.update_one(
-        {**key, "_id": record["_id"]},
-        {
-            "$set": {
-                "delivery.state": DONE,
-                "delivery.finished": now(),
-                "delivery.readers": readers,
-            }
-        },
+    record_writes.delivery_finish(
+        record=kind.record, key={**key, "_id": record["_id"]}, readers=readers
     )
     return readers
 
@@ -216,21 +198,12 @@ def give_up(kind: Kind, key: dict, attempts: int, error: str) -> bool:
     record (the moderation dashboard shows failed posts), an ERROR log line.
     Returns whether this call marked it (one that finished meanwhile is left
     alone)."""
-    marked = kind.document._get_collection().update_one(
-        {**key, "delivery.state": {"$in": UNFINISHED}},
-        {
-            "$set": {
-                "delivery.state": FAILED,
-                "delivery.failed": now(),
-                "delivery.error": error[:500],
-            }
-        },
-    )
-    if marked.modified_count:
+    marked = record_writes.delivery_give_up(record=kind.record, key=key, error=error[:500])
+    if marked:
         log.error(
             "feed delivery failed: %s given up after %d attempt(s): %s",
             kind.label(key),
             attempts,
             error[:500],
         )
-    return bool(marked.modified_count)
+    return marked

@@ -23,11 +23,11 @@ from django.conf import settings
 from pymongo import InsertOne, UpdateOne
 from pymongo.collection import Collection
 
-from feeds.documents import SizeTimeline
-from feeds.timelines.base import Chunk, EntryArrayStore, Lookups
 from socialsite.bulk import bulk_upsert
 from socialsite.clock import aware
 from socialsite.cursors import Cursor, older_than, sort_key
+from timelines.documents import SizeTimeline
+from timelines.stores.base import Chunk, EntryArrayStore, Lookups
 
 OPEN = "open"
 LAST_ID = ObjectId("f" * 24)  # sorts after every real id with the same ts

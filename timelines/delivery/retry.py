@@ -1,26 +1,19 @@
-"""The delivery sweeper (feeds/delivery/fanout.py has the state machine):
+"""The delivery sweeper (timelines/delivery/fanout.py has the state machine):
 queue again every delivery left `pending` or `delivering` too long, or give
 it up after FEED_DELIVERY_MAX_ATTEMPTS. Apart from the machine because it
-queues the tasks that run the machine (feeds/tasks.py imports the machine,
+queues the tasks that run the machine (timelines/tasks.py imports the machine,
 this module imports the tasks: no cycle)."""
 
 from collections.abc import Callable
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from django.conf import settings
 
-from feeds import tasks
-from feeds.delivery.fanout import (
-    DELIVERING,
-    KINDS,
-    PENDING,
-    POSTS,
-    REPOSTS,
-    UNFINISHED,
-    Kind,
-    give_up,
-)
+from feeds.selectors import delivery as records
+from feeds.services import delivery as record_writes
 from socialsite.clock import now
+from timelines import tasks
+from timelines.delivery.fanout import KINDS, POSTS, REPOSTS, Kind, give_up
 
 # How each kind's delivery is queued again.
 ENQUEUE: dict[Kind, Callable[[dict], object]] = {
@@ -39,33 +32,19 @@ def redeliver_pending(*, older_than_seconds: int | None = None) -> int:
     return sum(_sweep(kind, cutoff) for kind in KINDS)
 
 
-def _sweep(kind: Kind, cutoff) -> int:
+def _sweep(kind: Kind, cutoff: datetime) -> int:
     # Pending: queued long ago and never picked up. Delivering: a worker
     # started long ago and never finished (it died). A delivery merely
     # waiting behind a backlog was queued again recently: left alone.
-    records = kind.document._get_collection()
-    stuck = records.find(
-        {
-            "$or": [
-                {"delivery.state": PENDING, "delivery.queued": {"$lt": cutoff}},
-                {"delivery.state": DELIVERING, "delivery.started": {"$lt": cutoff}},
-            ]
-        },
-        {"_id": 1, "post": 1, "by": 1, "delivery.attempts": 1},
-    )
     retry = []
-    for row in list(stuck):
+    for row in records.deliveries_stuck(record=kind.record, cutoff=cutoff):
         attempts = (row.get("delivery") or {}).get("attempts") or 0
         if attempts >= settings.FEED_DELIVERY_MAX_ATTEMPTS:
             give_up(kind, kind.key(row), attempts, "still not delivered after its last attempt")
         else:
             retry.append(row)
     if retry:
-        records.update_many(
-            # Not one finished meanwhile: it stays done.
-            {"_id": {"$in": [row["_id"] for row in retry]}, "delivery.state": {"$in": UNFINISHED}},
-            {"$set": {"delivery.queued": now(), "delivery.state": PENDING}},
-        )
+        record_writes.deliveries_requeue(record=kind.record, ids=[row["_id"] for row in retry])
     for row in retry:
         ENQUEUE[kind](row)
     return len(retry)

@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING
 
 from bson import ObjectId
 
-from feeds.documents import CARD_FIELDS, LIVE, PUBLIC, Post
 from feeds.selectors.lookups import PageLookups
+from feeds.selectors.streams import pinned_posts
 from feeds.selectors.visibility import visible_posts
-from feeds.timelines.base import Chunk
+from timelines.stores.base import Chunk
 
 if TYPE_CHECKING:
     from profiles.auth import AnonymousVisitor
@@ -61,12 +61,3 @@ class Pins:
         if not self._shown:
             return posts
         return [post for post in posts if post["_id"] not in self._shown]
-
-
-def pinned_posts(owner: str, ids: tuple[ObjectId, ...]) -> list[dict]:
-    """The owner's pins that may show, in pin order: one read by `_id`."""
-    rows = Post._get_collection().find(
-        {"_id": {"$in": list(ids)}, "by.id": owner, "circles": PUBLIC, **LIVE}, CARD_FIELDS
-    )
-    found = {row["_id"]: row for row in rows}
-    return [found[post_id] for post_id in ids if post_id in found]

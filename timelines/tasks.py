@@ -11,8 +11,8 @@ marked before they are queued (socialsite/durable.py).
 from bson import ObjectId
 from django.tasks import task
 
-from feeds.delivery import fanout, upkeep
 from socialsite.durable import durable_task
+from timelines.delivery import fanout, upkeep
 
 
 @task

@@ -14,9 +14,9 @@ from datetime import timedelta
 from django.conf import settings
 
 from feeds.documents import ALL_CIRCLES, PUBLIC
-from feeds.timelines.base import TimelineStore
 from profiles import selectors as people
 from socialsite.clock import now
+from timelines.stores.base import TimelineStore
 
 
 def _chunks(items: list, size: int):

@@ -6,9 +6,9 @@ import bson
 from bson import ObjectId
 from django.conf import settings
 
-from feeds.timelines import stores_copies
-from feeds.timelines.base import FOUND
+from feeds.types import FOUND
 from socialsite import active
+from timelines.stores import stores_copies
 
 # The fields of a post that an embedded entry copies (everything a card shows).
 SNAPSHOT_FIELDS = (
@@ -26,7 +26,7 @@ SNAPSHOT_FIELDS = (
     # that were reposted (feeds/services/reposts.py `Once`): the copy must say so.
     "reposts_count",
     # The version of the two counts, so that a late refresh never writes
-    # older counts over newer ones (feeds/delivery/upkeep.py `refresh_counts`).
+    # older counts over newer ones (timelines/delivery/upkeep.py `refresh_counts`).
     "counts_v",
 )
 

@@ -9,14 +9,18 @@ FEED_SHADOW_MODELS, the other stored models (docs/storage-models.md#shadow-model
 
 from django.conf import settings
 
-from feeds.delivery import pulled as pulling
-from feeds.documents import CARD_FIELDS, LIVE, PUBLIC, Post
-from feeds.selectors.entries import SNAPSHOT_FIELDS, bounded_snapshot, entry_for
+from feeds.documents import PUBLIC
+from feeds.selectors import pages as post_pages
+from feeds.selectors import posts as feed_posts
+from feeds.selectors import streams
 from feeds.selectors.visibility import can_see, circles_placed_in
-from feeds.timelines import stores_copies, write_stores
-from feeds.timelines.read import read_entries, reposts_page
+from feeds.services import counts as count_writes
 from profiles.documents import FollowingEdge, User
 from profiles.services import standing
+from timelines.delivery import pulled as pulling
+from timelines.selectors.entries import SNAPSHOT_FIELDS, bounded_snapshot, entry_for
+from timelines.stores import stores_copies, write_stores
+from timelines.stores.read import read_entries, reposts_page
 
 
 def resync(reader: str, author: str) -> None:
@@ -47,9 +51,8 @@ def resync(reader: str, author: str) -> None:
             return follows and not pulled
         return can_see(viewer, {**post, "to": None}, placed)
 
-    cursor = Post._get_collection().find({"by.id": author, **LIVE}, CARD_FIELDS)
-    cursor = cursor.sort([("ts", -1), ("_id", -1)]).limit(settings.FEED_BACKFILL * 4)
-    visible = [p for p in cursor if delivered_to_reader(p)]
+    recent = streams.newest_by(author, settings.FEED_BACKFILL * 4)
+    visible = [p for p in recent if delivered_to_reader(p)]
     entries = [entry_for(p) for p in visible[: settings.FEED_BACKFILL]]
     if follows:
         # Their recent reposts come with the follow, as their posts do (the
@@ -66,7 +69,7 @@ def rebuild(owner: str, kind: str) -> None:
     if stores and user is not None:
         limit = settings.FEED_REBUILD_LIMIT
         chunk = read_entries(kind, owner, None, limit, user.blocked)
-        # A repost's entry stays a link to its original (feeds/selectors/entries.py).
+        # A repost's entry stays a link to its original (timelines/selectors/entries.py).
         entries = [e if e.get("of") else entry_for(_post_of(e)) for e in chunk.entries]
         for store in stores:
             store.replace(kind, owner, entries)
@@ -99,7 +102,7 @@ def refresh_copies(post_id, fields: list[str]) -> None:
     FEED_EMBED_MAX_BYTES: then every copy becomes a link entry instead."""
     if not stores_copies() or not set(fields) & set(SNAPSHOT_FIELDS):
         return
-    post = Post._get_collection().find_one({"_id": post_id}, CARD_FIELDS)
+    post = post_pages.post_by_id(post_id)
     if post is None:
         return
     copy = bounded_snapshot(post)
@@ -125,8 +128,7 @@ def refresh_counts(post_id) -> None:
     a newer one."""
     if not stores_copies():
         return
-    fields = {name: 1 for name in (*COUNTS, "counts_v", "counts_copied")}
-    post = Post._get_collection().find_one({"_id": post_id}, fields)
+    post = feed_posts.counts_of(post_id)
     if post is None:
         return
     version = post.get("counts_v") or 0
@@ -135,7 +137,7 @@ def refresh_counts(post_id) -> None:
     counts = {name: post.get(name) or 0 for name in COUNTS}
     for store in write_stores():
         store.update_counts(post_id, counts, version)
-    Post._get_collection().update_one({"_id": post_id}, {"$max": {"counts_copied": version}})
+    count_writes.counts_copied_set(post_id=post_id, version=version)
 
 
 def refresh_circle_copies(owner: str, circle: str) -> int:
@@ -147,9 +149,7 @@ def refresh_circle_copies(owner: str, circle: str) -> int:
     lacks. Renames are rare and run in a task; link entries need nothing."""
     if not stores_copies():
         return 0
-    rows = Post._get_collection().find({"by.id": owner, "circles": circle}, {"_id": 1})
-    count = 0
-    for row in rows:
-        refresh_copies(row["_id"], ["circles"])
-        count += 1
-    return count
+    post_ids = streams.ids_shared_with(owner, circle)
+    for post_id in post_ids:
+        refresh_copies(post_id, ["circles"])
+    return len(post_ids)

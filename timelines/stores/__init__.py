@@ -10,14 +10,14 @@
 from django.conf import settings
 from django.utils.module_loading import import_string
 
-from feeds.timelines.base import EntryArrayStore, TimelineStore
 from socialsite import active, shadows
+from timelines.stores.base import EntryArrayStore, TimelineStore
 
 MODELS = {
-    "cache": "feeds.timelines.cache.CacheStore",
-    "month": "feeds.timelines.month.MonthStore",
-    "size": "feeds.timelines.size.SizeStore",
-    "read": "feeds.timelines.read.ReadStore",
+    "cache": "timelines.stores.cache.CacheStore",
+    "month": "timelines.stores.month.MonthStore",
+    "size": "timelines.stores.size.SizeStore",
+    "read": "timelines.stores.read.ReadStore",
 }
 
 

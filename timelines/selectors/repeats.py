@@ -7,10 +7,10 @@ page shows the post at its newest entry and never again.
 
 from collections.abc import Iterable
 
-from feeds.selectors.entries import post_id_of
-from feeds.timelines.base import TimelineStore
-from feeds.timelines.read import reposts_above
 from socialsite.cursors import Cursor
+from timelines.selectors.entries import post_id_of
+from timelines.stores.base import TimelineStore
+from timelines.stores.read import reposts_above
 
 
 class Once:

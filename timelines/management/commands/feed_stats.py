@@ -2,9 +2,10 @@ from django.conf import settings
 from django.core.management.base import BaseCommand
 from pymongo.errors import OperationFailure
 
-from feeds.documents import DELIVERY_STATES, Post
-from feeds.timelines import MODELS, get_store
+from feeds.documents import Post
+from feeds.selectors import delivery
 from socialsite import mongo
+from timelines.stores import MODELS, get_store
 
 STORED_MODELS = [name for name in MODELS if get_store(name).stores_entries]
 
@@ -49,16 +50,6 @@ def human(n: float) -> str:
     return str(n)
 
 
-def delivery_counts() -> dict[str, int]:
-    rows = Post._get_collection().aggregate(
-        [{"$group": {"_id": "$delivery.state", "n": {"$sum": 1}}}]
-    )
-    counts = dict.fromkeys(DELIVERY_STATES, 0)
-    for row in rows:
-        counts[row["_id"] or "none"] = row["n"]
-    return counts
-
-
 class Command(BaseCommand):
     help = (
         "Timeline storage of every model (documents and entries), collection sizes "
@@ -101,7 +92,7 @@ class Command(BaseCommand):
         self._table(sizes)
 
         out.write("")
-        counts = delivery_counts()
+        counts = delivery.delivery_counts()
         out.write(
             "posts by delivery state: "
             + ", ".join(f"{state} {n}" for state, n in counts.items())

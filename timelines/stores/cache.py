@@ -12,9 +12,9 @@ from pymongo import UpdateOne
 from pymongo.collection import Collection
 from pymongo.errors import BulkWriteError
 
-from feeds.documents import CacheTimeline
-from feeds.timelines.base import KINDS, WITHOUT_COPIES, Chunk, EntryArrayStore, Lookups
 from socialsite.cursors import Cursor, older_expr, sort_key
+from timelines.documents import CacheTimeline
+from timelines.stores.base import KINDS, WITHOUT_COPIES, Chunk, EntryArrayStore, Lookups
 
 NEWEST_FIRST = {"ts": -1, "id": -1}
 

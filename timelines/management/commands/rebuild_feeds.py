@@ -1,12 +1,12 @@
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from feeds.delivery import upkeep
-from feeds.timelines import write_stores
-from feeds.timelines.base import KINDS
 from profiles import selectors as people
 from profiles.documents import User
 from socialsite.ids import parse_handle
+from timelines.delivery import upkeep
+from timelines.stores import write_stores
+from timelines.stores.base import KINDS
 
 
 class Command(BaseCommand):

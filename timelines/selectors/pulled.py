@@ -3,7 +3,7 @@ followers' news when it is read (docs/performance.md#celebrities-are-pulled).
 
 The fan-out article's celebrity problem: pushing one post of an author with
 millions of followers writes millions of timelines. Past FEED_PULL_THRESHOLD
-followers an author is pulled (feeds/delivery/pulled.py decides, once): a
+followers an author is pulled (timelines/delivery/pulled.py decides, once): a
 public post of theirs goes to their own wall and news only, and each reader's
 news page reads the newest public posts of the pulled authors they follow
 beside the page's stored entries. Their circle posts reach few readers and
@@ -38,19 +38,23 @@ from datetime import datetime
 
 from django.conf import settings
 
-from feeds.documents import LIVE, PUBLIC, Post, PulledAuthor, card_exclusion
-from feeds.selectors.entries import entry_for
-from feeds.timelines.base import Chunk
+from feeds.documents import LIVE, PUBLIC, Post, card_exclusion
+from feeds.selectors import streams
 from profiles import selectors as people
 from socialsite.cursors import Cursor, sort_key
+from timelines.documents import PulledAuthor
+from timelines.selectors.entries import entry_for
+from timelines.stores.base import Chunk
 
-# Where `stages` puts the followed tags' posts, beside the pulled authors'.
+# Where a page's aggregate reads the pulled authors' posts, and the
+# followed tags' beside them (`Beside`).
+PULLED = "_pulled"
 TAGGED = "_pull_tagged"
 # The most pulled authors one `$lookup` reads: past 200 points an `$in` no
 # longer keeps the `by_ts` index's order (the planner stops exploding it into
 # merged index scans and sorts every post of every author), so a longer list
 # is read in branches of this many, each in index order, as the read model
-# splits a long `$in` (feeds/timelines/read.py).
+# splits a long `$in` (timelines/stores/read.py).
 BRANCH = 200
 
 # (when read, by time.monotonic(); handle -> since)
@@ -89,7 +93,7 @@ class Window:
     after: Cursor | None = None
     hidden: frozenset[str] = frozenset()
     # The reader's followed tags, and everyone who blocked the reader (read
-    # once per page with `feeds.timelines.read.news_blockers`), whose posts
+    # once per page with `timelines.stores.read.news_blockers`), whose posts
     # the tags' read leaves out.
     tags: tuple[str, ...] = ()
     blockers: frozenset[str] = frozenset()
@@ -100,7 +104,7 @@ class Window:
     def match(self) -> dict:
         conditions: list[dict] = [{"circles": PUBLIC}, LIVE]
         if self.before is not None:
-            # As the read model bounds a page (feeds/timelines/read.py `_page_filter`).
+            # As the read model bounds a page (timelines/stores/read.py `_page_filter`).
             conditions.append({"ts": {"$lte": self.before.ts}})
             conditions.append(
                 {"$or": [{"ts": {"$lt": self.before.ts}}, {"_id": {"$lt": self.before.id}}]}
@@ -217,9 +221,7 @@ def read(reader: str, window: Window, projection: dict | None = None) -> list[di
         # Each branch a side of its own: it answers only down to its oldest.
         by_authors = [row[name] or [] for name in _branch_names(row, "posts")]
     if window.tags:
-        pipeline = [{"$match": {"tags": {"$in": list(window.tags)}}}]
-        pipeline += _tag_pipeline(reader, window, projection)
-        tagged = list(Post._get_collection().aggregate(pipeline))
+        tagged = streams.tagged_posts(window.tags, _tag_pipeline(reader, window, projection))
     return _combined([*by_authors, tagged], window.limit)
 
 
@@ -292,3 +294,19 @@ def merge(chunk: Chunk, pulled: list[dict], limit: int, *, asked: int) -> Chunk:
         merged = [entry for entry in merged if sort_key(entry) >= last]
     exhausted = chunk.exhausted and not more_pulled and len(merged) <= limit
     return Chunk(merged[:limit], exhausted=exhausted, complete=chunk.complete)
+
+
+@dataclass(frozen=True)
+class Beside:
+    """A news page's pulled authors' and followed tags' posts in `window`,
+    read in the page's own aggregate (feeds/selectors/lookups.py `ReadBeside`)."""
+
+    window: Window
+    fields: tuple[str, ...] = (PULLED, TAGGED)
+
+    def stages(self, reader: str) -> list[dict]:
+        return stages(reader, self.window, PULLED)
+
+    def entries(self, row: dict) -> list[dict] | None:
+        posts = posts_of(row, PULLED, self.window.limit)
+        return None if posts is None else entries(posts)

@@ -29,10 +29,10 @@ from django.conf import settings
 from pymongo import UpdateOne
 from pymongo.collection import Collection
 
-from feeds.documents import MonthTimeline
-from feeds.timelines.base import WITHOUT_COPIES, Chunk, EntryArrayStore, Lookups, month_of
 from socialsite.bulk import bulk_upsert
 from socialsite.cursors import Cursor, older_expr, sort_key
+from timelines.documents import MonthTimeline
+from timelines.stores.base import WITHOUT_COPIES, Chunk, EntryArrayStore, Lookups, month_of
 
 NEWEST_FIRST = {"ts": -1, "id": -1}
 # Rollovers tried for one write before it fails: each is lost only to another
