@@ -19,7 +19,7 @@ from urllib.parse import unquote, urlsplit
 
 from django.conf import settings
 from django.core.exceptions import PermissionDenied
-from django.http import Http404, QueryDict
+from django.http import Http404, HttpRequest, QueryDict
 from django.urls import Resolver404, ResolverMatch, resolve
 from django.utils.datastructures import MultiValueDict
 
@@ -64,7 +64,7 @@ class Target:
         return f"{self.path}?{self.query}" if self.query else self.path
 
 
-def parse_target(raw) -> Target:
+def parse_target(raw: object) -> Target:
     """A site-relative path of a comparable page, or BadPath.
 
     Refused: anything but a path starting with one "/" (absolute URLs,
@@ -108,7 +108,7 @@ class _Ids(HTMLParser):
     """The posts (`article.post[data-post-id]`) and comments
     (`article.comment[data-slug]`) of a page, in order (docs/features.md#routes)."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
         self.posts: list[str] = []
         self.comments: list[str] = []
@@ -116,16 +116,17 @@ class _Ids(HTMLParser):
         # docs/performance.md#celebrities-are-pulled), not read from the stored timeline.
         self.pulled = 0
 
-    def handle_starttag(self, tag, attrs):
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag != "article":
             return
         values = dict(attrs)
         classes = (values.get("class") or "").split()
-        if "post" in classes and values.get("data-post-id"):
-            self.posts.append(values["data-post-id"])
+        post_id, slug = values.get("data-post-id"), values.get("data-slug")
+        if "post" in classes and post_id:
+            self.posts.append(post_id)
             self.pulled += "data-pulled" in values
-        if "comment" in classes and values.get("data-slug") is not None:
-            self.comments.append(values["data-slug"])
+        if "comment" in classes and slug is not None:
+            self.comments.append(slug)
 
 
 @dataclass
@@ -148,7 +149,7 @@ class Measure:
     difference: str = ""
 
 
-def _sub_request(request, target: Target):
+def _sub_request(request: HttpRequest, target: Target) -> HttpRequest:
     """The admin's request, seen as a plain GET of the target: same user and
     session, none of the compare page's own query, and no pending messages
     (the rendering must not consume what the admin has yet to read)."""
@@ -168,7 +169,7 @@ def _sub_request(request, target: Target):
     return sub
 
 
-def _render(request, target: Target):
+def _render(request: HttpRequest, target: Target) -> tuple[int, bytes]:
     match = target.match
     try:
         response = match.func(_sub_request(request, target), *match.args, **match.kwargs)
@@ -182,7 +183,7 @@ def _render(request, target: Target):
     return response.status_code, body
 
 
-def measure(request, target: Target, choice: Choice, maintained: bool) -> Measure:
+def measure(request: HttpRequest, target: Target, choice: Choice, maintained: bool) -> Measure:
     with active.override(**choice.__dict__):
         _render(request, target)  # warm-up: see the module docstring
         started = time.perf_counter()
@@ -239,7 +240,7 @@ class Comparison:
     store_reference: str
 
 
-def compare(request, target: Target) -> Comparison:
+def compare(request: HttpRequest, target: Target) -> Comparison:
     """Every timeline model (parity against `read`, the system of record),
     the stored ones with embedding flipped too, and for pages with a thread
     every comment store (parity against the configured COMMENTS_STORE, the

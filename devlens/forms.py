@@ -32,7 +32,7 @@ class ModelsForm(forms.Form):
         choices=[(name, f"{name}: {STORE_HELP[name]}") for name in COMMENT_STORES],
     )
 
-    def clean_timeline_model(self):
+    def clean_timeline_model(self) -> str:
         model = self.cleaned_data["timeline_model"]
         if model not in selectors.maintained_timeline_models():
             raise forms.ValidationError(
@@ -42,7 +42,7 @@ class ModelsForm(forms.Form):
             )
         return model
 
-    def clean_embed(self):
+    def clean_embed(self) -> bool:
         embed = self.cleaned_data["embed"]
         if not selectors.embed_maintained(embed):
             raise forms.ValidationError(

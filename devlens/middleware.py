@@ -11,7 +11,9 @@ and no user on the lens's account.
 """
 
 import time
+from collections.abc import Callable
 
+from django.http import HttpRequest, HttpResponseBase
 from django.utils.functional import SimpleLazyObject, empty
 
 from devlens import selectors
@@ -20,7 +22,7 @@ from socialsite import active, meter, roundtrips
 SWITCHED_METHODS = ("GET", "HEAD")
 
 
-def _known_admin(request) -> bool:
+def _known_admin(request: HttpRequest) -> bool:
     """Whether the request's user is an admin, without loading a user the
     page did not load itself."""
     user = getattr(request, "user", None)
@@ -32,14 +34,14 @@ def _known_admin(request) -> bool:
 class LensMiddleware:
     """After AuthenticationMiddleware (it reads `request.user`)."""
 
-    def __init__(self, get_response):
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponseBase]) -> None:
         self.get_response = get_response
 
-    def __call__(self, request):
+    def __call__(self, request: HttpRequest) -> HttpResponseBase:
         if request.method not in SWITCHED_METHODS:
             return self.get_response(request)
 
-        def choice():
+        def choice() -> active.Choice:
             session = getattr(request, "session", None)
             if session is None or not session.get(selectors.SESSION_CHOICE):
                 return active.Choice()
@@ -66,7 +68,7 @@ class LensMiddleware:
         return response
 
 
-def _records(request, response) -> bool:
+def _records(request: HttpRequest, response: HttpResponseBase) -> bool:
     """A page of the site (HTML, not /dev/ itself, not the feed's JSON poll)
     seen by an admin who opened /dev/ in this session."""
     session = getattr(request, "session", None)

@@ -4,11 +4,13 @@ mailbox keeps it), admins only: a reset link in that mail is a key to its
 account, so not even moderators read it. Everyone else, anonymous visitors
 included, gets the site's 404, so the pages' existence is not advertised."""
 
+from collections.abc import Callable
 from functools import wraps
+from typing import Concatenate
 
 from django.conf import settings
 from django.contrib import messages
-from django.http import Http404
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_safe
 
@@ -19,12 +21,19 @@ from socialsite import mail
 from socialsite.active import COMMENT_STORES, TIMELINE_MODELS
 
 
-def _only(flag: str):
+def _only[**P](
+    flag: str,
+) -> Callable[
+    [Callable[Concatenate[HttpRequest, P], HttpResponseBase]],
+    Callable[Concatenate[HttpRequest, P], HttpResponseBase],
+]:
     """A view for users whose `flag` is true; everyone else gets the 404."""
 
-    def decorator(view):
+    def decorator(
+        view: Callable[Concatenate[HttpRequest, P], HttpResponseBase],
+    ) -> Callable[Concatenate[HttpRequest, P], HttpResponseBase]:
         @wraps(view)
-        def wrapper(request, *args, **kwargs):
+        def wrapper(request: HttpRequest, *args: P.args, **kwargs: P.kwargs) -> HttpResponseBase:
             if not getattr(request.user, flag, False):
                 raise Http404("No such page.")
             return view(request, *args, **kwargs)
@@ -39,7 +48,7 @@ admin_only = _only("is_admin")
 
 @admin_only
 @require_safe
-def mail_sent(request):
+def mail_sent(request: HttpRequest) -> HttpResponse:
     """What the mailbox kept (socialsite/mail.py), newest first, so that a
     reset or a verification can be finished on the demo alone."""
     return render(
@@ -53,7 +62,7 @@ def mail_sent(request):
     )
 
 
-def _page(request, form, status=200):
+def _page(request: HttpRequest, form: ModelsForm, status: int = 200) -> HttpResponse:
     session = request.session
     return render(
         request,
@@ -75,7 +84,7 @@ def _page(request, form, status=200):
 
 @admin_only
 @require_http_methods(["GET", "POST"])
-def switch(request):
+def switch(request: HttpRequest) -> HttpResponse:
     session = request.session
     if request.method == "GET":
         # From now on this session records what each page it views costs.
@@ -106,7 +115,7 @@ def switch(request):
 
 @admin_only
 @require_safe
-def compare(request):
+def compare(request: HttpRequest) -> HttpResponse:
     raw = request.GET.get("path")
     try:
         target = comparing.parse_target(raw)

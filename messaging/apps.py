@@ -4,7 +4,7 @@ from django.apps import AppConfig
 class MessagingConfig(AppConfig):
     name = "messaging"
 
-    def ready(self):
+    def ready(self) -> None:
         from socialsite import demo
 
         demo.register("messaging", "messaging.demo.seed_stage")

@@ -5,7 +5,8 @@ collections, backdated, in full buckets as the append would leave them;
 her header count is set to what she has unread."""
 
 import random
-from datetime import timedelta
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
 
 from bson import ObjectId
 from django.conf import settings
@@ -15,6 +16,10 @@ from messaging.services import key_of
 from profiles import selectors as people
 from profiles.services import standing
 from socialsite.clock import now
+from socialsite.demo import Seeding
+
+if TYPE_CHECKING:
+    from django.core.management.base import OutputWrapper
 
 LINES = [
     "Are you coming on Saturday?",
@@ -30,7 +35,9 @@ LINES = [
 ]
 
 
-def _conversation(rng, members: list[dict], lines: int, start, behind: list[str]) -> list[str]:
+def _conversation(
+    rng: random.Random, members: list[dict], lines: int, start: datetime, behind: list[str]
+) -> list[str]:
     """One conversation of `lines` messages by its members, oldest first.
 
     Those in `behind` last read it when they last wrote in it, the others
@@ -100,7 +107,7 @@ def _conversation(rng, members: list[dict], lines: int, start, behind: list[str]
     return unread
 
 
-def seed_more(*, handles: list[str], seed: int, stdout=None) -> None:
+def seed_more(*, handles: list[str], seed: int, stdout: "OutputWrapper | None" = None) -> None:
     if "alice" not in handles:
         return
     rng = random.Random(seed + 7)
@@ -113,7 +120,7 @@ def seed_more(*, handles: list[str], seed: int, stdout=None) -> None:
         for row in people.users_read(["alice", *others], {"name": 1})
     }
 
-    def member(handle):
+    def member(handle: str) -> dict[str, str]:
         return {"h": handle, "name": names.get(handle, handle)}
 
     moment = now()
@@ -139,6 +146,6 @@ def seed_more(*, handles: list[str], seed: int, stdout=None) -> None:
         stdout.write(f"  3 conversations for alice, {240 + 40 + 3} messages ({count} unread)")
 
 
-def seed_stage(seeding) -> None:
+def seed_stage(seeding: Seeding) -> None:
     """seed_demo's stage for this app (socialsite/demo.py)."""
     seed_more(handles=seeding.handles, seed=seeding.seed, stdout=seeding.stdout)

@@ -1,4 +1,5 @@
 import re
+from typing import Any
 
 from django import forms
 
@@ -34,7 +35,7 @@ class StartForm(MessageForm):
 
     to = forms.CharField(required=False, max_length=2000)
 
-    def __init__(self, *args, recipients: list[str] | None = None, **kwargs):
+    def __init__(self, *args: Any, recipients: list[str] | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.recipients = recipients or []
 

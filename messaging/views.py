@@ -2,9 +2,10 @@
 call a selector or a service, render or redirect. Anyone who is not in a
 conversation gets a 404 from every route of it, as for a missing one."""
 
+from bson import ObjectId
 from django.conf import settings
 from django.contrib import messages
-from django.http import Http404
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
@@ -18,7 +19,7 @@ from socialsite.ids import object_id_or_404
 from socialsite.middleware import writes_on_get
 
 
-def _inbox_page(request, form, status=200):
+def _inbox_page(request: HttpRequest, form: StartForm, status: int = 200) -> HttpResponse:
     raw = request.GET.get("before")
     before = None
     if raw is not None:
@@ -35,7 +36,7 @@ def _inbox_page(request, form, status=200):
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def inbox(request):
+def inbox(request: HttpRequest) -> HttpResponse:
     if request.method != "POST":
         to = handles_in(request.GET.getlist("to"))[: services.MAX_RECIPIENTS]
         return _inbox_page(request, StartForm(initial={"to": ", ".join(to)}))
@@ -58,7 +59,9 @@ def inbox(request):
     return redirect(reverse("messaging:conversation", args=[conversation_id]) + "#latest")
 
 
-def _page(request, conversation_id, form, status=200):
+def _page(
+    request: HttpRequest, conversation_id: ObjectId, form: MessageForm, status: int = 200
+) -> HttpResponse:
     try:
         page = selectors.conversation_page(
             conversation_id,
@@ -90,7 +93,7 @@ def _page(request, conversation_id, form, status=200):
 @writes_on_get  # opening a conversation moves the reader's marker
 @login_required
 @require_http_methods(["GET", "POST"])
-def conversation(request, conversation_id):
+def conversation(request: HttpRequest, conversation_id: str) -> HttpResponse:
     oid = object_id_or_404(conversation_id)
     if request.method != "POST":
         return _page(request, oid, MessageForm())
@@ -115,7 +118,7 @@ def conversation(request, conversation_id):
 
 @login_required
 @require_POST
-def leave(request, conversation_id):
+def leave(request: HttpRequest, conversation_id: str) -> HttpResponse:
     oid = object_id_or_404(conversation_id)
     try:
         services.conversation_leave(conversation_id=oid, member=request.user)

@@ -4,7 +4,7 @@ from django.apps import AppConfig
 class ModerationConfig(AppConfig):
     name = "moderation"
 
-    def ready(self):
+    def ready(self) -> None:
         from socialsite import demo
 
         demo.register("moderation", "moderation.demo.seed_stage")

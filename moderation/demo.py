@@ -4,15 +4,20 @@ and a user, and one past action, so the queue, the dashboard and the log
 have something to show."""
 
 import random
+from typing import TYPE_CHECKING, Any
 
 from comments import services as comments
 from comments.stores import get_store
 from feeds.selectors.posts import recent_public_posts
 from moderation import services
-from moderation.targets import resolve_target
+from moderation.targets import Target, resolve_target
 from profiles.demo import demo_account, demo_follows
 from profiles.documents import User
 from profiles.services import HandleTaken
+from socialsite.demo import Seeding
+
+if TYPE_CHECKING:
+    from django.core.management.base import OutputWrapper
 
 ACCOUNTS = (
     ("moderator", "Morgan Moderator", "moderator"),
@@ -44,7 +49,7 @@ def _accounts(handles: list[str]) -> User:
     return User.objects.get(handle="moderator")
 
 
-def _report(rng, target, reporters, reason) -> int:
+def _report(rng: random.Random, target: Target, reporters: list[User], reason: str) -> int:
     made = 0
     for reporter in reporters:
         try:
@@ -57,7 +62,9 @@ def _report(rng, target, reporters, reason) -> int:
     return made
 
 
-def _a_comment(rng, posts, users):
+# The comment is the comments app's Comment, not imported from that app for
+# its name alone (the demo only passes it on and reads its slug and author).
+def _a_comment(rng: random.Random, posts: list[dict], users: list[User]) -> tuple[dict, Any]:
     """A comment on one of `posts` (the comments demo may have made some)."""
     store = get_store()
     for post in posts:
@@ -70,7 +77,7 @@ def _a_comment(rng, posts, users):
     return post, comments.comment_create(post=post, author=author, text=COMMENT)
 
 
-def seed_more(*, handles: list[str], seed: int, stdout=None) -> None:
+def seed_more(*, handles: list[str], seed: int, stdout: "OutputWrapper | None" = None) -> None:
     rng = random.Random(seed + 7)
     moderator = _accounts(handles)
     users = list(User.objects(handle__in=handles, role="user"))
@@ -87,12 +94,15 @@ def seed_more(*, handles: list[str], seed: int, stdout=None) -> None:
         open_posts, [(4, "spam"), (2, "harassment"), (1, "other")], strict=True
     ):
         target = resolve_target(f"post:{post['_id']}")
+        assert target is not None  # one of the posts just read
         reported += _report(rng, target, others(post["by"]["id"], count), reason)
     post, comment = _a_comment(rng, rng.sample(posts, len(posts)), users)
     target = resolve_target(f"comment:{post['_id']}/{comment.slug}")
+    assert target is not None  # the comment just read or made
     reported += _report(rng, target, others(comment.author["id"], 3), "spam")
     suspect = rng.choice(users[len(users) // 2 :])
     target = resolve_target(f"user:{suspect.handle}")
+    assert target is not None  # one of the users just read
     reported += _report(rng, target, others(suspect.handle, 2), "harassment")
     # One report already handled, so the audit log is not empty.
     target = resolve_target(f"post:{dismissed['_id']}")
@@ -107,6 +117,6 @@ def seed_more(*, handles: list[str], seed: int, stdout=None) -> None:
         )
 
 
-def seed_stage(seeding) -> None:
+def seed_stage(seeding: Seeding) -> None:
     """seed_demo's stage for this app (socialsite/demo.py)."""
     seed_more(handles=seeding.handles, seed=seeding.seed, stdout=seeding.stdout)

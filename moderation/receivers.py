@@ -1,5 +1,8 @@
 """What other apps announce that moderation records (socialsite/events.py)."""
 
+from typing import Any
+
+from bson import ObjectId
 from django.dispatch import receiver
 
 from comments.services import POST_AUTHOR_DELETE
@@ -11,7 +14,9 @@ from socialsite import events
 @receiver(
     events.comment_removed_by_post_author, dispatch_uid="moderation.comment_removed_by_post_author"
 )
-def _comment_removed_by_post_author(sender, post_id, slug, actor, author, text, **kwargs):
+def _comment_removed_by_post_author(
+    sender: object, post_id: ObjectId, slug: str, actor: str, author: str, text: str, **kwargs: Any
+) -> None:
     # A post's author is a moderator of their own thread: the audit log
     # keeps what they took away, as it does for the moderators' removals.
     audit(

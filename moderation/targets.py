@@ -43,7 +43,7 @@ class Target:
         return ObjectId(conversation_id), ObjectId(message_id)
 
 
-def parse_slug(value) -> str | None:
+def parse_slug(value: object) -> str | None:
     if not isinstance(value, str) or not 0 < len(value) <= 200:
         return None
     parts = value.strip("/").split("/")
@@ -68,8 +68,9 @@ def post_excerpt(post: dict) -> str:
     )
 
 
-def resolve_target(key_or_type, target_id=None) -> Target | None:
+def resolve_target(key_or_type: str | None, target_id: str | None = None) -> Target | None:
     """The target, loaded to check it exists; None for anything malformed or unknown."""
+    kind: str | None  # a missing type matches none below: unknown, so None
     if target_id is None:
         if not isinstance(key_or_type, str) or ":" not in key_or_type:
             return None
@@ -126,7 +127,7 @@ def resolve_target(key_or_type, target_id=None) -> Target | None:
     return None
 
 
-def parse_message_address(value) -> tuple[ObjectId, ObjectId] | None:
+def parse_message_address(value: object) -> tuple[ObjectId, ObjectId] | None:
     """The (conversation id, message id) a "message" target id names, both
     ObjectIds ("<24 hex>/<24 hex>"); None for anything else."""
     if not isinstance(value, str) or value.count("/") != 1:
@@ -138,7 +139,7 @@ def parse_message_address(value) -> tuple[ObjectId, ObjectId] | None:
     return conversation_id, message_id
 
 
-def _message_target(target_id) -> Target | None:
+def _message_target(target_id: object) -> Target | None:
     """A direct message: only the message itself, never the rest of its
     conversation (docs/moderation.md#direct-messages). No link: a moderator
     who is not in the conversation gets a 404 there, as everyone else does."""

@@ -1,13 +1,15 @@
 """Moderation pages (`/mod/`) and the report control every user has."""
 
+from collections.abc import Callable, Collection
 from datetime import UTC, datetime
 from functools import wraps
+from typing import Concatenate, Literal, NoReturn
 
 from bson import ObjectId
 from django.conf import settings
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
-from django.http import Http404
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
@@ -19,17 +21,19 @@ from moderation import selectors, services
 from moderation.documents import REASONS, STATUSES, TARGET_TYPES
 from moderation.targets import Target, resolve_target
 from profiles import selectors as people
-from profiles.documents import ROLES
+from profiles.documents import ROLES, User
 from socialsite import ratelimit
 from socialsite.http import login_redirect, login_required, redirect_back
 from socialsite.ids import handle_or_404, parse_handle
 
 
-def moderator_required(view):
+def moderator_required[**P](
+    view: Callable[Concatenate[HttpRequest, P], HttpResponseBase],
+) -> Callable[Concatenate[HttpRequest, P], HttpResponseBase]:
     """Anonymous visitors are sent to log in; signed-in non-moderators get 403."""
 
     @wraps(view)
-    def wrapper(request, *args, **kwargs):
+    def wrapper(request: HttpRequest, *args: P.args, **kwargs: P.kwargs) -> HttpResponseBase:
         if not request.user.is_authenticated:
             return login_redirect(request)
         if not request.user.is_moderator:
@@ -39,24 +43,24 @@ def moderator_required(view):
     return wrapper
 
 
-def _choice(request, name, allowed):
+def _choice(request: HttpRequest, name: str, allowed: Collection[str]) -> str | None:
     value = request.GET.get(name) or request.POST.get(name)
     return value if value in allowed else None
 
 
-def _cursors(request) -> dict:
+def _cursors(request: HttpRequest) -> dict:
     """`?before=` (older rows) or `?after=` (newer rows): keyset cursors, as
     strings; the selectors parse them and take anything malformed as the start."""
     return {name: str(request.GET.get(name, ""))[:400] or None for name in ("before", "after")}
 
 
-def _reason(request) -> str:
+def _reason(request: HttpRequest) -> str:
     return str(request.POST.get("reason", ""))[:500].strip()
 
 
 @login_required
 @require_POST
-def report(request):
+def report(request: HttpRequest) -> HttpResponse:
     """Any signed-in user reports a post, a comment, a user or a message."""
     target = resolve_target(request.POST.get("target"))
     if target is None or not _may_see(request.user, target):
@@ -92,7 +96,7 @@ def _back(target: Target) -> str:
     return target.link
 
 
-def _may_see(viewer, target: Target) -> bool:
+def _may_see(viewer: User, target: Target) -> bool:
     """A post, comment or message is reportable only by someone who may see
     it (else 404)."""
     if target.type == "user":
@@ -112,13 +116,13 @@ def _may_see(viewer, target: Target) -> bool:
 
 
 @moderator_required
-def dashboard(request):
+def dashboard(request: HttpRequest) -> HttpResponse:
     services.expire_suspensions()  # suspensions whose end date has passed
     return render(request, "moderation/dashboard.html", {"d": selectors.dashboard()})
 
 
 @moderator_required
-def reports(request):
+def reports(request: HttpRequest) -> HttpResponse:
     status = _choice(request, "status", STATUSES) or "open"
     target_type = _choice(request, "type", TARGET_TYPES)
     reason = _choice(request, "reason", REASONS)
@@ -138,7 +142,7 @@ def reports(request):
 
 @moderator_required
 @require_POST
-def act(request):
+def act(request: HttpRequest) -> HttpResponse:
     """One action on one target: remove, restore or dismiss."""
     target = resolve_target(request.POST.get("key"))
     action = request.POST.get("action")
@@ -159,7 +163,7 @@ PAST = {"remove": "Removed", "restore": "Restored", "dismiss": "Dismissed"}
 
 @moderator_required
 @require_POST
-def bulk(request):
+def bulk(request: HttpRequest) -> HttpResponse:
     action = _choice(request, "action", services.BULK_ACTIONS)
     keys = [k for k in request.POST.getlist("keys") if isinstance(k, str)][:200]
     if action is None or not keys:
@@ -180,7 +184,7 @@ def bulk(request):
 
 
 @moderator_required
-def users(request):
+def users(request: HttpRequest) -> HttpResponse:
     q = str(request.GET.get("q", ""))[:80].strip()
     after = str(request.GET.get("after", ""))[:30] or None
     page = selectors.find_users(q, parse_handle(after) if after else None)
@@ -188,7 +192,7 @@ def users(request):
 
 
 @moderator_required
-def user_detail(request, handle):
+def user_detail(request: HttpRequest, handle: str) -> HttpResponse:
     overview = selectors.user_overview(handle_or_404(handle))
     if overview is None:
         raise Http404("No such user.")
@@ -197,7 +201,7 @@ def user_detail(request, handle):
 
 @moderator_required
 @require_POST
-def user_suspend(request, handle):
+def user_suspend(request: HttpRequest, handle: str) -> HttpResponse:
     target = resolve_target("user", handle_or_404(handle)) or _missing()
     until = _parse_until(request.POST.get("until"))
     reason = _reason(request)
@@ -215,7 +219,7 @@ def user_suspend(request, handle):
 
 @moderator_required
 @require_POST
-def user_unsuspend(request, handle):
+def user_unsuspend(request: HttpRequest, handle: str) -> HttpResponse:
     target = resolve_target("user", handle_or_404(handle)) or _missing()
     try:
         services.user_unsuspend(moderator=request.user, target=target, reason=_reason(request))
@@ -228,7 +232,7 @@ def user_unsuspend(request, handle):
 
 @moderator_required
 @require_POST
-def user_role(request, handle):
+def user_role(request: HttpRequest, handle: str) -> HttpResponse:
     if not request.user.is_admin:
         raise PermissionDenied("Admins only.")
     target = resolve_target("user", handle_or_404(handle)) or _missing()
@@ -242,7 +246,7 @@ def user_role(request, handle):
 
 
 @moderator_required
-def log(request):
+def log(request: HttpRequest) -> HttpResponse:
     moderator = str(request.GET.get("moderator", ""))[:30].strip().lower() or None
     action = str(request.GET.get("action", ""))[:40].strip() or None
     target = str(request.GET.get("target", ""))[:240].strip() or None
@@ -256,11 +260,11 @@ def log(request):
     return render(request, "moderation/log.html", context)
 
 
-def _missing():
+def _missing() -> NoReturn:
     raise Http404("No such user.")
 
 
-def _parse_until(raw):
+def _parse_until(raw: object) -> datetime | Literal[False] | None:
     """None for no end date, a future datetime, or False when invalid."""
     if not raw:
         return None
@@ -273,7 +277,7 @@ def _parse_until(raw):
 
 @moderator_required
 @require_POST
-def tag_trend(request, tag, action):
+def tag_trend(request: HttpRequest, tag: str, action: str) -> HttpResponse:
     """Hide a tag from the trends, or show it again (docs/discovery.md#trends)."""
     folded = words.clean_tag(tag)
     if folded is None:

@@ -5,7 +5,7 @@ class NotificationsConfig(AppConfig):
     name = "notifications"
     verbose_name = "Notifications"
 
-    def ready(self):
+    def ready(self) -> None:
         from socialsite import demo
 
         demo.register("notifications", "notifications.demo.seed_stage")

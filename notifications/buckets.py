@@ -16,11 +16,13 @@ the top of the page, which is where a reader expects news. A group keeps the
 newest NOTIFICATIONS_GROUP_ACTORS likers by name and counts them all.
 """
 
+from collections.abc import Callable
 from datetime import datetime
 
 from bson import ObjectId
 from django.conf import settings
 from pymongo import UpdateOne
+from pymongo.collection import Collection
 
 from notifications.documents import NotificationBucket
 from socialsite.bulk import bulk_upsert
@@ -28,7 +30,7 @@ from socialsite.bulk import bulk_upsert
 OPEN = "open"
 
 
-def collection():
+def collection() -> Collection:
     return NotificationBucket._get_collection()
 
 
@@ -66,7 +68,13 @@ def push_item(owner: str, item: dict) -> bool:
 
 
 def join_group(
-    owner: str, *, post_id: ObjectId, actor: str, actor_name: str, ts: datetime, unread_after
+    owner: str,
+    *,
+    post_id: ObjectId,
+    actor: str,
+    actor_name: str,
+    ts: datetime,
+    unread_after: datetime | None,
 ) -> str:
     """Add `actor` to the open bucket's like item about `post_id`.
 
@@ -165,7 +173,9 @@ def _without(items: list[dict], handle: str, names: dict[str, str]) -> list[dict
     return kept
 
 
-def erase_actor(handle: str, limit: int, names_of) -> tuple[int, list[str]]:
+def erase_actor(
+    handle: str, limit: int, names_of: Callable[[list[str]], dict[str, str]]
+) -> tuple[int, list[str]]:
     """Take `handle` out of up to `limit` of other people's buckets; returns
     how many it read and the owners changed (their counts are recounted).
     Each bucket is written only if its items are still the ones read (a push

@@ -1,4 +1,7 @@
-def unread(request):
+from django.http import HttpRequest
+
+
+def unread(request: HttpRequest) -> dict[str, int]:
     """The header's count: read from the user document the request already
     loaded with its session, so it costs no round trip."""
     user = getattr(request, "user", None)

@@ -2,13 +2,19 @@
 alice, who is signed in first, hears of her newest followers. Posts on walls
 already told their owners through `post_create`."""
 
+from typing import TYPE_CHECKING
+
 from notifications.services import notify
 from profiles.selectors import followers_since
+from socialsite.demo import Seeding
+
+if TYPE_CHECKING:
+    from django.core.management.base import OutputWrapper
 
 NEWEST_FOLLOWERS = 8
 
 
-def seed_more(*, handles: list[str], seed: int, stdout=None) -> None:
+def seed_more(*, handles: list[str], seed: int, stdout: "OutputWrapper | None" = None) -> None:
     if "alice" not in handles:
         return
     rows = followers_since("alice")
@@ -20,6 +26,6 @@ def seed_more(*, handles: list[str], seed: int, stdout=None) -> None:
         stdout.write(f"  {len(followers)} follow notifications for alice")
 
 
-def seed_stage(seeding) -> None:
+def seed_stage(seeding: Seeding) -> None:
     """seed_demo's stage for this app (socialsite/demo.py)."""
     seed_more(handles=seeding.handles, seed=seeding.seed, stdout=seeding.stdout)

@@ -1,6 +1,6 @@
 """The notifications page. Thin: parse the cursor, read, mark read, render."""
 
-from django.http import Http404
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from notifications import selectors, services
@@ -11,7 +11,7 @@ from socialsite.middleware import writes_on_get
 
 @writes_on_get  # marks the page's notifications read
 @login_required
-def notification_list(request):
+def notification_list(request: HttpRequest) -> HttpResponse:
     raw = request.GET.get("before")
     before = None
     if raw is not None:

@@ -24,7 +24,7 @@ Every write names one bucket by the whole shard key (owner, bucket).
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from bson import BSON
+from bson import BSON, ObjectId
 from pymongo import ReturnDocument
 from pymongo.collection import Collection
 from pymongo.errors import DuplicateKeyError
@@ -58,7 +58,7 @@ class Buckets:
 
     def append(
         self,
-        parent_id,
+        parent_id: ObjectId,
         item: dict,
         *,
         guard: Callable[[dict], dict] | None = None,

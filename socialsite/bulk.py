@@ -11,12 +11,13 @@ once; the ops that collide again are returned for the caller to judge (for a
 single entry they mean "already there").
 """
 
+from pymongo.collection import Collection
 from pymongo.errors import BulkWriteError
 
 DUPLICATE_KEY = 11000
 
 
-def bulk_upsert(collection, ops: list, *, ordered: bool = False) -> list[int]:
+def bulk_upsert(collection: Collection, ops: list, *, ordered: bool = False) -> list[int]:
     """Run `ops` in one bulk write, retrying each E11000 once.
 
     Returns the positions (in `ops`) of the ops that hit E11000 on their

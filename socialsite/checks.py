@@ -16,6 +16,10 @@ not stop a page), and `manage.py ensure_indexes` must itself be able to run.
 Deployments that want to stop on them run `manage.py check --fail-level WARNING`.
 """
 
+from collections.abc import Sequence
+from typing import Any
+
+from django.apps import AppConfig
 from django.conf import settings
 from django.contrib.staticfiles.storage import ManifestFilesMixin
 from django.core import checks
@@ -37,7 +41,9 @@ OLDEST_SHARDED = (5, 1)
 
 
 @checks.register()
-def mail_configured(app_configs=None, **kwargs) -> list[checks.CheckMessage]:
+def mail_configured(
+    app_configs: Sequence[AppConfig] | None = None, **kwargs: Any
+) -> list[checks.CheckMessage]:
     """An error when a real database has no mail server: the demo's mailbox
     is for the embedded database only, since a kept reset link is a key to
     its account (docs/operations.md#email)."""
@@ -54,7 +60,9 @@ def mail_configured(app_configs=None, **kwargs) -> list[checks.CheckMessage]:
 
 
 @checks.register()
-def server_version(app_configs=None, **kwargs) -> list[checks.CheckMessage]:
+def server_version(
+    app_configs: Sequence[AppConfig] | None = None, **kwargs: Any
+) -> list[checks.CheckMessage]:
     """An error when the MongoDB server is older than the pages' pipelines
     need (docs/operations.md#using-a-real-mongodb): a page would fail with
     a server error where the check can say why. Nothing when the server does
@@ -84,7 +92,9 @@ def startup_errors() -> list[checks.CheckMessage]:
 
 
 @checks.register(checks.Tags.staticfiles, deploy=True)
-def static_manifest(app_configs=None, **kwargs) -> list[checks.CheckMessage]:
+def static_manifest(
+    app_configs: Sequence[AppConfig] | None = None, **kwargs: Any
+) -> list[checks.CheckMessage]:
     """An error when the hashed-manifest storage is on and has no manifest."""
     if settings.DEBUG:
         return []  # Django serves the unhashed names then; no manifest needed
@@ -105,7 +115,9 @@ def static_manifest(app_configs=None, **kwargs) -> list[checks.CheckMessage]:
 
 
 @checks.register("mongodb")
-def declared_indexes(app_configs=None, **kwargs) -> list[checks.CheckMessage]:
+def declared_indexes(
+    app_configs: Sequence[AppConfig] | None = None, **kwargs: Any
+) -> list[checks.CheckMessage]:
     """A warning per declared index that is missing or differs in the database:
     one ping, then one `listIndexes` per collection."""
     error = mongo.ping_error()
@@ -140,7 +152,9 @@ OWNERS_UNDECLARED = "socialsite.E005"
 
 
 @checks.register(checks.Tags.models)
-def owners_declared(app_configs=None, **kwargs) -> list[checks.CheckMessage]:
+def owners_declared(
+    app_configs: Sequence[AppConfig] | None = None, **kwargs: Any
+) -> list[checks.CheckMessage]:
     """An error for a collection whose app did not declare who its documents
     name: erasure and export would pass it by (docs/accounts.md#erasure)."""
     from socialsite import owners

@@ -34,7 +34,7 @@ class Cursor(NamedTuple):
         return f"{(aware(self.ts) - EPOCH) // ONE_MS}_{self.id}"
 
     @classmethod
-    def decode(cls, value) -> "Cursor | None":
+    def decode(cls, value: object) -> "Cursor | None":
         """A cursor from `?before=`, or None when it is malformed or out of range."""
         match = CURSOR_RE.fullmatch(value) if isinstance(value, str) else None
         if match is None:
@@ -50,7 +50,7 @@ class Cursor(NamedTuple):
         return cls(aware(entry["ts"]), entry["id"])
 
 
-def sort_key(entry: dict):
+def sort_key(entry: dict) -> tuple[datetime, ObjectId]:
     return (aware(entry["ts"]), entry["id"])
 
 

@@ -7,6 +7,7 @@ in settings.py only when DEBUG is on (never under the test suite).
 """
 
 from debug_toolbar.panels import Panel
+from django.http import HttpRequest, HttpResponseBase
 
 from socialsite import roundtrips
 
@@ -22,19 +23,19 @@ class MongoPanel(Panel):
             return ""
         return f"{stats['round_trips']} round trips, {stats['ms']:.1f} ms"
 
-    def process_request(self, request):
+    def process_request(self, request: HttpRequest) -> HttpResponseBase:
         with roundtrips.count() as trips:
             response = super().process_request(request)
         self._trips = trips
         return response
 
-    def generate_stats(self, request, response):
+    def generate_stats(self, request: HttpRequest, response: HttpResponseBase) -> None:
         trips = getattr(self, "_trips", None)
         if trips is not None:
             self.record_stats(summary(trips))
 
 
-def summary(trips) -> dict:
+def summary(trips: roundtrips.Counter) -> dict:
     """The counter as plain data: the toolbar keeps panels' stats as JSON."""
     return {
         "round_trips": trips.total,

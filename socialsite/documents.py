@@ -5,6 +5,7 @@ from datetime import timedelta
 
 import mongoengine as me
 from pymongo import ReadPreference, WriteConcern
+from pymongo.collection import Collection
 
 
 class PinnedToPrimary:
@@ -16,7 +17,7 @@ class PinnedToPrimary:
     collection reads from the primary and writes with `w: "majority"`."""
 
     @classmethod
-    def _get_collection(cls):
+    def _get_collection(cls) -> Collection:
         collection = super()._get_collection()  # type: ignore[misc]
         return collection.with_options(
             read_preference=ReadPreference.PRIMARY, write_concern=WriteConcern("majority")

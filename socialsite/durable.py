@@ -25,7 +25,7 @@ apps' (feeds/sweeps.py, profiles/sweeps.py).
 
 import functools
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import timedelta
@@ -33,9 +33,10 @@ from typing import Any
 
 from bson import ObjectId
 from django.conf import settings
-from django.tasks import Task
+from django.tasks import Task, TaskResult
 from django.tasks.backends.immediate import ImmediateBackend
 from django.utils.module_loading import import_string
+from pymongo.collection import Collection
 
 from socialsite.clock import aware, now
 from socialsite.documents import TaskMark
@@ -50,7 +51,7 @@ SWEEP_BATCH = 500
 _running: ContextVar[str | None] = ContextVar("task_mark", default=None)
 
 
-def _collection():
+def _collection() -> Collection:
     return TaskMark._get_collection()
 
 
@@ -63,7 +64,7 @@ def lease() -> timedelta:
 class DurableTask(Task):
     """A task whose `enqueue` first writes its mark (one insert)."""
 
-    def enqueue(self, *args, **kwargs):
+    def enqueue(self, *args: object, **kwargs: object) -> TaskResult:
         backend = self.get_backend()
         if isinstance(backend, ImmediateBackend):
             # The test suite's backend runs the task inside this call: there is
@@ -87,7 +88,9 @@ class DurableTask(Task):
         )
         return self.enqueue_marked(mark, args, kwargs)
 
-    def enqueue_marked(self, mark: ObjectId, args, kwargs):
+    def enqueue_marked(
+        self, mark: ObjectId, args: Iterable[object], kwargs: Mapping[str, object]
+    ) -> TaskResult:
         """Queue a run for a mark already written (the sweeper's way)."""
         return self.get_backend().enqueue(self, tuple(args), {**kwargs, MARK: str(mark)})
 
@@ -96,8 +99,10 @@ def durable_task(function: Callable[..., Any]) -> DurableTask:
     """`@task`, with a mark written before each run is queued and deleted by
     the run that finishes. The function must be idempotent."""
 
+    # Any, as `function`'s own signature says: a durable task takes and
+    # returns whatever its function does.
     @functools.wraps(function)
-    def run(*args, **kwargs):
+    def run(*args: Any, **kwargs: Any) -> Any:
         mark = kwargs.pop(MARK, None)
         token = _running.set(mark)
         try:

@@ -25,6 +25,8 @@ start-up rather than leaving a page silently without its part.
 
 from collections.abc import Callable
 
+from django.http import HttpRequest
+
 #: Pages a higher app adds context to, and what their views pass it.
 PAGES = {
     "profile": "the profile page (profiles): request, the person",
@@ -49,7 +51,7 @@ def add_page_context(page: str, func: Callable[..., dict]) -> None:
         _page_context[page].append(func)
 
 
-def page_context(page: str, request, *args) -> dict:
+def page_context(page: str, request: HttpRequest, *args: object) -> dict:
     """The context every registered app adds to `page`, in registration order."""
     context: dict = {}
     for func in _page_context[page]:

@@ -41,6 +41,7 @@ from html import escape as html_escape
 import bson
 import bson.errors
 from django.conf import settings
+from django.template import Context
 from django.template.loader import get_template
 from django.utils.safestring import SafeString, mark_safe
 
@@ -50,7 +51,7 @@ from socialsite import clock
 class _Recent:
     """A bounded dict that forgets the least recently used entries."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self._entries: OrderedDict[str, str] = OrderedDict()
         self._lock = threading.Lock()
 
@@ -86,7 +87,7 @@ CHUNKS = (60 * 60 * 24 * 7, 60 * 60 * 24, 60 * 60, 60)  # week, day, hour, minut
 MONTH_DAYS = (31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
 
 
-def age(moment, now: datetime | None = None) -> str:
+def age(moment: object, now: datetime | None = None) -> str:
     """What `{{ moment|timesince }}` shows ("3 days, 4 hours", non-breaking
     spaces inside each part), by Django's own calendar-aware steps, minus
     its lazy translations: those cost more than the rest of a cached card,
@@ -127,7 +128,7 @@ def age(moment, now: datetime | None = None) -> str:
     return _words(2, parts)
 
 
-def until(moment, now: datetime | None = None) -> str:
+def until(moment: object, now: datetime | None = None) -> str:
     """How far `moment` is from now either way: "in 3 hours" or "2 days ago"
     (a poll's end, the fragment context's `ends`)."""
     if not isinstance(moment, datetime):
@@ -186,7 +187,9 @@ def digest(key: dict) -> str:
     return hashlib.blake2b(encoded, digest_size=16).hexdigest()
 
 
-def render(kind: str, ident: str, key: dict, template: str, context: dict, page) -> SafeString:
+def render(
+    kind: str, ident: str, key: dict, template: str, context: dict, page: "Page"
+) -> SafeString:
     """The fragment for `key` (every input the template reads), from the
     cache or rendered now; then filled with this page's slots."""
     cache_key = f"{kind}:{ident}:{digest(key)}"
@@ -204,7 +207,7 @@ def render(kind: str, ident: str, key: dict, template: str, context: dict, page)
 
 
 def render_list(
-    kind: str, ident: str, key: dict, template: str, contexts: list[dict], page
+    kind: str, ident: str, key: dict, template: str, contexts: list[dict], page: "Page"
 ) -> SafeString:
     """Fragments of one template cached as one (a page of comments): each
     keeps its own age slot, numbered."""
@@ -242,7 +245,7 @@ class Page:
     """What one page's fragments share: the values of its slots (escaped,
     read once) and the facts about its viewer."""
 
-    def __init__(self, context):
+    def __init__(self, context: Context) -> None:
         self._context = context
         request = context.get("request")
         self.path = html_escape(request.get_full_path()) if request is not None else ""
@@ -266,7 +269,7 @@ class Page:
         )
 
 
-def page_of(context) -> Page:
+def page_of(context: Context) -> Page:
     """The page's shared values, kept in the render context for its fragments."""
     found = context.render_context.get(Page)
     if found is None:

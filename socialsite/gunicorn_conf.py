@@ -9,6 +9,11 @@ and the gthread worker keeps idle keep-alive connections off its threads.
 
 import os
 import warnings
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from gunicorn.arbiter import Arbiter
+    from gunicorn.workers.base import Worker
 
 bind = os.environ.get("BIND", "127.0.0.1:8000")
 # gunicorn itself reads WEB_CONCURRENCY for the default; named here so the
@@ -30,7 +35,7 @@ accesslog = None
 control_socket_disable = True
 
 
-def post_fork(server, worker):
+def post_fork(server: "Arbiter", worker: "Worker") -> None:
     """A MongoClient made before the fork is closed there (`demo` does so) and
     reopens in the worker on first use; pymongo still warns, for the record."""
     warnings.filterwarnings("ignore", message="MongoClient opened before fork")

@@ -1,10 +1,13 @@
 """Small view helpers shared by every app."""
 
+from collections.abc import Callable
 from functools import wraps
+from typing import Concatenate
 from urllib.parse import urlencode, urlsplit
 
 from django.conf import settings
 from django.contrib.auth import REDIRECT_FIELD_NAME
+from django.http import HttpRequest, HttpResponseBase, HttpResponseRedirect
 from django.shortcuts import redirect
 from django.utils.http import url_has_allowed_host_and_scheme
 
@@ -12,7 +15,7 @@ from socialsite import drafts
 from socialsite.methods import page_of
 
 
-def safe_next(request, fallback: str) -> str:
+def safe_next(request: HttpRequest, fallback: str) -> str:
     """`next` from the query or form if it is a same-site path, else `fallback`."""
     target = request.POST.get(REDIRECT_FIELD_NAME) or request.GET.get(REDIRECT_FIELD_NAME) or ""
     if (
@@ -27,11 +30,11 @@ def safe_next(request, fallback: str) -> str:
     return fallback
 
 
-def redirect_back(request, fallback: str):
+def redirect_back(request: HttpRequest, fallback: str) -> HttpResponseRedirect:
     return redirect(safe_next(request, fallback))
 
 
-def login_redirect(request):
+def login_redirect(request: HttpRequest) -> HttpResponseRedirect:
     """To the login page, and back afterwards. A form sent with no session
     (it ended while the person wrote) keeps its words (socialsite/drafts.py)
     and comes back to the page the form was on, never to the form's action
@@ -44,7 +47,7 @@ def login_redirect(request):
     return redirect(f"{settings.LOGIN_URL}?{query}")
 
 
-def _referring_page(request) -> str | None:
+def _referring_page(request: HttpRequest) -> str | None:
     """The path of the same-site page that sent this request, if it says."""
     referer = request.headers.get("Referer") or ""
     parts = urlsplit(referer)
@@ -55,11 +58,13 @@ def _referring_page(request) -> str | None:
     return parts.path + (f"?{parts.query}" if parts.query else "")
 
 
-def login_required(view):
+def login_required[**P](
+    view: Callable[Concatenate[HttpRequest, P], HttpResponseBase],
+) -> Callable[Concatenate[HttpRequest, P], HttpResponseBase]:
     """Like Django's decorator, which would pull in the ORM-backed auth views."""
 
     @wraps(view)
-    def wrapper(request, *args, **kwargs):
+    def wrapper(request: HttpRequest, *args: P.args, **kwargs: P.kwargs) -> HttpResponseBase:
         if not request.user.is_authenticated:
             return login_redirect(request)
         return view(request, *args, **kwargs)

@@ -15,7 +15,7 @@ from django.http import Http404
 HANDLE_RE = re.compile(r"^[a-z0-9_]{3,30}$")
 
 
-def parse_handle(value) -> str | None:
+def parse_handle(value: object) -> str | None:
     """A valid handle (lowercased), or None."""
     if not isinstance(value, str) or len(value) > 30:
         return None
@@ -23,14 +23,14 @@ def parse_handle(value) -> str | None:
     return value if HANDLE_RE.fullmatch(value) else None
 
 
-def handle_or_404(value) -> str:
+def handle_or_404(value: object) -> str:
     handle = parse_handle(value)
     if handle is None:
         raise Http404("No such user.")
     return handle
 
 
-def parse_object_id(value) -> ObjectId | None:
+def parse_object_id(value: object) -> ObjectId | None:
     if not isinstance(value, str) or len(value) != 24:
         return None
     try:
@@ -39,7 +39,7 @@ def parse_object_id(value) -> ObjectId | None:
         return None
 
 
-def object_id_or_404(value) -> ObjectId:
+def object_id_or_404(value: object) -> ObjectId:
     oid = parse_object_id(value)
     if oid is None:
         raise Http404("Not found.")

@@ -9,10 +9,15 @@ structlog's loggers through the same handler. The request line is written by
 
 import logging
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
 
 import structlog
 from structlog.typing import Processor
+
+if TYPE_CHECKING:
+    from django.tasks.base import TaskResult
 
 # Applied to every record: structlog's own and the standard library's.
 _SHARED: list[Processor] = [
@@ -42,7 +47,7 @@ def configure() -> None:
 class JsonFormatter(structlog.stdlib.ProcessorFormatter):
     """One JSON object per line; a traceback becomes the "exception" string."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__(
             foreign_pre_chain=_SHARED,
             processors=[
@@ -83,7 +88,7 @@ def log_task(name: str, outcome: str, ms: float | None) -> None:
 
 
 @contextmanager
-def task_run(name: str):
+def task_run(name: str) -> Iterator[None]:
     """The task line for a worker that calls the task itself (socialsite.rq_backend)."""
     started = time.perf_counter()
     try:
@@ -94,7 +99,7 @@ def task_run(name: str):
     log_task(name, "successful", (time.perf_counter() - started) * 1000)
 
 
-def _task_finished(sender, task_result, **kwargs) -> None:
+def _task_finished(sender: object, task_result: "TaskResult", **kwargs: Any) -> None:
     # Backends that run tasks through django.tasks (the immediate one) send this.
     started, finished = task_result.started_at, task_result.finished_at
     ms = (finished - started).total_seconds() * 1000 if started and finished else None

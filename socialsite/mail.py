@@ -18,11 +18,12 @@ import logging
 import sys
 import threading
 from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
 from django.conf import settings
-from django.core.mail import EmailMultiAlternatives
+from django.core.mail import EmailMessage, EmailMultiAlternatives
 from django.core.mail.backends.base import BaseEmailBackend
 from django.template.loader import render_to_string
 
@@ -56,7 +57,7 @@ class MailboxBackend(BaseEmailBackend):
     """Keeps what it is given (newest first, at most MAILBOX_SIZE) and prints
     it; sends nothing anywhere."""
 
-    def send_messages(self, email_messages) -> int:
+    def send_messages(self, email_messages: Sequence[EmailMessage]) -> int:
         sent = 0
         for message in email_messages:
             html = next(
@@ -91,7 +92,7 @@ class UnsentBackend(BaseEmailBackend):
     """A real database with no mail server configured: the message is
     dropped, and only that is logged, never its address or its text."""
 
-    def send_messages(self, email_messages) -> int:
+    def send_messages(self, email_messages: Sequence[EmailMessage]) -> int:
         log.error("mail not sent: EMAIL_URL is not set (docs/operations.md#email)")
         return 0
 

@@ -10,8 +10,11 @@ complete.
 """
 
 from django.conf import settings
+from django.http import HttpRequest, HttpResponseBase
 from django.template.loader import render_to_string
 from django.utils.functional import SimpleLazyObject, empty
+
+from socialsite.roundtrips import Counter
 
 # What templates/base.html puts in the footer for moderators and admins.
 PLACEHOLDER = b"<!--db-meter-->"
@@ -28,7 +31,7 @@ REFUSED = 'db;desc="not measured on a refusal"'
 LENS_SESSION_KEY = "dev_lens"
 
 
-def shown_to(request) -> bool:
+def shown_to(request: HttpRequest) -> bool:
     """Whether this answer may carry the meter's figures at all: everyone's
     on the embedded demo or with METER_PUBLIC, else only staff's and lens
     sessions' (a reset for a known address does more work than for an
@@ -41,11 +44,11 @@ def shown_to(request) -> bool:
     return bool(cache and cache.get(LENS_SESSION_KEY))
 
 
-def refused(response) -> bool:
+def refused(response: HttpResponseBase) -> bool:
     return response.status_code in REFUSALS
 
 
-def server_timing(trips, total_ms: float, status: int = 200) -> str:
+def server_timing(trips: Counter, total_ms: float, status: int = 200) -> str:
     """`db;desc="<n> round trips, <docs> docs";dur=<ms>, app;dur=<ms>`, or
     the same words for every refusal."""
     if status in REFUSALS:
@@ -58,7 +61,9 @@ def server_timing(trips, total_ms: float, status: int = 200) -> str:
     )
 
 
-def fill_footer(request, response, trips, total_ms: float) -> None:
+def fill_footer(
+    request: HttpRequest, response: HttpResponseBase, trips: Counter, total_ms: float
+) -> None:
     """Put the finished meter where the page left its placeholder (staff only)."""
     if response.streaming or response.get("Content-Encoding"):
         return
@@ -76,14 +81,14 @@ def fill_footer(request, response, trips, total_ms: float) -> None:
         response["Content-Length"] = str(len(response.content))
 
 
-def _is_staff(request) -> bool:
+def _is_staff(request: HttpRequest) -> bool:
     user = getattr(request, "user", None)
     if isinstance(user, SimpleLazyObject) and user._wrapped is empty:
         return False  # never loaded, so no template asked: do not query for it now
     return bool(getattr(user, "is_moderator", False))
 
 
-def _render(trips, total_ms: float) -> str:
+def _render(trips: Counter, total_ms: float) -> str:
     db_ms = trips.ms
     return render_to_string(
         "socialsite/db_meter.html",

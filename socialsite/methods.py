@@ -21,8 +21,10 @@ from collections.abc import Callable
 from functools import cache
 
 from django.http import (
+    HttpRequest,
     HttpResponse,
     HttpResponseBadRequest,
+    HttpResponseBase,
     HttpResponseNotAllowed,
     HttpResponseRedirect,
 )
@@ -91,10 +93,10 @@ class MethodMiddleware:
     its token first; the charset is checked in `__call__`, which runs before
     every view hook."""
 
-    def __init__(self, get_response):
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponseBase]) -> None:
         self.get_response = get_response
 
-    def __call__(self, request):
+    def __call__(self, request: HttpRequest) -> HttpResponseBase:
         if (
             request.method == "POST"
             and request.content_type == FORM
@@ -112,7 +114,13 @@ class MethodMiddleware:
                 response.content = b""
         return response
 
-    def process_view(self, request, view_func, view_args, view_kwargs):
+    def process_view(
+        self,
+        request: HttpRequest,
+        view_func: Callable[..., HttpResponseBase],
+        view_args: tuple[object, ...],
+        view_kwargs: dict[str, object],
+    ) -> HttpResponse | None:
         allowed = allowed_methods(view_func)
         if request.method == "OPTIONS":
             response = HttpResponse(status=200)

@@ -10,7 +10,7 @@ import pymongo
 import structlog
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured, MiddlewareNotUsed
-from django.http import HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import render
 from django.urls import Resolver404, resolve
 from django.utils.functional import SimpleLazyObject, empty
@@ -31,10 +31,10 @@ class RequestLogMiddleware:
     carries a request_id, which the response returns as X-Request-ID.
     """
 
-    def __init__(self, get_response):
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponseBase]) -> None:
         self.get_response = get_response
 
-    def __call__(self, request):
+    def __call__(self, request: HttpRequest) -> HttpResponseBase:
         request_id = uuid.uuid4().hex
         started = time.perf_counter()
         with (
@@ -64,7 +64,7 @@ class RequestLogMiddleware:
         return response
 
 
-def _handle(request) -> str | None:
+def _handle(request: HttpRequest) -> str | None:
     user: Any = getattr(request, "user", None)  # absent for what whitenoise serves
     if isinstance(user, SimpleLazyObject) and user._wrapped is empty:
         return None  # the page never asked who it was: logging won't query for it
@@ -79,7 +79,7 @@ class StartupGuard:
     loads the application, so this runs at start-up, not per request.
     """
 
-    def __init__(self, get_response):
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponseBase]) -> None:
         errors = checks.startup_errors()
         if errors:
             raise ImproperlyConfigured(f"{errors[0].msg} {errors[0].hint}")
@@ -102,10 +102,10 @@ class DatabaseTimeoutMiddleware:
     mongomock ignores the deadline, so the suite runs as before.
     """
 
-    def __init__(self, get_response):
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponseBase]) -> None:
         self.get_response = get_response
 
-    def __call__(self, request):
+    def __call__(self, request: HttpRequest) -> HttpResponseBase:
         budget = settings.MONGODB_REQUEST_TIMEOUT_MS
         if not budget or request.method not in ("GET", "HEAD") or _writes(request):
             return self.get_response(request)
@@ -117,7 +117,7 @@ class DatabaseTimeoutMiddleware:
             response = _took_too_long(request, response)
         return response
 
-    def process_exception(self, request, exception):
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
         if isinstance(exception, PyMongoError) and exception.timeout:
             request_log.warning("database timeout", path=request.path[:500], error=str(exception))
             request.database_timed_out = True
@@ -138,7 +138,7 @@ def writes_on_get[View: Callable[..., Any]](view: View) -> View:
     return view
 
 
-def _writes(request) -> bool:
+def _writes(request: HttpRequest) -> bool:
     # The middleware runs before Django resolves the URL: resolve it here
     # (a walk of the URL patterns, no database) to find the view's mark.
     try:
@@ -148,7 +148,7 @@ def _writes(request) -> bool:
     return getattr(match.func, _WRITES_ON_GET, False)
 
 
-def _took_too_long(request, stand_in: HttpResponse) -> HttpResponse:
+def _took_too_long(request: HttpRequest, stand_in: HttpResponseBase) -> HttpResponse:
     response = render(
         request,
         "errors/error.html",

@@ -19,6 +19,7 @@ import mongoengine
 import pymongo
 from django.conf import settings
 from mongoengine.connection import get_db
+from pymongo.database import Database
 
 from socialsite import indexes, roundtrips
 
@@ -68,7 +69,7 @@ def is_demo() -> bool:
     return _state["demo"]
 
 
-def database():
+def database() -> Database:
     return get_db()
 
 
@@ -97,7 +98,7 @@ def ping() -> bool:
     return error is None
 
 
-def announce(db, uri: str) -> bool:
+def announce(db: Database, uri: str) -> bool:
     """Log at start-up whether the server at `uri` answers; True when it does.
 
     An unreachable server does not stop the start: it may come up later, and
@@ -122,7 +123,7 @@ def report_index_drift() -> None:
         log.warning("MongoDB: indexes %s. Run `manage.py ensure_indexes`.", indexes.summary(found))
 
 
-def ping_error(db=None) -> str | None:
+def ping_error(db: Database | None = None) -> str | None:
     """None when `db` (default: the connected database) answers a ping, else why not.
 
     The client's own server selection waits 30 seconds by default, longer than

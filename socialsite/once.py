@@ -55,5 +55,6 @@ def claim(*, scope: str, owner: str, key: str) -> ObjectId:
             if attempt:
                 raise
             continue
+        assert doc is not None  # an upsert that returns the document after
         return doc["value"]
     raise AssertionError("unreachable")

@@ -24,12 +24,16 @@ returns the file's records, only what the person owns or wrote, with other
 people named by handle alone.
 """
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from django.apps import apps
+
+if TYPE_CHECKING:
+    import mongoengine as me
 
 Eraser = Callable[[str, int], int]
 Exporter = Callable[[str], Iterable[dict]]
@@ -75,7 +79,7 @@ _LEASE: ContextVar[Callable[[], None] | None] = ContextVar("erasure_lease", defa
 
 
 @contextmanager
-def lease_kept(refresh: Callable[[], None]):
+def lease_kept(refresh: Callable[[], None]) -> Iterator[None]:
     """While the walk runs an eraser: `lease_keep()` calls `refresh`."""
     token = _LEASE.set(refresh)
     try:
@@ -135,7 +139,7 @@ def naming(handle: str, *, besides: tuple[str, ...] = ()) -> list[tuple[str, str
     return found
 
 
-def _index_leaders(document) -> set[str]:
+def _index_leaders(document: "type[me.Document]") -> set[str]:
     """The stored names of the fields the document's indexes start with."""
     leaders = {"_id"}
     for spec in document._meta.get("indexes", []):

@@ -15,10 +15,12 @@ Two ways to use one (docs/accounts.md#rate-limits):
 
 import hashlib
 import hmac
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from django.conf import settings
+from django.http import HttpRequest
 from pymongo import ReturnDocument, UpdateOne
+from pymongo.collection import Collection
 from pymongo.errors import DuplicateKeyError
 
 from socialsite.clock import now
@@ -62,7 +64,7 @@ def hit(scope: str, keys: list[str], rule: str) -> None:
         raise RateLimited(retry_after=max(1, window_end - int(t.timestamp())))
 
 
-def _count(collection, counter: str, t, seconds: int) -> int:
+def _count(collection: Collection, counter: str, t: datetime, seconds: int) -> int:
     """The counter after adding one. Two first hits racing to insert it: the
     loser's E11000 is tried once more, as an update of the winner's."""
     try:
@@ -131,7 +133,7 @@ def reserve(limits: list[Limit]) -> Attempt:
     return Attempt(taken)
 
 
-def _take(collection, counter: str, limit: int, expire) -> bool:
+def _take(collection: Collection, counter: str, limit: int, expire: datetime) -> bool:
     for _ in range(2):
         try:
             collection.update_one(
@@ -145,7 +147,7 @@ def _take(collection, counter: str, limit: int, expire) -> bool:
     return False
 
 
-def client_ip(request) -> str:
+def client_ip(request: HttpRequest) -> str:
     # X-Forwarded-For from a client is not trusted. Behind a reverse proxy,
     # REMOTE_ADDR is the proxy's: have gunicorn take the client's address
     # from the PROXY protocol (--proxy-protocol --proxy-allow-from <proxy>).

@@ -14,9 +14,9 @@ and the reply's BSON size are worked out only when someone reads `.details`.
 
 import json
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import bson
 import bson.errors
@@ -58,13 +58,13 @@ class Trip:
 
     __slots__ = ("collection", "docs", "ms", "name", "query", "reply")
 
-    def __init__(self, name: str, collection: str = "", query=None):
+    def __init__(self, name: str, collection: str = "", query: object = None) -> None:
         self.name = name
         self.collection = collection
         self.query = query
         self.docs = 0
         self.ms = 0.0
-        self.reply: Callable[[], list] | None = None
+        self.reply: Mapping[str, Any] | list[Any] | Callable[[], list[Any]] | None = None
 
     def batch(self, documents: list, start: int, end: int, ms: float) -> None:
         """`documents[start:end]` came back as one batch of a cursor, in `ms`."""
@@ -78,8 +78,10 @@ class Trip:
         )
 
 
-class _Counter:
-    def __init__(self):
+class Counter:
+    """The round trips of one `count()` block."""
+
+    def __init__(self) -> None:
         self._lock = threading.Lock()
         self.total = 0
         self.commands: list[str] = []
@@ -117,7 +119,7 @@ _global_lock = threading.Lock()
 _global = {"total": 0}
 
 
-def record(name: str, collection: str = "", query=None) -> Trip:
+def record(name: str, collection: str = "", query: object = None) -> Trip:
     """Count one round trip (called by the listener or the demo wrapper).
 
     Returns the trip, for the caller to fill in `docs`, `ms` and `reply`
@@ -138,7 +140,7 @@ class _Listener(monitoring.CommandListener):
     so the trips waiting for their reply are kept per thread.
     """
 
-    def started(self, event):
+    def started(self, event: monitoring.CommandStartedEvent) -> None:
         if event.command_name in _IGNORED:
             return
         command = event.command
@@ -155,27 +157,27 @@ class _Listener(monitoring.CommandListener):
             pending.clear()
         pending[event.request_id] = trip
 
-    def succeeded(self, event):
+    def succeeded(self, event: monitoring.CommandSucceededEvent) -> None:
         trip = _pending().pop(event.request_id, None)
         if trip is not None:
             trip.ms = event.duration_micros / 1000
             trip.reply = event.reply
             trip.docs = _docs_in(event.command_name, event.reply)
 
-    def failed(self, event):
+    def failed(self, event: monitoring.CommandFailedEvent) -> None:
         trip = _pending().pop(event.request_id, None)
         if trip is not None:
             trip.ms = event.duration_micros / 1000
 
 
-def _pending() -> dict:
+def _pending() -> dict[int, Trip]:
     pending = getattr(_current, "pending", None)
     if pending is None:
         pending = _current.pending = {}
     return pending
 
 
-def _docs_in(name: str, reply) -> int:
+def _docs_in(name: str, reply: Mapping[str, Any]) -> int:
     """Documents in a server reply: a cursor's batch, a write's `n`."""
     cursor = reply.get("cursor")
     if isinstance(cursor, dict):
@@ -194,7 +196,7 @@ listener = _Listener()
 
 
 @contextmanager
-def count():
+def count() -> Iterator[Counter]:
     """Count the round trips made by this thread inside the block.
 
     Blocks nest, and an outer block counts what the inner ones count: a test
@@ -205,7 +207,7 @@ def count():
     """
     if not hasattr(_current, "counters"):
         _current.counters = []
-    counter = _Counter()
+    counter = Counter()
     _current.counters.append(counter)
     try:
         yield counter
@@ -233,7 +235,7 @@ _UNFILTERED = {
 }
 
 
-def call_query(name, args, kwargs):
+def call_query(name: str, args: Sequence[object], kwargs: Mapping[str, object]) -> object:
     """The filter (or pipeline) a pymongo-style collection call asked for, by
     reference: its shape is worked out only when someone reads it."""
     if name in _UNFILTERED:
@@ -244,7 +246,9 @@ def call_query(name, args, kwargs):
     return kwargs.get("pipeline" if name == "aggregate" else "filter")
 
 
-def call_result(name, result) -> tuple[int, object]:
+# `result` is whatever the collection method returned (a document, a list,
+# a pymongo result object), told apart by what it holds.
+def call_result(name: str, result: Any) -> tuple[int, object]:
     """Documents a server would count in its reply to a collection call that
     returns no cursor, and the reply itself (for its size) when it is one."""
     if name.startswith("find_one"):
@@ -266,8 +270,11 @@ def call_result(name, result) -> tuple[int, object]:
 
 # --- Shapes and sizes, worked out only when asked for ----------------------------
 
+# A filter with its values hidden: keys kept, every value "?".
+type Shape = str | dict[str, Shape] | list[Shape]
 
-def shape(query) -> str:
+
+def shape(query: object) -> str:
     """The filter with every value replaced by "?": what was asked, not for whom.
 
     A server command shows its filter (the first statement's, for writes);
@@ -282,7 +289,7 @@ def shape(query) -> str:
     return _dumps(_hide(query)) if isinstance(query, dict) else "?"
 
 
-def _command_shape(name: str, command) -> str:
+def _command_shape(name: str, command: Mapping[str, Any]) -> str:
     if name in _FILTER_FIELDS:
         return shape(command.get(_FILTER_FIELDS[name]) or {})
     if name == "aggregate":
@@ -293,7 +300,7 @@ def _command_shape(name: str, command) -> str:
     return ""  # insert, getMore, index commands: no filter
 
 
-def _stage(stage):
+def _stage(stage: object) -> Shape:
     if not isinstance(stage, dict) or not stage:
         return "?"
     operator = next(iter(stage))
@@ -302,7 +309,7 @@ def _stage(stage):
     return operator
 
 
-def _hide(value):
+def _hide(value: object) -> Shape:
     """Keep keys (fields and operators), replace every value."""
     if isinstance(value, dict):
         return {str(key): _hide(inner) for key, inner in value.items()}
@@ -311,11 +318,13 @@ def _hide(value):
     return "?"
 
 
-def _dumps(value) -> str:
+def _dumps(value: Shape) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def _size(reply) -> int:
+# Any: a reply is whatever the driver or the embedded database handed back,
+# measured defensively (what cannot be encoded counts 0).
+def _size(reply: Any) -> int:
     """BSON bytes of what came back (0 when nothing did or it cannot be encoded)."""
     if reply is None:
         return 0

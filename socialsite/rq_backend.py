@@ -42,7 +42,7 @@ STATUSES = {
 }
 
 
-def run_task(module_path: str, args: list, kwargs: dict):
+def run_task(module_path: str, args: list, kwargs: dict) -> object:
     """What the RQ job calls in the worker: import the task and run it."""
     task = import_string(module_path)
     if not isinstance(task, Task):
@@ -58,11 +58,11 @@ class RQBackend(BaseTaskBackend):
     supports_get_result = True
     supports_priority = False
 
-    def __init__(self, alias, params):
+    def __init__(self, alias: str, params: dict[str, object]) -> None:
         super().__init__(alias, params)
         self.redis_url = self.options.get("REDIS_URL", DEFAULT_REDIS_URL)
         self.queue_name = self.options.get("QUEUE", "default")
-        self._connection = None
+        self._connection: Redis | None = None
 
     @property
     def connection(self) -> Redis:
@@ -73,7 +73,9 @@ class RQBackend(BaseTaskBackend):
     def queue(self) -> Queue:
         return Queue(self.queue_name, connection=self.connection)
 
-    def enqueue(self, task, args, kwargs):
+    def enqueue(
+        self, task: Task, args: tuple[object, ...], kwargs: dict[str, object]
+    ) -> TaskResult:
         self.validate_task(task)
         result = TaskResult(
             task=task,
@@ -99,7 +101,7 @@ class RQBackend(BaseTaskBackend):
         task_enqueued.send(type(self), task_result=result)
         return result
 
-    def get_result(self, result_id):
+    def get_result(self, result_id: str) -> TaskResult:
         try:
             job = Job.fetch(result_id, connection=self.connection)
         except NoSuchJobError as exc:

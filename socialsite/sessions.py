@@ -13,9 +13,12 @@ against the user as stored at this request, with no second read.
 """
 
 import hashlib
+from collections.abc import Iterable
 from datetime import UTC, datetime
+from typing import Any
 
 from django.contrib.sessions.backends.base import CreateError, SessionBase, UpdateError
+from pymongo.collection import Collection
 from pymongo.errors import DuplicateKeyError
 
 from socialsite.clock import aware, now
@@ -32,7 +35,7 @@ EDGE_COLLECTION = "following"
 EDGE_FIELDS = {"_id": 0, "_f": 1, "_t": 1, "_g": 1, "state": 1}
 
 
-def _collection():
+def _collection() -> Collection:
     return SessionRecord._get_collection()
 
 
@@ -75,14 +78,14 @@ def _by_id(local_field: str, into: str) -> dict:
 
 
 class SessionStore(SessionBase):
-    def __init__(self, session_key=None):
+    def __init__(self, session_key: str | None = None) -> None:
         super().__init__(session_key)
         self._also: list[str] = []
         self._users: dict[str, dict] = {}
         self._looked_up: set[str] = set()
         self._edges: list[dict] = []
 
-    def also_read_users(self, handles) -> bool:
+    def also_read_users(self, handles: Iterable[str]) -> bool:
         """Ask the session's load to read these users' documents with it.
 
         True if it will (the session is not loaded yet and has a key); then
@@ -108,7 +111,7 @@ class SessionStore(SessionBase):
             return None
         return [edge for edge in self._edges if handle in (edge["_f"], edge["_t"])]
 
-    def load(self):
+    def load(self) -> dict[str, Any]:
         self._users, self._looked_up, self._edges = {}, set(), []
         doc = _read(self.session_key, self._also) if self.session_key else None
         if doc is None or aware(doc["expire"]) <= now():
@@ -129,10 +132,10 @@ class SessionStore(SessionBase):
             self._seen = now()
             _collection().update_one({"_id": self.session_key}, {"$set": {"seen": self._seen}})
 
-    def exists(self, session_key):
+    def exists(self, session_key: str) -> bool:
         return _collection().count_documents({"_id": session_key}, limit=1) > 0
 
-    def create(self):
+    def create(self) -> None:
         while True:
             self._session_key = self._get_new_session_key()
             try:
@@ -142,7 +145,7 @@ class SessionStore(SessionBase):
             self.modified = True
             return
 
-    def save(self, must_create=False):
+    def save(self, must_create: bool = False) -> None:
         if self.session_key is None:
             return self.create()
         data = self._get_session(no_load=must_create)
@@ -164,13 +167,13 @@ class SessionStore(SessionBase):
             if result.matched_count == 0:
                 raise UpdateError
 
-    def delete(self, session_key=None):
+    def delete(self, session_key: str | None = None) -> None:
         key = session_key or self.session_key
         if key:
             _collection().delete_one({"_id": key})
 
     @classmethod
-    def clear_expired(cls):
+    def clear_expired(cls) -> None:
         _collection().delete_many({"expire": {"$lt": now()}})
 
 

@@ -2,10 +2,12 @@
 COMMENTS_SHADOW_STORES both read "" (none), "all" (every known name) or a
 comma list of names."""
 
+from collections.abc import Collection
+
 from django.conf import settings
 
 
-def named(setting: str, known) -> list[str]:
+def named(setting: str, known: Collection[str]) -> list[str]:
     """The names the setting lists, in order, once each; ValueError naming
     the setting for a name it does not know."""
     value = (getattr(settings, setting) or "").strip()

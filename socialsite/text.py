@@ -29,7 +29,7 @@ class PlainCharField(forms.CharField):
     """A CharField that drops control characters before its other checks
     (length, required), so "\\x1b" alone is as empty as nothing."""
 
-    def to_python(self, value):
+    def to_python(self, value: object) -> str | None:
         if isinstance(value, str):
             value = strip_controls(value)
         return super().to_python(value)

@@ -40,7 +40,7 @@ from traceback import format_exception
 
 from django.conf import settings
 from django.tasks.backends.base import BaseTaskBackend
-from django.tasks.base import TaskContext, TaskError, TaskResult, TaskResultStatus
+from django.tasks.base import Task, TaskContext, TaskError, TaskResult, TaskResultStatus
 from django.tasks.exceptions import TaskResultDoesNotExist
 from django.tasks.signals import task_enqueued, task_finished, task_started
 from django.utils import timezone
@@ -66,7 +66,7 @@ class ThreadBackend(BaseTaskBackend):
     supports_get_result = True
     supports_priority = False
 
-    def __init__(self, alias, params):
+    def __init__(self, alias: str, params: dict[str, object]) -> None:
         super().__init__(alias, params)
         self.worker_id = get_random_string(32)
         self._queue: queue.Queue[TaskResult | None] = queue.Queue()
@@ -78,7 +78,9 @@ class ThreadBackend(BaseTaskBackend):
 
     # --- the request's side -------------------------------------------------
 
-    def enqueue(self, task, args, kwargs):
+    def enqueue(
+        self, task: Task, args: tuple[object, ...], kwargs: dict[str, object]
+    ) -> TaskResult:
         self.validate_task(task)
         result = TaskResult(
             task=task,
@@ -100,7 +102,7 @@ class ThreadBackend(BaseTaskBackend):
         self._queue.put(result)
         return result
 
-    def get_result(self, result_id):
+    def get_result(self, result_id: str) -> TaskResult:
         with self._lock:
             try:
                 return self._results[result_id]
@@ -112,7 +114,7 @@ class ThreadBackend(BaseTaskBackend):
         For tests and benchmarks that look at a task's effects."""
         done = threading.Event()
 
-        def waiter():
+        def waiter() -> None:
             self._queue.join()
             done.set()
 

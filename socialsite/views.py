@@ -1,4 +1,4 @@
-from django.http import JsonResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.tasks import task_backends
 from django.views.decorators.cache import never_cache
@@ -7,7 +7,7 @@ from socialsite import durable, indexes, mongo, periodic
 
 
 @never_cache
-def healthz(request):
+def healthz(request: HttpRequest) -> JsonResponse:
     """200 while the database answers, 503 when it does not. `indexes` says
     "ok" or which declared indexes are missing or differ (at most a minute
     old): the site still serves then, so the status stays 200
@@ -30,17 +30,17 @@ def healthz(request):
     return JsonResponse(body)
 
 
-def not_found(request, exception=None):
+def not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
     return render(request, "errors/error.html", {"code": 404, "title": "Not found"}, status=404)
 
 
-def forbidden(request, exception=None):
+def forbidden(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
     return render(request, "errors/error.html", {"code": 403, "title": "Forbidden"}, status=403)
 
 
-def bad_request(request, exception=None):
+def bad_request(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
     return render(request, "errors/error.html", {"code": 400, "title": "Bad request"}, status=400)
 
 
-def server_error(request):
+def server_error(request: HttpRequest) -> HttpResponse:
     return render(request, "errors/error.html", {"code": 500, "title": "Server error"}, status=500)

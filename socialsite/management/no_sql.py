@@ -8,6 +8,7 @@ what to do instead and exits with status 1, whatever arguments it gets.
 """
 
 import sys
+from typing import Any, NoReturn
 
 from django.core.management.base import BaseCommand, CommandError
 
@@ -27,11 +28,11 @@ class NoSqlCommand(BaseCommand):
     def help(self) -> str:
         return f"Not used here. {self.instead}"
 
-    def run_from_argv(self, argv):
+    def run_from_argv(self, argv: list[str]) -> NoReturn:
         # Any arguments: a script written for another Django project gets the
         # sentence, not a usage error.
         self.stderr.write(NO_SQL + self.instead)
         sys.exit(1)
 
-    def handle(self, *args, **options):
+    def handle(self, *args: Any, **options: Any) -> NoReturn:
         raise CommandError(NO_SQL + self.instead)

@@ -11,7 +11,7 @@ register = template.Library()
 
 
 @register.simple_tag(takes_context=True)
-def slot(context, name: str, **values) -> SafeString:
+def slot(context: template.Context, name: str, **values: object) -> SafeString:
     parts = []
     with context.push(**values):
         for path in extensions.slot_templates(name):

@@ -1,5 +1,6 @@
 import getpass
 import sys
+from argparse import ArgumentParser
 from typing import Any
 
 from django.contrib.auth import password_validation
@@ -15,18 +16,26 @@ class Command(BaseCommand):
     help = "Create an admin account, from flags or by asking (interactive)."
     stealth_options = ("stdin",)
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: ArgumentParser) -> None:
         parser.add_argument("--handle")
         parser.add_argument("--name")
         parser.add_argument("--password", help="prefer the prompt: flags end up in shell history")
         parser.add_argument("--no-input", action="store_true", help="fail instead of asking")
 
-    def execute(self, *args, **options):
+    def execute(self, *args: Any, **options: Any) -> str | None:
         self.stdin: Any = options.get("stdin", sys.stdin)  # tests pass a fake terminal
         return super().execute(*args, **options)
 
-    def handle(self, *args, handle, name, password, no_input, **options):
-        def ask(label, value, secret=False):
+    def handle(
+        self,
+        *args: Any,
+        handle: str | None,
+        name: str | None,
+        password: str | None,
+        no_input: bool,
+        **options: Any,
+    ) -> None:
+        def ask(label: str, value: str | None, secret: bool = False) -> str:
             if value:
                 return value
             if no_input:

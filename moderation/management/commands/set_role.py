@@ -1,3 +1,6 @@
+from argparse import ArgumentParser
+from typing import Any
+
 from django.core.management.base import BaseCommand, CommandError
 
 from moderation import services
@@ -11,11 +14,11 @@ class Command(BaseCommand):
         "(logged in the audit log as 'system')."
     )
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: ArgumentParser) -> None:
         parser.add_argument("handle")
         parser.add_argument("role", choices=ROLES)
 
-    def handle(self, *args, handle, role, **options):
+    def handle(self, *args: Any, handle: str, role: str, **options: Any) -> None:
         parsed = parse_handle(handle)
         if parsed is None:
             raise CommandError(f"Not a handle: {handle!r}")

@@ -1,14 +1,20 @@
 import re
 import time
+from argparse import ArgumentParser
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.core.management import call_command
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, OutputWrapper
 from gunicorn import glogging
 from gunicorn.app.base import BaseApplication
 from mongoengine.connection import get_connection
 
 from socialsite import gunicorn_conf, indexes, mongo
+
+if TYPE_CHECKING:
+    from django.core.handlers.wsgi import WSGIHandler
+    from gunicorn.config import Config
 
 # runserver's forms: "8000", "0.0.0.0:8000", "[::1]:8000", "localhost:8000".
 ADDRPORT = re.compile(r"^(?:(?P<host>\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):)?(?P<port>\d{1,5})$")
@@ -26,7 +32,7 @@ class Command(BaseCommand):
     # what is about to be created, and it collects the static files it needs.
     requires_system_checks: list[str] = []
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: ArgumentParser) -> None:
         parser.add_argument("addrport", nargs="?", default="127.0.0.1:8000")
         parser.add_argument("--users", type=int, default=settings.DEMO_USERS)
         parser.add_argument("--maxfollows", type=int, default=settings.DEMO_MAXFOLLOWS)
@@ -34,7 +40,9 @@ class Command(BaseCommand):
             "--threads", type=int, default=gunicorn_conf.threads, help="gunicorn threads"
         )
 
-    def handle(self, *args, addrport, users, maxfollows, threads, **options):
+    def handle(
+        self, *args: Any, addrport: str, users: int, maxfollows: int, threads: int, **options: Any
+    ) -> None:
         bind = parse_addrport(addrport)
         if threads < 1:
             raise CommandError("--threads must be at least 1.")
@@ -77,7 +85,7 @@ class JsonLinesLogger(glogging.Logger):
     """gunicorn's own lines (start, stop, worker errors) go through the site's
     JSON log handler, like every other line the process writes."""
 
-    def setup(self, cfg):
+    def setup(self, cfg: "Config") -> None:
         super().setup(cfg)
         self.error_log.handlers.clear()
         self.error_log.propagate = True
@@ -91,7 +99,7 @@ class DemoServer(BaseApplication):
     only: a second would hold a copy of the database of its own.
     """
 
-    def __init__(self, *, bind: str, threads: int):
+    def __init__(self, *, bind: str, threads: int) -> None:
         self.options = {
             **{
                 name: value
@@ -106,18 +114,18 @@ class DemoServer(BaseApplication):
         }
         super().__init__()
 
-    def load_config(self):
+    def load_config(self) -> None:
         for name, value in self.options.items():
             if name in self.cfg.settings and value is not None:
                 self.cfg.set(name, value)
 
-    def load(self):
+    def load(self) -> "WSGIHandler":
         from django.core.wsgi import get_wsgi_application
 
         return get_wsgi_application()
 
 
-def collect_static(stdout) -> bool:
+def collect_static(stdout: OutputWrapper) -> bool:
     """With DEBUG off, pages name static files by their hashed names, looked up in
     STATIC_ROOT's manifest (socialsite/checks.py): collect them, every start, so
     the manifest matches the code. True when it did."""

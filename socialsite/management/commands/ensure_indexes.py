@@ -1,3 +1,5 @@
+from typing import Any
+
 from django.core.management.base import BaseCommand, CommandError
 
 from socialsite import indexes
@@ -11,7 +13,7 @@ class Command(BaseCommand):
     # The index check (socialsite/checks.py) would list what this is about to fix.
     requires_system_checks: list[str] = []
 
-    def handle(self, *args, **options):
+    def handle(self, *args: Any, **options: Any) -> None:
         changes = indexes.ensure_all()
         for change in changes:
             line = f"{change.action} {change.collection}.{change.name}"

@@ -1,6 +1,8 @@
 import os
 import socket
 import threading
+from argparse import ArgumentParser
+from typing import Any
 
 from django.conf import settings
 from django.core.management.base import BaseCommand
@@ -16,7 +18,7 @@ class Command(BaseCommand):
         "at REDIS_URL. It connects to MongoDB at start-up like every manage.py command."
     )
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: ArgumentParser) -> None:
         options = settings.TASKS.get("default", {}).get("OPTIONS", {})
         parser.add_argument(
             "--queue",
@@ -26,7 +28,7 @@ class Command(BaseCommand):
         )
         parser.add_argument("--burst", action="store_true", help="Run the queued jobs, then exit.")
 
-    def handle(self, *args, queues, burst, **options):
+    def handle(self, *args: Any, queues: list[str] | None, burst: bool, **options: Any) -> None:
         default = settings.TASKS.get("default", {}).get("OPTIONS", {}).get("QUEUE", "default")
         queues = queues or [default]
         connection = Redis.from_url(settings.REDIS_URL)

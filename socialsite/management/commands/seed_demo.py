@@ -1,4 +1,6 @@
 import time
+from argparse import ArgumentParser
+from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 from django.test.utils import override_settings
@@ -18,7 +20,7 @@ class Command(BaseCommand):
     # list what is about to be created.
     requires_system_checks: list[str] = []
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: ArgumentParser) -> None:
         parser.add_argument("--users", type=int, default=200)
         parser.add_argument("--maxfollows", type=int, default=40)
         parser.add_argument("--seed", type=int, default=42, help="random seed")
@@ -26,7 +28,9 @@ class Command(BaseCommand):
             "--if-empty", action="store_true", help="do nothing when users already exist"
         )
 
-    def handle(self, *args, users, maxfollows, seed, if_empty, **options):
+    def handle(
+        self, *args: Any, users: int, maxfollows: int, seed: int, if_empty: bool, **options: Any
+    ) -> None:
         if users < 2:
             raise CommandError("--users must be at least 2")
         seeders = demo.seeders()

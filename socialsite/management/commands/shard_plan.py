@@ -12,7 +12,12 @@ owner; `post` is on a hashed `_id`, and the graph's edge collections on
 Collections without a `shard_key` stay unsharded on the primary shard.
 """
 
+from argparse import ArgumentParser
+from typing import Any
+
+import mongoengine as me
 from django.core.management.base import BaseCommand, CommandError
+from pymongo.database import Database
 from pymongo.errors import ConnectionFailure, PyMongoError
 
 from socialsite import indexes, mongo
@@ -20,7 +25,7 @@ from socialsite import indexes, mongo
 HASHED = "hashed"
 
 
-def db_field(document, name: str) -> str:
+def db_field(document: type[me.Document], name: str) -> str:
     if name in ("id", "pk", "_id"):
         return "_id"
     field = document._fields.get(name)
@@ -29,7 +34,7 @@ def db_field(document, name: str) -> str:
     return field.db_field
 
 
-def index_keys(document) -> list[tuple[list[str], bool]]:
+def index_keys(document: type[me.Document]) -> list[tuple[list[str], bool]]:
     """(db field names, unique) of every index the document declares, plus `_id`."""
     found = [(["_id"], True)]
     for spec in document._meta.get("index_specs", []):
@@ -37,7 +42,7 @@ def index_keys(document) -> list[tuple[list[str], bool]]:
     return found
 
 
-def shard_key(document) -> dict:
+def shard_key(document: type[me.Document]) -> dict:
     """The document's shard key as shardCollection takes it, e.g. `{"_id": "hashed"}`."""
     hashed = document._meta.get("shard_hashed")
     names = document._meta.get("shard_key") or ()
@@ -48,7 +53,7 @@ def shard_key(document) -> dict:
     return {db_field(document, name): HASHED if name == hashed else 1 for name in names}
 
 
-def key_problems(document, key: dict) -> list[str]:
+def key_problems(document: type[me.Document], key: dict) -> list[str]:
     """What would make shardCollection fail or a unique index unenforceable.
 
     A ranged key needs an index led by it (`ensure_indexes` makes it), and
@@ -93,7 +98,7 @@ def unsharded() -> list[str]:
 def js_key(key: dict) -> str:
     """`{_f: 1, _t: 1}`, `{_id: "hashed"}`: the key as mongosh spells it."""
 
-    def spelled(value) -> str:
+    def spelled(value: object) -> str:
         return f'"{value}"' if isinstance(value, str) else str(value)
 
     return "{" + ", ".join(f"{name}: {spelled(value)}" for name, value in key.items()) + "}"
@@ -105,12 +110,12 @@ class Command(BaseCommand):
         "the shard keys the documents declare; --apply runs them (run ensure_indexes first)."
     )
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: ArgumentParser) -> None:
         parser.add_argument(
             "--apply", action="store_true", help="run the commands on the connected mongos"
         )
 
-    def handle(self, *args, apply, **options):
+    def handle(self, *args: Any, apply: bool, **options: Any) -> None:
         db = mongo.database()
         steps = plan()
         self.stdout.write(f'sh.enableSharding("{db.name}")')
@@ -147,7 +152,7 @@ class Command(BaseCommand):
         self.stdout.write(self.style.SUCCESS(f"{len(steps)} collection(s) sharded."))
 
     @staticmethod
-    def _is_mongos(admin) -> bool:
+    def _is_mongos(admin: Database) -> bool:
         try:
             return admin.command("hello").get("msg") == "isdbgrid"
         except ConnectionFailure as exc:
