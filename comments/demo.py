@@ -13,7 +13,7 @@ follows where there are such posts.
 import random
 from datetime import timedelta
 
-from comments import services, votes
+from comments import summaries, votes
 from comments.stores import get_store, shadows
 from comments.stores.base import Comment
 from feeds.selectors.posts import recent_public_posts
@@ -154,7 +154,7 @@ def seed_more(*, handles: list[str], seed: int, stdout=None) -> None:
         total, deepest, longest = total + n, max(deepest, depth), max(longest, n)
         touched.append(post["_id"])
     for post_id in touched:
-        services.summary_refresh(post_id)
+        summaries.summary_refresh(post_id)
     # The threads went straight into the store of record (backdated): copy
     # them into the shadow stores (COMMENTS_SHADOW_STORES, on in the demo),
     # as `convert_comments` would, so /dev/ can read them under every store.

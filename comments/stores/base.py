@@ -23,7 +23,11 @@ from bson import ObjectId
 from django.conf import settings
 
 from comments import ranking
-from comments.stores import slugs
+
+# The slug rules' module itself, not `from comments.stores import slugs`: the
+# package's __init__ imports this module, and a module it imports must not
+# import the package back.
+from comments.stores.slugs import mentioned
 from socialsite.clock import aware
 
 Order = Literal["threaded", "oldest", "newest", "best", "top"]
@@ -346,7 +350,7 @@ def stored_form(comment: Comment) -> dict:
         "posted": comment.posted,
         "author": {"id": comment.author.get("id"), "name": comment.author.get("name")},
         "text": comment.text,
-        "mentions": slugs.mentioned(comment.text),
+        "mentions": mentioned(comment.text),
         "edited": comment.edited,
         "deleted_by": comment.deleted_by,
         "ups": comment.ups,
