@@ -25,6 +25,7 @@ from django.conf import settings
 
 from comments.stores import STORES, CommentError, get_store
 from comments.stores.base import Comment, CommentStore, stored_form
+from feeds.selectors.posts import post_ids_with_comments
 from socialsite import shadows
 
 log = logging.getLogger(__name__)
@@ -132,8 +133,6 @@ def convert(
     (`replace_thread`, so doing one twice changes nothing). After each batch
     `on_batch` hears the position: a run that stopped (a crash, a refused
     thread) resumes from the last one it reported with `after`."""
-    from feeds.selectors.posts import post_ids_with_comments  # comments depend on feeds
-
     done = Progress(after=after)
     while True:
         post_ids, last = post_ids_with_comments(done.after, CONVERT_BATCH)
