@@ -15,6 +15,7 @@ services that call a store; a store only stores.
 """
 
 from abc import ABC, abstractmethod
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
@@ -64,7 +65,7 @@ class CommentError(Exception):
 class UnknownParent(CommentError, LookupError):
     """A reply names a parent slug that the discussion does not hold."""
 
-    def __init__(self, discussion_id, parent_slug: str):
+    def __init__(self, discussion_id: ObjectId, parent_slug: str) -> None:
         super().__init__(f"discussion {discussion_id} has no comment {parent_slug!r} to reply to")
         self.discussion_id = discussion_id
         self.parent_slug = parent_slug
@@ -177,7 +178,7 @@ class CommentPage:
     next: str | None = None
     prev: str | None = None
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Comment]:
         return iter(self.comments)
 
     def __len__(self) -> int:

@@ -51,7 +51,7 @@ def write_stores() -> list[CommentStore]:
     return [primary(), *shadow_stores()]
 
 
-def _missed(store: CommentStore, what: str, discussion_id, exc: Exception) -> None:
+def _missed(store: CommentStore, what: str, discussion_id: ObjectId, exc: Exception) -> None:
     log.warning(
         "comment shadow %s missed %s on post %s (%s): run convert_comments --to %s",
         store.name,
@@ -72,7 +72,7 @@ def copy_comment(discussion_id: ObjectId, comment: Comment) -> None:
             _missed(store, f"comment {comment.slug}", discussion_id, exc)
 
 
-def replay(action: str, discussion_id: ObjectId, slug: str, **arguments) -> None:
+def replay(action: str, discussion_id: ObjectId, slug: str, **arguments: object) -> None:
     """Replay an edit, soft delete or restore (`action`, a store method) on
     every shadow: each is guarded by the comment's state, so a replay that
     runs twice changes nothing the second time."""
