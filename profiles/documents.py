@@ -187,7 +187,7 @@ class User(PinnedToPrimary, me.Document):
     def is_admin(self) -> bool:
         return self.role == "admin"
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"@{self.handle}"
 
 
