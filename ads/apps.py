@@ -1,14 +1,17 @@
 from django.apps import AppConfig
 
+from socialsite import demo, extensions
+
 
 class AdsConfig(AppConfig):
     name = "ads"
     verbose_name = "Ad network"
 
-    def ready(self):
-        from socialsite import demo
-
+    def ready(self) -> None:
         demo.register("ads", "ads.demo.seed_stage")
+        # In ready(), not at the top: importing `owners` registers the app's
+        # collections, wiring that belongs after every app is loaded; this
+        # module is read while the app registry is still being filled.
         from ads import (
             owners,  # noqa: F401  (declares its collections' owners)
             sweeps,
@@ -18,6 +21,4 @@ class AdsConfig(AppConfig):
 
         # The ad slots of the feed, walls and search
         # (docs/architecture.md#explicit-wiring).
-        from socialsite import extensions
-
         extensions.add_to_slot("ad", "ads/_slot_hook.html")

@@ -10,12 +10,14 @@ from datetime import datetime, timedelta
 from decimal import Decimal
 
 from django.conf import settings
+from django.core.management.base import OutputWrapper
 
 from ads import services
 from ads.documents import BUDGET_ROW_DAY, AdStats, Campaign, budget_row_id, stats_row_id
 from profiles.documents import User
 from socialsite import events
 from socialsite.clock import now
+from socialsite.demo import Seeding
 
 ADVERTISERS = (
     ("trailhead", "Trailhead Outfitters"),
@@ -311,7 +313,7 @@ def _stats(campaigns: list[tuple[Campaign, bool]], rng: random.Random) -> int:
     return sum(1 for doc in docs if doc["day"] != BUDGET_ROW_DAY)
 
 
-def seed_more(*, handles: list[str], seed: int, stdout=None) -> None:
+def seed_more(*, handles: list[str], seed: int, stdout: OutputWrapper | None = None) -> None:
     rng = random.Random(seed + 11)
     _advertiser_accounts(handles)
     campaigns = _campaigns()
@@ -324,6 +326,6 @@ def seed_more(*, handles: list[str], seed: int, stdout=None) -> None:
         )
 
 
-def seed_stage(seeding) -> None:
+def seed_stage(seeding: Seeding) -> None:
     """seed_demo's stage for this app (socialsite/demo.py)."""
     seed_more(handles=seeding.handles, seed=seeding.seed, stdout=seeding.stdout)

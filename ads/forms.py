@@ -11,13 +11,14 @@ import re
 import unicodedata
 from datetime import UTC, datetime
 from decimal import Decimal
+from typing import Any
 from urllib.parse import urlsplit
 
 from django import forms
 from django.core.exceptions import ValidationError
 from django.core.validators import URLValidator
 
-from ads.documents import SLUG_REGEX
+from ads.documents import SLUG_REGEX, Campaign
 from ads.services.campaigns import (
     MAX_CAP_COUNT,
     MAX_CAP_HOURS,
@@ -47,47 +48,46 @@ def _visible(value: str) -> str:
 
 
 class VisibleText(forms.CharField):
-    def clean(self, value):
-        value = super().clean(value)
-        value = _visible(value)
-        if self.required and not value:
+    def clean(self, value: str | None) -> str:
+        text = _visible(super().clean(value))
+        if self.required and not text:
             raise ValidationError(self.error_messages["required"], code="required")
-        return value
+        return text
 
 
 class SlugField(forms.CharField):
-    def __init__(self, **kwargs):
+    def __init__(self, **kwargs: Any) -> None:
         kwargs.setdefault("max_length", 40)
         kwargs.setdefault(
             "help_text", "Lowercase letters, digits, - and _; starting with a letter or digit."
         )
         super().__init__(**kwargs)
 
-    def clean(self, value):
-        value = super().clean(value).lower()
-        if value and not SLUG.fullmatch(value):
+    def clean(self, value: str | None) -> str:
+        slug: str = super().clean(value).lower()
+        if slug and not SLUG.fullmatch(slug):
             raise ValidationError("Use lowercase letters, digits, - and _ (up to 40).")
-        return value
+        return slug
 
 
 class MoneyField(forms.CharField):
     """A non-negative amount with at most 2 decimals, as a Decimal."""
 
-    def __init__(self, *, maximum: Decimal, **kwargs):
+    def __init__(self, *, maximum: Decimal, **kwargs: Any) -> None:
         self.maximum = maximum
         kwargs.setdefault("max_length", 20)
         kwargs.setdefault("widget", forms.TextInput(attrs={"inputmode": "decimal"}))
         super().__init__(**kwargs)
 
-    def clean(self, value):
-        value = super().clean(value)
-        if not value:
+    def clean(self, value: str | None) -> Decimal | None:
+        text: str = super().clean(value)
+        if not text:
             return None
-        if value.startswith("-"):
+        if text.startswith("-"):
             raise ValidationError("Give an amount of zero or more.")
-        if not MONEY.fullmatch(value):
+        if not MONEY.fullmatch(text):
             raise ValidationError("Give an amount like 2.50 (digits, at most 2 decimals).")
-        amount = Decimal(value)
+        amount = Decimal(text)
         if amount > self.maximum:
             raise ValidationError(f"Give at most {self.maximum}.")
         return amount
@@ -96,20 +96,20 @@ class MoneyField(forms.CharField):
 class WholeField(forms.CharField):
     """A whole number from 0 to `maximum`; empty is 0."""
 
-    def __init__(self, *, maximum: int, **kwargs):
+    def __init__(self, *, maximum: int, **kwargs: Any) -> None:
         self.maximum = maximum
         kwargs.setdefault("max_length", 12)
         kwargs.setdefault("required", False)
         kwargs.setdefault("widget", forms.TextInput(attrs={"inputmode": "numeric"}))
         super().__init__(**kwargs)
 
-    def clean(self, value):
-        value = super().clean(value)
-        if not value:
+    def clean(self, value: str | None) -> int:
+        text: str = super().clean(value)
+        if not text:
             return 0
-        if not WHOLE.fullmatch(value):
+        if not WHOLE.fullmatch(text):
             raise ValidationError("Give a whole number (digits 0-9).")
-        number = int(value)
+        number = int(text)
         if number > self.maximum:
             raise ValidationError(f"Give at most {self.maximum}.")
         return number
@@ -118,20 +118,20 @@ class WholeField(forms.CharField):
 class EndsField(forms.CharField):
     """A UTC date ("2026-12-31", midnight) or date and time ("2026-12-31T18:00")."""
 
-    def __init__(self, **kwargs):
+    def __init__(self, **kwargs: Any) -> None:
         kwargs.setdefault("max_length", 20)
         kwargs.setdefault("required", False)
         kwargs.setdefault("widget", forms.DateTimeInput(attrs={"type": "datetime-local"}))
         super().__init__(**kwargs)
 
-    def clean(self, value):
-        value = super().clean(value)
-        if not value:
+    def clean(self, value: str | None) -> datetime | None:
+        text: str = super().clean(value)
+        if not text:
             return None
-        match = WHEN.fullmatch(value)
+        match = WHEN.fullmatch(text)
         try:
             if match is None:
-                raise ValueError(value)
+                raise ValueError(text)
             when = datetime.strptime(
                 f"{match[1]} {match[2] or '00:00'}", "%Y-%m-%d %H:%M"
             ).replace(tzinfo=UTC)
@@ -190,7 +190,13 @@ class CampaignForm(forms.Form):
     )
     ends = EndsField(help_text="Optional, UTC. Serving stops at this time.")
 
-    def __init__(self, *args, editing=None, own_advertiser=None, **kwargs):
+    def __init__(
+        self,
+        *args: Any,
+        editing: Campaign | None = None,
+        own_advertiser: str | None = None,
+        **kwargs: Any,
+    ) -> None:
         """`editing`: the campaign being edited (no advertiser field then).
         `own_advertiser`: the only advertiser name this user may use (a
         non-admin's own handle); None lets an admin choose any."""
@@ -222,14 +228,14 @@ class CampaignForm(forms.Form):
         except AdsError as exc:
             raise ValidationError(str(exc)) from exc
 
-    def clean_ends(self):
+    def clean_ends(self) -> datetime | None:
         ends = self.cleaned_data["ends"]
         unchanged = self.editing is not None and ends == _minute(self.editing.ends)
         if ends is not None and ends <= now() and not unchanged:
             raise ValidationError("Give a time in the future.")
         return ends
 
-    def clean(self):
+    def clean(self) -> dict[str, Any]:
         data = super().clean()
         count, hours = data.get("cap_count"), data.get("cap_hours")
         if count is not None and hours is not None and bool(count) != bool(hours):
@@ -244,7 +250,7 @@ def _minute(value: datetime | None) -> datetime | None:
     return value.replace(tzinfo=value.tzinfo or UTC, second=0, microsecond=0)
 
 
-def campaign_initial(campaign) -> dict:
+def campaign_initial(campaign: Campaign) -> dict:
     ends = _minute(campaign.ends)
     return {
         "name": campaign.name,

@@ -1,5 +1,9 @@
 """Sends the anonymous ad viewer's cookie (ads/serving/viewer.py) when one was minted."""
 
+from collections.abc import Callable
+
+from django.http import HttpRequest, HttpResponse
+
 from ads.serving import viewer
 
 
@@ -9,10 +13,10 @@ class AdViewerCookieMiddleware:
     SameSite=Lax (first-party: not sent on other sites' requests), Secure
     when the request is, for one year. Pages that serve no ad set nothing."""
 
-    def __init__(self, get_response):
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
 
-    def __call__(self, request):
+    def __call__(self, request: HttpRequest) -> HttpResponse:
         response = self.get_response(request)
         token = viewer.new_cookie_token(request)
         if token is not None:

@@ -12,13 +12,17 @@ follows where there are such posts.
 
 import random
 from datetime import timedelta
+from typing import Any
 
-from comments import services, votes
+from django.core.management.base import OutputWrapper
+
+from comments import summaries, votes
 from comments.stores import get_store, shadows
-from comments.stores.base import Comment
+from comments.stores.base import Comment, CommentStore
 from feeds.selectors.posts import recent_public_posts
 from profiles import selectors as profile_selectors
 from socialsite.clock import aware, now
+from socialsite.demo import Seeding
 
 LINES = [
     "Great point.",
@@ -59,7 +63,16 @@ def _times(rng: random.Random, post: dict, n: int) -> list:
     return sorted(start + timedelta(seconds=rng.uniform(30, span)) for _ in range(n))
 
 
-def _discuss(store, rng, post, people, blocked, n, *, deep=0) -> tuple[int, int]:
+def _discuss(
+    store: CommentStore,
+    rng: random.Random,
+    post: dict[str, Any],
+    people: list[dict[str, str]],
+    blocked: dict[str, set[str]],
+    n: int,
+    *,
+    deep: int = 0,
+) -> tuple[int, int]:
     """Post `n` comments under `post`; with `deep`, first a chain that deep.
     Returns (comments, deepest depth)."""
     author = post["by"]["id"]
@@ -91,7 +104,13 @@ def _discuss(store, rng, post, people, blocked, n, *, deep=0) -> tuple[int, int]
     return len(made), max((c.depth for c in made), default=0)
 
 
-def _vote(store, rng, post, people, blocked) -> int:
+def _vote(
+    store: CommentStore,
+    rng: random.Random,
+    post: dict[str, Any],
+    people: list[dict[str, str]],
+    blocked: dict[str, set[str]],
+) -> int:
     """Votes on a long discussion, so Best and Top have something to rank:
     most comments get a few, some many, and a few are voted far down
     (folded). Nobody votes on their own comment or across a block."""
@@ -120,7 +139,7 @@ def _vote(store, rng, post, people, blocked) -> int:
     return votes.votes_seed(post["_id"], ballots, now())
 
 
-def seed_more(*, handles: list[str], seed: int, stdout=None) -> None:
+def seed_more(*, handles: list[str], seed: int, stdout: OutputWrapper | None = None) -> None:
     rng = random.Random(seed + 2)
     store = get_store()
     users = profile_selectors.users_read(handles, {"name": 1, "blocked": 1})
@@ -154,7 +173,7 @@ def seed_more(*, handles: list[str], seed: int, stdout=None) -> None:
         total, deepest, longest = total + n, max(deepest, depth), max(longest, n)
         touched.append(post["_id"])
     for post_id in touched:
-        services.summary_refresh(post_id)
+        summaries.summary_refresh(post_id)
     # The threads went straight into the store of record (backdated): copy
     # them into the shadow stores (COMMENTS_SHADOW_STORES, on in the demo),
     # as `convert_comments` would, so /dev/ can read them under every store.
@@ -168,6 +187,6 @@ def seed_more(*, handles: list[str], seed: int, stdout=None) -> None:
         )
 
 
-def seed_stage(seeding) -> None:
+def seed_stage(seeding: Seeding) -> None:
     """seed_demo's stage for this app (socialsite/demo.py)."""
     seed_more(handles=seeding.handles, seed=seeding.seed, stdout=seeding.stdout)

@@ -22,13 +22,13 @@ class CommentForm(forms.Form):
         error_messages={"max_length": "That comment does not exist."},
     )
 
-    def clean_text(self):
+    def clean_text(self) -> str:
         text = self.cleaned_data["text"].strip()
         if not text:
             raise forms.ValidationError("Write something first.")
         return text
 
-    def clean_parent(self):
+    def clean_parent(self) -> str | None:
         parent = self.cleaned_data.get("parent") or None
         if parent is not None and not is_slug(parent):
             raise forms.ValidationError("That comment does not exist.")

@@ -2,7 +2,8 @@
 
 After each change the post's `comments_count` and last FEED_COMMENTS_SHOWN
 comments are refreshed out of band (*Storing Updates and Profiles*'s `comment()`), on the post and
-on embedded feed entries alike.
+on embedded feed entries alike: a task (comments/tasks.py) runs
+comments/summaries.py.
 
 Writes go to the store of record (COMMENTS_STORE), never to the store an
 admin reads through at /dev/, and are copied into the shadow stores
@@ -23,7 +24,7 @@ from comments.stores import (
     ledger,
     shadows,
 )
-from comments.stores.base import HIDDEN_TEXT
+from comments.summaries import summary_refresh
 from feeds import mentions
 from feeds.selectors import posts as feed_posts
 from feeds.services import posts as post_services
@@ -199,30 +200,6 @@ def comment_restore(*, post_id: ObjectId, slug: str, text: str) -> bool:
     shadows.replay("restore", post_id, slug, text=text)
     tasks.refresh_summary.enqueue(str(post_id))
     return done
-
-
-def summary_refresh(post_id: ObjectId) -> None:
-    """Recount and re-copy the last comments onto the post and its feed entries."""
-    store = shadows.primary()  # the record, whatever store this request reads
-    last = store.last(post_id, settings.FEED_COMMENTS_SHOWN)
-    suspended = people.suspended_among({c.author["id"] for c in last})
-    texts = {c.slug: HIDDEN_TEXT if c.author["id"] in suspended else c.display_text for c in last}
-    # Who the previews name, looked up here in the task (one query for all of
-    # them), so that a feed page links them with no lookup of its own.
-    named = set(mentions.people_named(*texts.values()))
-    shown = [
-        {
-            "by": c.author,
-            "ts": c.posted,
-            "text": texts[c.slug],
-            "slug": c.slug,
-            "mentions": sorted(named & mentions.handles_in(texts[c.slug])),
-        }
-        for c in last
-    ]
-    post_services.post_comments_summary_set(
-        post_id=post_id, count=store.count(post_id), shown=shown
-    )
 
 
 def comments_shown_truncate(*, limit: int | None = None) -> dict:

@@ -1,10 +1,14 @@
+"""Background work of the comments, on Django's Tasks API (see feeds/tasks.py).
+The services queue it (comments/services.py); what it runs lives apart
+(comments/summaries.py), so this module is not imported back. The task keeps
+its dotted path: the task marks may hold runs under it."""
+
 from bson import ObjectId
 
+from comments.summaries import summary_refresh
 from socialsite.durable import durable_task
 
 
 @durable_task
 def refresh_summary(post_id: str) -> None:
-    from comments.services import summary_refresh
-
     summary_refresh(ObjectId(post_id))

@@ -1,8 +1,11 @@
 """The thread under a post, the comment permalink page, and comment actions."""
 
+from collections.abc import Callable
+from typing import Any
+
 from django.conf import settings
 from django.contrib import messages
-from django.http import Http404
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
@@ -29,14 +32,14 @@ ORDER_LABELS = {
 ORDER_ALIASES = {"new": "newest", "old": "oldest"}
 
 
-def _order(request) -> str | None:
+def _order(request: HttpRequest) -> str | None:
     """The order asked for, or None for the store's default."""
     order = request.GET.get("order")
     order = ORDER_ALIASES.get(order, order) if isinstance(order, str) else None
     return order if order in ORDERS else None
 
 
-def _cursors(request) -> dict:
+def _cursors(request: HttpRequest) -> dict[str, Any]:
     after, before = request.GET.get("after"), request.GET.get("before")
     for value in (after, before):
         # A threaded cursor carries a full slug, ~43 characters per level of
@@ -47,7 +50,7 @@ def _cursors(request) -> dict:
     return {"after": after, "before": before}
 
 
-def thread_context(request, post: dict) -> dict:
+def thread_context(request: HttpRequest, post: dict[str, Any]) -> dict[str, Any]:
     """The thread on `/posts/<id>/` (added to the post page in comments/apps.py,
     through socialsite/extensions.py)."""
     if post.get("removed") and not request.user.is_moderator:
@@ -73,7 +76,7 @@ def thread_context(request, post: dict) -> dict:
 
 @login_required
 @require_POST
-def comment_create(request, post_id):
+def comment_create(request: HttpRequest, post_id: str) -> HttpResponse:
     post = visible_post_or_404(request, post_id)
     form = CommentForm(request.POST)
     fallback = reverse("feeds:post", args=[post_id])
@@ -111,12 +114,14 @@ def anchor(slug: str) -> str:
     return "c-" + slug.replace("/", "")
 
 
-def _to_comment(url: str, slug: str):
+def _to_comment(url: str, slug: str) -> HttpResponseRedirect:
     """Redirect to `url`, scrolled to the comment."""
     return redirect(f"{url.partition('#')[0]}#{anchor(slug)}")
 
 
-def _form_page(request, post, form, status):
+def _form_page(
+    request: HttpRequest, post: dict[str, Any], form: CommentForm, status: int
+) -> HttpResponse:
     """A comment that could not be posted: the post and the form with its errors."""
     return render(
         request,
@@ -126,7 +131,7 @@ def _form_page(request, post, form, status):
     )
 
 
-def permalink(request, post_id, slug):
+def permalink(request: HttpRequest, post_id: str, slug: str) -> HttpResponse:
     post = visible_post_or_404(request, post_id)
     if not is_slug(slug):
         raise Http404("No such comment.")
@@ -156,7 +161,9 @@ def permalink(request, post_id, slug):
     )
 
 
-def _act(request, post_id, slug, action):
+def _act(
+    request: HttpRequest, post_id: str, slug: str, action: Callable[[dict[str, Any]], str]
+) -> HttpResponse:
     post = visible_post_or_404(request, post_id)
     if not is_slug(slug):
         raise Http404("No such comment.")
@@ -172,10 +179,10 @@ def _act(request, post_id, slug, action):
 
 @login_required
 @require_POST
-def comment_edit(request, post_id, slug):
+def comment_edit(request: HttpRequest, post_id: str, slug: str) -> HttpResponse:
     form = CommentForm(request.POST)
 
-    def act(post):
+    def act(post: dict[str, Any]) -> str:
         try:
             ratelimit.hit(
                 "comment_edit", [f"user:{request.user.handle}"], settings.RATELIMIT_COMMENT_EDIT
@@ -194,11 +201,11 @@ def comment_edit(request, post_id, slug):
 
 @login_required
 @require_POST
-def comment_vote(request, post_id, slug):
+def comment_vote(request: HttpRequest, post_id: str, slug: str) -> HttpResponse:
     """`dir` = up, down or none (take it back); one vote per person."""
     direction = request.POST.get("dir")
 
-    def act(post):
+    def act(post: dict[str, Any]) -> str:
         if not votes.is_direction(direction):
             raise services.CommentRefused("Vote up, down or none.")
         try:
@@ -223,8 +230,8 @@ VOTED = {"up": "Voted up.", "down": "Voted down.", "none": "Vote taken back."}
 
 @login_required
 @require_POST
-def comment_delete(request, post_id, slug):
-    def act(post):
+def comment_delete(request: HttpRequest, post_id: str, slug: str) -> HttpResponse:
+    def act(post: dict[str, Any]) -> str:
         by = services.comment_delete(post_id=post["_id"], slug=slug, actor=request.user)
         return "Comment removed from your post." if by == "post_author" else "Comment deleted."
 

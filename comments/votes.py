@@ -24,11 +24,13 @@ deletes it once counted, for the same reason.
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
 
 from bson import ObjectId
 from django.conf import settings
 from pymongo import ReturnDocument
+from pymongo.collection import Collection
 from pymongo.errors import DuplicateKeyError
 
 from comments import services
@@ -36,6 +38,9 @@ from comments.documents import CommentVote
 from comments.stores import shadows
 from profiles.documents import User
 from socialsite.clock import now
+
+if TYPE_CHECKING:
+    from profiles.auth import AnonymousVisitor
 
 #: What the form's `dir` says, as stored.
 DIRECTIONS = {"up": 1, "down": -1, "none": 0}
@@ -56,7 +61,7 @@ class VoteState:
     changed: bool  # this call changed it (False: it was so already)
 
 
-def _votes():
+def _votes() -> Collection:
     return CommentVote._get_collection()
 
 
@@ -134,12 +139,14 @@ def _settled(post_id: ObjectId, slug: str, voter: str, value: int, token: Object
 # --- reads ------------------------------------------------------------------
 
 
-def votes_of(viewer, post_id: ObjectId, slugs_shown: Iterable[str]) -> dict[str, int]:
+def votes_of(
+    viewer: "User | AnonymousVisitor | None", post_id: ObjectId, slugs_shown: Iterable[str]
+) -> dict[str, int]:
     """The viewer's votes on the comments shown ({slug: 1 or -1}): one read
     on the (discussion, slug, voter) index, none for an anonymous visitor
     or an empty page."""
     wanted = sorted(set(slugs_shown))
-    if not wanted or not getattr(viewer, "is_authenticated", False):
+    if not wanted or viewer is None or not viewer.is_authenticated:
         return {}
     rows = _votes().find(
         {"discussion_id": post_id, "slug": {"$in": wanted}, "voter": viewer.handle},
@@ -178,7 +185,7 @@ def votes_erase(handle: str, limit: int) -> int:
     return len(rows)
 
 
-def votes_seed(post_id: ObjectId, ballots: dict[str, list[tuple[str, int]]], ts) -> int:
+def votes_seed(post_id: ObjectId, ballots: dict[str, list[tuple[str, int]]], ts: datetime) -> int:
     """The demo's votes on one discussion ({slug: [(voter, 1 or -1)]}): one
     insert for all of them, then each comment's counts in the store of
     record (the demo copies its threads into the shadows afterwards)."""
@@ -272,5 +279,5 @@ def _counted(post_id: ObjectId, slug: str) -> dict[int, int]:
     return {row["_id"]: row["n"] for row in rows}
 
 
-def is_direction(value) -> bool:
+def is_direction(value: object) -> bool:
     return isinstance(value, str) and value in DIRECTIONS

@@ -9,6 +9,8 @@ session even before they are deleted.
 from typing import Literal
 
 from django.contrib.auth.hashers import check_password, make_password
+from django.contrib.sessions.backends.base import SessionBase
+from django.http import HttpRequest
 from django.middleware.csrf import rotate_token
 from django.utils.crypto import constant_time_compare, salted_hmac
 
@@ -35,7 +37,7 @@ class AnonymousVisitor:
     name = ""
     role = None
 
-    def __str__(self):
+    def __str__(self) -> str:
         return "anonymous"
 
 
@@ -43,13 +45,13 @@ def session_auth_hash(user: User) -> str:
     return salted_hmac("socialsite.profiles.auth", user.password, algorithm="sha256").hexdigest()
 
 
-def authenticate(handle_value, password: str) -> User | None:
+def authenticate(handle_value: object, password: str) -> User | None:
     """The active user with this handle and password, or None."""
     user, _ = credentials(handle_value, password)
     return user
 
 
-def credentials(handle_value, password: str) -> tuple[User | None, User | None]:
+def credentials(handle_value: object, password: str) -> tuple[User | None, User | None]:
     """(the active user, None) for a right handle and password; (None, the
     user) when the password is right but the account is suspended (only the
     one who knows the password learns that); (None, None) otherwise."""
@@ -65,7 +67,7 @@ def credentials(handle_value, password: str) -> tuple[User | None, User | None]:
     return user, None
 
 
-def login(request, user: User) -> None:
+def login(request: HttpRequest, user: User) -> None:
     """Start a fresh session for `user` (new key: no session fixation)."""
     request.session.cycle_key()
     request.session[USER_KEY] = user.handle
@@ -104,12 +106,12 @@ def second_step(token: object) -> tuple[User, str] | None:
     return user, next_url if isinstance(next_url, str) else "/feed/"
 
 
-def logout(request) -> None:
+def logout(request: HttpRequest) -> None:
     request.session.flush()
     request.user = AnonymousVisitor()
 
 
-def _stored_user(session, handle: str) -> User | None:
+def _stored_user(session: SessionBase, handle: str) -> User | None:
     """The user the session's load read with it (no query), else one point read."""
     read_user = getattr(session, "read_user", None)
     if read_user is not None and read_user(handle):
@@ -118,7 +120,7 @@ def _stored_user(session, handle: str) -> User | None:
     return User.objects(handle=handle).first()
 
 
-def get_user(request):
+def get_user(request: HttpRequest) -> User | AnonymousVisitor:
     """The signed-in, active user of this request's session, or an anonymous visitor.
 
     The user's document comes with the session's own read (socialsite/sessions.py),
@@ -128,19 +130,17 @@ def get_user(request):
     if handle is None:
         return AnonymousVisitor()
     user = _stored_user(request.session, handle)
-    valid = (
-        user is not None
-        and user.is_active
+    if user is None or not (
+        user.is_active
         and constant_time_compare(request.session.get(HASH_KEY, ""), session_auth_hash(user))
-    )
-    if not valid:
+    ):
         # Suspended, deleted, or the password changed: this session is over.
         request.session.flush()
         return AnonymousVisitor()
     return user
 
 
-def page_user(request, handle: str) -> User | None:
+def page_user(request: HttpRequest, handle: str) -> User | None:
     """The active user `handle` for a page about them (a wall), read with the
     session when it is not loaded yet: the viewer's own page costs no read,
     someone else's rides along in the session's one round trip. None if there
@@ -156,7 +156,7 @@ def page_user(request, handle: str) -> User | None:
     return user if user is not None and user.is_active else None
 
 
-def page_edges(request, handle: str) -> list[dict] | None:
+def page_edges(request: HttpRequest, handle: str) -> list[dict] | None:
     """The follow edges between the viewer and `handle` if the session's read
     brought them along with `page_user(request, handle)`; else None."""
     edges_with = getattr(request.session, "edges_with", None)

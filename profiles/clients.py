@@ -5,6 +5,8 @@ a café, not to locate anyone)."""
 
 import ipaddress
 
+from django.http import HttpRequest
+
 from socialsite import ratelimit
 from socialsite.clock import now
 
@@ -49,7 +51,7 @@ def ip_prefix(value: str) -> str:
     return f"{groups[0]}:{groups[1]}:…"
 
 
-def client_of(request) -> dict:
+def client_of(request: HttpRequest) -> dict[str, str]:
     """What `socialsite.sessions.CLIENT_KEY` keeps for a new session."""
     return {
         "agent": describe_agent(request.META.get("HTTP_USER_AGENT", "")[:512]),

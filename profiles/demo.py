@@ -6,6 +6,7 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.contrib.auth.hashers import make_password
+from django.core.management.base import OutputWrapper
 from mongoengine.errors import NotUniqueError
 from pymongo.errors import DuplicateKeyError
 
@@ -13,6 +14,7 @@ from profiles.documents import FollowerEdge, FollowingEdge, Profile, User
 from profiles.services import HandleTaken, name_terms
 from socialsite import events
 from socialsite.clock import now
+from socialsite.demo import Seeding
 from socialsite.zipf import Zipf
 
 DEMO_PASSWORD = "socialsite-demo"
@@ -144,7 +146,9 @@ def demo_people(n: int, rng: random.Random) -> list[tuple[str, str]]:
     return people
 
 
-def seed(*, users: int, maxfollows: int, seed: int = 42, stdout=None) -> list[str]:
+def seed(
+    *, users: int, maxfollows: int, seed: int = 42, stdout: OutputWrapper | None = None
+) -> list[str]:
     """Create `users` users and a follower graph; returns the handles, oldest first.
 
     The graph is generated the way Socialite's load generator does it: each new
@@ -251,7 +255,7 @@ def seed(*, users: int, maxfollows: int, seed: int = 42, stdout=None) -> list[st
     return [h for h, _ in people]
 
 
-def seed_stage(seeding) -> None:
+def seed_stage(seeding: Seeding) -> None:
     """seed_demo's first stage (socialsite/demo.py): the people and their graph."""
     seeding.handles = seed(
         users=seeding.users,

@@ -187,7 +187,7 @@ class User(PinnedToPrimary, me.Document):
     def is_admin(self) -> bool:
         return self.role == "admin"
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"@{self.handle}"
 
 
@@ -249,7 +249,7 @@ class FollowerEdge(me.Document):
 
 
 class ErasureJob(me.Document):
-    """An erasure under way (profiles/services/erasure.py): the walk's place,
+    """An erasure under way (profiles/services/erasure_walk.py): the walk's place,
     so a task that dies resumes where it stopped. Deleted when the walk ends:
     it is the last document naming the person."""
 
@@ -272,7 +272,7 @@ class ErasureJob(me.Document):
 
 class HeldHandle(me.Document):
     """A handle erased less than HANDLE_HOLD_DAYS ago, which signing up may
-    not take: stored as a keyed hash (profiles/services/erasure.py
+    not take: stored as a keyed hash (profiles/selectors/held.py
     `handle_digest`), so the hold names no one, and expired by TTL."""
 
     digest = me.StringField(primary_key=True)
@@ -328,7 +328,7 @@ class DataExport(me.Document):
 
 
 class ExportFile(GridFile):
-    """The `exports` GridFS bucket (profiles/services/exports.py)."""
+    """The `exports` GridFS bucket (profiles/services/export_zip.py)."""
 
     meta = grid_file_meta("exports.files")
 

@@ -1,9 +1,12 @@
+from typing import Any
+
 from django import forms
 from django.conf import settings
 from django.contrib.auth import password_validation
 from django.core.exceptions import FieldDoesNotExist
 from django.core.validators import URLValidator
 
+from profiles.documents import User
 from profiles.filters import CONTEXT_LABELS, CONTEXTS, MAX_PHRASE, phrase_pattern
 from profiles.names import clean_display_name
 from socialsite.ids import HANDLE_RE
@@ -11,7 +14,7 @@ from socialsite.text import PlainCharField
 
 
 class _CandidateField:
-    def __init__(self, verbose_name: str):
+    def __init__(self, verbose_name: str) -> None:
         self.verbose_name = verbose_name
 
 
@@ -21,7 +24,7 @@ class _CandidateMeta:
 
     fields = {"handle": _CandidateField("handle"), "name": _CandidateField("display name")}
 
-    def get_field(self, name):
+    def get_field(self, name: str) -> _CandidateField:
         try:
             return self.fields[name]
         except KeyError:
@@ -33,7 +36,7 @@ class _Candidate:
 
     _meta = _CandidateMeta()
 
-    def __init__(self, handle="", name=""):
+    def __init__(self, handle: str = "", name: str = "") -> None:
         self.handle, self.name = handle, name
 
 
@@ -57,7 +60,7 @@ class SignupForm(forms.Form):
         widget=forms.PasswordInput(attrs={"autocomplete": "new-password"}),
     )
 
-    def clean_username(self):
+    def clean_username(self) -> str:
         handle = self.cleaned_data["username"].strip().lower()
         if not HANDLE_RE.fullmatch(handle):
             raise forms.ValidationError(
@@ -65,10 +68,10 @@ class SignupForm(forms.Form):
             )
         return handle
 
-    def clean_name(self):
+    def clean_name(self) -> str:
         return clean_display_name(self.cleaned_data["name"])
 
-    def clean(self):
+    def clean(self) -> dict[str, Any]:
         data = super().clean()
         p1, p2 = data.get("password1"), data.get("password2")
         if p1 and p2 and p1 != p2:
@@ -112,11 +115,11 @@ class SetPasswordForm(forms.Form):
         widget=forms.PasswordInput(attrs={"autocomplete": "new-password"}),
     )
 
-    def __init__(self, *args, user, **kwargs):
+    def __init__(self, *args: Any, user: User, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.user = user
 
-    def clean(self):
+    def clean(self) -> dict[str, Any]:
         data = super().clean()
         p1, p2 = data.get("new_password1"), data.get("new_password2")
         if p1 and p2 and p1 != p2:
@@ -159,7 +162,7 @@ class ProofForm(forms.Form):
     password = _password_field()
     code = _code_field()
 
-    def __init__(self, *args, needs_code: bool, **kwargs):
+    def __init__(self, *args: Any, needs_code: bool, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         if needs_code:
             self.fields["code"].required = True
@@ -175,7 +178,7 @@ class PasswordChangeForm(SetPasswordForm):
     code = _code_field()
     field_order = ["old_password", "code", "new_password1", "new_password2"]
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         if self.user.has_2fa:
             self.fields["code"].required = True
@@ -201,14 +204,14 @@ class TwoFactorEnrolForm(TwoFactorCodeForm):
     password = _password_field()
     field_order = ["code", "password"]
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["code"].help_text = f"The 6 digits the app shows for {settings.SITE_NAME}."
         self.fields["password"].help_text = "Your current password, to show it is you."
 
 
 class TwoFactorOffForm(ProofForm):
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, needs_code=True, **kwargs)
 
 
@@ -231,7 +234,7 @@ class EmailChangeForm(ProofForm):
     )
     field_order = ["email", "password", "code"]
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["password"].help_text = "Your current password, to show it is you."
 
@@ -270,10 +273,10 @@ class ProfileForm(forms.Form):
         widget=forms.RadioSelect,
     )
 
-    def clean_name(self):
+    def clean_name(self) -> str:
         return clean_display_name(self.cleaned_data["name"])
 
-    def clean_interests(self):
+    def clean_interests(self) -> list[str]:
         raw = self.cleaned_data.get("interests", "")
         interests = list(dict.fromkeys(i.strip() for i in raw.split(",") if i.strip()))
         if len(interests) > 20:
@@ -292,7 +295,7 @@ class CirclePickForm(forms.Form):
 
     circles = forms.MultipleChoiceField(required=False, widget=forms.CheckboxSelectMultiple)
 
-    def __init__(self, *args, owner_circles, **kwargs):
+    def __init__(self, *args: Any, owner_circles: list[str], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["circles"].choices = [(c, c) for c in owner_circles]
 
@@ -335,10 +338,10 @@ class KeywordFilterForm(forms.Form):
         required=False,
     )
 
-    def clean_expires(self):
+    def clean_expires(self) -> str:
         return self.cleaned_data["expires"] or "never"
 
-    def clean_phrase(self):
+    def clean_phrase(self) -> str:
         phrase = " ".join(self.cleaned_data["phrase"].split())
         if phrase_pattern(phrase) is None:
             raise forms.ValidationError("Give a word or phrase to filter.")

@@ -1,7 +1,12 @@
+from collections.abc import Callable
+
 from django.conf import settings
+from django.http import HttpRequest, HttpResponse
 from django.utils.functional import SimpleLazyObject
 
 from profiles import auth, services
+from profiles.auth import AnonymousVisitor
+from profiles.documents import User
 from socialsite.clock import aware, now
 
 
@@ -12,15 +17,15 @@ class AuthenticationMiddleware:
     the feeds use to tell active readers from inactive ones.
     """
 
-    def __init__(self, get_response):
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
 
-    def __call__(self, request):
+    def __call__(self, request: HttpRequest) -> HttpResponse:
         request.user = SimpleLazyObject(lambda: self._load(request))
         return self.get_response(request)
 
     @staticmethod
-    def _load(request):
+    def _load(request: HttpRequest) -> User | AnonymousVisitor:
         user = auth.get_user(request)
         if user.is_authenticated:
             last_seen = aware(user.last_seen)

@@ -3,7 +3,7 @@ by the worker loop every TASKS_SWEEP_SECONDS (socialsite/periodic.py) and by
 `manage.py accounts_sweep` and `repair_graph`, which cron may still run."""
 
 from profiles import services, tasks
-from profiles.services import erasure, exports
+from profiles.services import erasure_walk, exports
 from socialsite import periodic
 
 # An erasure with no batch for this long lost its worker.
@@ -14,7 +14,7 @@ GRAPH_STALLED_SECONDS = 300
 
 def accounts_sweep(*, older_than_seconds: int = ERASURE_STALLED_SECONDS) -> tuple[int, int, int]:
     """(erasures queued again, export builds queued again, exports expired)."""
-    stalled = erasure.erasures_stalled(older_than_seconds=older_than_seconds)
+    stalled = erasure_walk.erasures_stalled(older_than_seconds=older_than_seconds)
     for handle in stalled:
         tasks.erase_account.enqueue(handle)
     return len(stalled), exports.exports_stalled(), exports.exports_expire()

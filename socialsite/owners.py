@@ -114,7 +114,7 @@ def declared() -> dict[str, Owned]:
 def naming(handle: str, *, besides: tuple[str, ...] = ()) -> list[tuple[str, str]]:
     """(collection, field) for every field an eraser answers for that still
     holds the handle in some document: the erasure's verification pass
-    (profiles/services/erasure.py). One indexed read of one document per field; a
+    (profiles/services/erasure_walk.py). One indexed read of one document per field; a
     field no index leads (a display name, a session's data) is not asked,
     since a scan of a large collection per erasure would cost more than the
     erasers' own queries guarantee (each of those is indexed). `besides`:

@@ -10,8 +10,11 @@ from mongoengine import NotUniqueError
 from pymongo import ReturnDocument
 from pymongo.errors import DuplicateKeyError
 
+# The zones module itself, not `from ads.services import zones`: the
+# package's __init__ imports this module, and a module it imports must not
+# import the package back. Calls stay `zones.<name>` (tests replace them there).
+import ads.services.zones as zones
 from ads.documents import AdStats, AdUnit, Campaign, budget_row_id
-from ads.services import zones
 from ads.services.errors import AdsError
 from ads.services.validation import (  # the limits are re-exported: ads/forms.py shows them
     MAX_CAP_COUNT,

@@ -11,6 +11,8 @@ project's browser tests browse.
 
 import re
 
+from django.http import HttpRequest
+
 # Named crawlers and fetchers that identify themselves, plus the generic
 # words crawlers use ("bot", "crawler", "spider") as whole words or product
 # tokens, so that "Cubot" (a phone maker) is not taken for one.
@@ -34,12 +36,12 @@ _CRAWLERS = re.compile(
 _READ_CHARS = 512
 
 
-def is_bot(user_agent) -> bool:
+def is_bot(user_agent: object) -> bool:
     """True for a known crawler's user agent (header value, or None)."""
     if not isinstance(user_agent, str) or not user_agent:
         return False
     return _CRAWLERS.search(user_agent[:_READ_CHARS]) is not None
 
 
-def request_is_bot(request) -> bool:
+def request_is_bot(request: HttpRequest) -> bool:
     return is_bot(request.META.get("HTTP_USER_AGENT"))

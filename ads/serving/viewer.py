@@ -33,6 +33,7 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 
 from django.core import signing
+from django.http import HttpRequest
 
 COOKIE_NAME = "ad_viewer"
 COOKIE_MAX_AGE = 365 * 24 * 60 * 60
@@ -56,7 +57,7 @@ _NEW_TOKEN_ATTR = "ad_viewer_new_token"
 _FIRST_ATTR = "ad_viewer_first_impressions"
 
 
-def _cookie(request) -> tuple[str, str] | None:
+def _cookie(request: HttpRequest) -> tuple[str, str] | None:
     """(token, first impressions as sent) of a cookie this site signed."""
     value = request.COOKIES.get(COOKIE_NAME)
     if not isinstance(value, str) or len(value) > _COOKIE_MAX_CHARS:
@@ -69,7 +70,7 @@ def _cookie(request) -> tuple[str, str] | None:
     return (token, first) if _TOKEN_RE.fullmatch(token) else None
 
 
-def _cookie_token(request) -> str | None:
+def _cookie_token(request: HttpRequest) -> str | None:
     cookie = _cookie(request)
     return None if cookie is None else cookie[0]
 
@@ -106,7 +107,7 @@ def _decode(text: str) -> dict:
     return caps
 
 
-def viewer_id(request, *, assign: bool = True) -> str:
+def viewer_id(request: HttpRequest, *, assign: bool = True) -> str:
     """The viewer's id: the handle, else "v:<cookie token>".
 
     With `assign`, a viewer without a (valid) cookie gets a new token, which
@@ -125,7 +126,7 @@ def viewer_id(request, *, assign: bool = True) -> str:
     return ANONYMOUS_PREFIX + token
 
 
-def new_cookie_token(request) -> str | None:
+def new_cookie_token(request: HttpRequest) -> str | None:
     """The cookie value (the signed token, with the first impressions
     `remember_first_impressions` kept) `viewer_id` minted during this
     request, if it did."""
@@ -137,7 +138,9 @@ def new_cookie_token(request) -> str | None:
     return signing.Signer(salt=_SALT).sign(payload)
 
 
-def remember_first_impressions(request, seen: Iterable[tuple[str, int]], at: datetime) -> None:
+def remember_first_impressions(
+    request: HttpRequest, seen: Iterable[tuple[str, int]], at: datetime
+) -> None:
     """Carry in the new cookie the (campaign id, cap hours) of the capped
     impressions counted for a viewer who had no cookie, at `at`: no profile
     holds them (docs/ads-api.md). Nothing when no cookie was minted."""
@@ -153,7 +156,7 @@ def remember_first_impressions(request, seen: Iterable[tuple[str, int]], at: dat
         setattr(request, _FIRST_ATTR, [math.ceil(at.timestamp()), entries])
 
 
-def first_impressions(request) -> dict:
+def first_impressions(request: HttpRequest) -> dict:
     """The capped impressions of the first answer to this anonymous viewer,
     carried by its cookie, `caps`-shaped ({campaign id: {"h": hours, "t":
     [time]}}); {} for a signed-in person (their own profile counts) or a
@@ -165,7 +168,7 @@ def first_impressions(request) -> dict:
     return {} if cookie is None else _decode(cookie[1])
 
 
-def forget_new_token(request) -> None:
+def forget_new_token(request: HttpRequest) -> None:
     """No ad was chosen after all: the viewer keeps having no cookie."""
     for attr in (_NEW_TOKEN_ATTR, _FIRST_ATTR):
         if hasattr(request, attr):

@@ -9,8 +9,11 @@ carries the session (the viewer is the handle) and the first-party
 `ad_viewer` cookie.
 """
 
+from collections.abc import Iterable
+
 from django import template
 from django.conf import settings
+from django.template import Context
 from django.template.loader import render_to_string
 
 from ads.views.public import parse_keywords
@@ -18,7 +21,7 @@ from ads.views.public import parse_keywords
 register = template.Library()
 
 
-def slot_keywords(keywords) -> str:
+def slot_keywords(keywords: str | Iterable[object] | None) -> str:
     """`data-ad-kw`: comma-separated keywords, from a search query or a list
     (a profile's interests), split into words as /ads/serve/ reads them."""
     if not keywords:
@@ -29,7 +32,7 @@ def slot_keywords(keywords) -> str:
 
 
 @register.simple_tag(takes_context=True)
-def ad_slot(context, zone: str, keywords=None):
+def ad_slot(context: Context, zone: str, keywords: str | Iterable[object] | None = None) -> str:
     """The slot for one of Socialsite's zones (`feed`, `search`, `profile`)
     and the script that fills it."""
     return render_to_string(

@@ -9,25 +9,29 @@ These pages never show ads.
 
 import csv
 import re
+from collections.abc import Callable
 from functools import wraps
+from typing import Any
 
 from django.contrib import messages
-from django.http import Http404, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from ads import selectors, services
 from ads.charts import daily_chart
+from ads.documents import Campaign
 from ads.forms import CampaignForm, UnitForm, campaign_initial
+from profiles.documents import User
 
 MANAGER_ROLES = ("admin", "advertiser")
 # A spreadsheet runs a cell that starts with one of these as a formula.
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 
 
-def manager_required(view):
+def manager_required(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
     @wraps(view)
-    def wrapper(request, *args, **kwargs):
+    def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         user = request.user
         if not user.is_authenticated or getattr(user, "role", None) not in MANAGER_ROLES:
             raise Http404("Not found.")
@@ -36,7 +40,7 @@ def manager_required(view):
     return wrapper
 
 
-def _campaign_or_404(request, campaign_id):
+def _campaign_or_404(request: HttpRequest, campaign_id: str) -> Campaign:
     parsed = selectors.parse_campaign_id(campaign_id)
     campaign = selectors.managed_campaign(request.user, parsed) if parsed else None
     if campaign is None:
@@ -44,7 +48,7 @@ def _campaign_or_404(request, campaign_id):
     return campaign
 
 
-def _report(request, action, success: str) -> None:
+def _report(request: HttpRequest, action: Callable[[], object], success: str) -> None:
     """Run a campaign action; say what it did, or why the service refused."""
     try:
         action()
@@ -54,7 +58,7 @@ def _report(request, action, success: str) -> None:
         messages.success(request, success)
 
 
-def _own_advertiser(user) -> str | None:
+def _own_advertiser(user: User) -> str | None:
     """The advertiser name a user must create under: admins choose any
     (None), everyone else only their own handle."""
     return None if user.is_admin else user.handle
@@ -66,7 +70,7 @@ def _campaign_url(campaign_id: str) -> str:
 
 @manager_required
 @require_GET
-def campaign_list(request):
+def campaign_list(request: HttpRequest) -> HttpResponse:
     before = str(request.GET.get("before", ""))[:100] or None
     page = selectors.campaigns(request.user, before)
     return render(request, "ads/manage/list.html", {"page": page, "campaigns": page.items})
@@ -74,7 +78,7 @@ def campaign_list(request):
 
 @manager_required
 @require_GET
-def campaign_new(request):
+def campaign_new(request: HttpRequest) -> HttpResponse:
     form = CampaignForm(
         initial={"advertiser": request.user.handle, "cap_count": 0, "cap_hours": 0},
         own_advertiser=_own_advertiser(request.user),
@@ -84,7 +88,7 @@ def campaign_new(request):
 
 @manager_required
 @require_POST
-def campaign_create(request):
+def campaign_create(request: HttpRequest) -> HttpResponse:
     form = CampaignForm(request.POST, own_advertiser=_own_advertiser(request.user))
     if form.is_valid():
         data = form.cleaned_data
@@ -112,7 +116,7 @@ def campaign_create(request):
 
 @manager_required
 @require_http_methods(["GET", "POST"])
-def campaign_detail(request, campaign_id):
+def campaign_detail(request: HttpRequest, campaign_id: str) -> HttpResponse:
     """The campaign, its units, its report (`?format=csv`), and its edit form."""
     campaign = _campaign_or_404(request, campaign_id)
     if request.method == "POST":
@@ -122,7 +126,7 @@ def campaign_detail(request, campaign_id):
     return _campaign_page(request, campaign)
 
 
-def _campaign_edit(request, campaign):
+def _campaign_edit(request: HttpRequest, campaign: Campaign) -> HttpResponse:
     form = CampaignForm(request.POST, editing=campaign)
     if form.is_valid():
         data = form.cleaned_data
@@ -145,7 +149,14 @@ def _campaign_edit(request, campaign):
     return _campaign_page(request, campaign, edit_form=form, status=400)
 
 
-def _campaign_page(request, campaign, *, edit_form=None, unit_form=None, status=200):
+def _campaign_page(
+    request: HttpRequest,
+    campaign: Campaign,
+    *,
+    edit_form: CampaignForm | None = None,
+    unit_form: UnitForm | None = None,
+    status: int = 200,
+) -> HttpResponse:
     report = selectors.report(campaign)
     by_unit = {line.ad_unit_id: line for line in report.units}
     context = {
@@ -168,7 +179,7 @@ def _cell(value: str) -> str:
     return "'" + value if value.startswith(FORMULA_PREFIXES) else value
 
 
-def _report_csv(campaign) -> HttpResponse:
+def _report_csv(campaign: Campaign) -> HttpResponse:
     report = selectors.report(campaign)
     name = re.sub(r"[^a-z0-9_-]+", "-", campaign.id)
     response = HttpResponse(content_type="text/csv; charset=utf-8")
@@ -185,7 +196,7 @@ def _report_csv(campaign) -> HttpResponse:
 
 @manager_required
 @require_POST
-def unit_add(request, campaign_id):
+def unit_add(request: HttpRequest, campaign_id: str) -> HttpResponse:
     campaign = _campaign_or_404(request, campaign_id)
     form = UnitForm(request.POST)
     if form.is_valid():
@@ -201,7 +212,7 @@ def unit_add(request, campaign_id):
 
 @manager_required
 @require_POST
-def unit_remove(request, campaign_id, ad_unit_id):
+def unit_remove(request: HttpRequest, campaign_id: str, ad_unit_id: str) -> HttpResponse:
     campaign = _campaign_or_404(request, campaign_id)
     unit_id = selectors.parse_unit_id(ad_unit_id)
     if unit_id is None or all(unit.ad_unit_id != unit_id for unit in campaign.units):
@@ -216,7 +227,7 @@ def unit_remove(request, campaign_id, ad_unit_id):
 
 @manager_required
 @require_POST
-def campaign_activate(request, campaign_id):
+def campaign_activate(request: HttpRequest, campaign_id: str) -> HttpResponse:
     campaign = _campaign_or_404(request, campaign_id)
     _report(
         request,
@@ -228,7 +239,7 @@ def campaign_activate(request, campaign_id):
 
 @manager_required
 @require_POST
-def campaign_deactivate(request, campaign_id):
+def campaign_deactivate(request: HttpRequest, campaign_id: str) -> HttpResponse:
     campaign = _campaign_or_404(request, campaign_id)
     _report(
         request,

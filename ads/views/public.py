@@ -10,17 +10,25 @@ round trip.
 """
 
 import re
+from collections.abc import Iterable
 from typing import Literal, overload
 
 from django.conf import settings
-from django.http import Http404, HttpResponse, HttpResponseRedirect, JsonResponse, QueryDict
+from django.http import (
+    Http404,
+    HttpRequest,
+    HttpResponse,
+    HttpResponseRedirect,
+    JsonResponse,
+    QueryDict,
+)
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_safe
 
 from ads.documents import SLUG_REGEX
 from ads.services import offers
 from ads.serving import bots
-from ads.serving.choosing import choose_ads
+from ads.serving.choosing import ServedAd, choose_ads
 from ads.serving.viewer import (
     first_impressions,
     forget_new_token,
@@ -63,7 +71,7 @@ def _single(query: QueryDict, name: str, *, required: bool) -> str | None:
     return values[0]
 
 
-def _slug(query, name: str) -> str:
+def _slug(query: QueryDict, name: str) -> str:
     value = _single(query, name, required=True)
     if not _SLUG_RE.fullmatch(value):
         raise BadServeRequest(
@@ -73,7 +81,7 @@ def _slug(query, name: str) -> str:
     return value
 
 
-def _count(query) -> int:
+def _count(query: QueryDict) -> int:
     value = _single(query, "n", required=False)
     if value is None:
         return 1
@@ -82,7 +90,7 @@ def _count(query) -> int:
     return int(value)
 
 
-def parse_keywords(values) -> list[str]:
+def parse_keywords(values: Iterable[object]) -> list[str]:
     """Keywords from repeated `kw` values, each split on commas and spaces as
     campaigns' keywords are (ads/services/campaigns.py): casefolded,
     deduplicated, at most MAX_KEYWORDS. A word longer than any campaign's
@@ -97,7 +105,7 @@ def parse_keywords(values) -> list[str]:
     return keywords
 
 
-def parse_serve_query(query) -> tuple[str, str, list[str], int]:
+def parse_serve_query(query: QueryDict) -> tuple[str, str, list[str], int]:
     """(site, zone, keywords, n) from the query, or BadServeRequest."""
     site = _slug(query, "site")
     zone = _slug(query, "zone")
@@ -105,7 +113,7 @@ def parse_serve_query(query) -> tuple[str, str, list[str], int]:
     return site, zone, parse_keywords(query.getlist("kw")), n
 
 
-def _why(ad) -> str:
+def _why(ad: ServedAd) -> str:
     """The "Why this ad?" note: which zone and which keywords chose it."""
     where = f"Chosen for the “{ad.zone}” zone of {ad.site}"
     if ad.matched_keywords:
@@ -113,13 +121,13 @@ def _why(ad) -> str:
     return f"{where} by the advertiser's bid, not by anything about you."
 
 
-def _cross_site(request) -> bool:
+def _cross_site(request: HttpRequest) -> bool:
     """Another site's page asking: its browser drops the SameSite=Lax cookie
     we would set, so sending one would only mint a new viewer per page view."""
     return request.headers.get("Sec-Fetch-Site") == "cross-site"
 
 
-def _public(response):
+def _public(response: HttpResponse) -> HttpResponse:
     # Any site may read the answer (embed.js); cookies never go with it
     # (no Allow-Credentials), and nothing here may be cached or shared.
     response["Access-Control-Allow-Origin"] = "*"
@@ -129,7 +137,7 @@ def _public(response):
 
 @writes_on_get
 @require_GET  # a HEAD must not record impressions
-def serve(request):
+def serve(request: HttpRequest) -> HttpResponse:
     try:
         site, zone, keywords, n = parse_serve_query(request.GET)
     except BadServeRequest as error:
@@ -177,13 +185,13 @@ def serve(request):
     return _public(JsonResponse({"ads": ads}))
 
 
-def _offer_id_or_404(value) -> str:
+def _offer_id_or_404(value: object) -> str:
     if not isinstance(value, str) or not OFFER_ID_RE.fullmatch(value):
         raise Http404("No such ad.")
     return value
 
 
-def _within_click_limits(request) -> bool:
+def _within_click_limits(request: HttpRequest) -> bool:
     """Count this click against the IP's limits; False if any is spent."""
     keys = [f"ip:{ratelimit.client_ip(request)}"]
     within = True
@@ -196,7 +204,7 @@ def _within_click_limits(request) -> bool:
     return within
 
 
-def _counts(request) -> bool:
+def _counts(request: HttpRequest) -> bool:
     # A HEAD (link checkers, prefetchers) and a crawler follow the ad
     # without a person behind them: they get the answer, uncounted.
     return request.method == "GET" and not bots.request_is_bot(request)
@@ -204,7 +212,7 @@ def _counts(request) -> bool:
 
 @writes_on_get
 @require_safe
-def click(request, offer_id):
+def click(request: HttpRequest, offer_id: str) -> HttpResponse:
     offer_id = _offer_id_or_404(offer_id)
     count = _counts(request) and _within_click_limits(request)
     url = offers.offer_click(
@@ -221,7 +229,7 @@ def click(request, offer_id):
 
 @writes_on_get
 @require_safe
-def view(request, offer_id):
+def view(request: HttpRequest, offer_id: str) -> HttpResponse:
     """The viewability beacon: 204 whether or not this view counted (an
     offer counts one view; an expired one none), so a beacon never errs."""
     offer_id = _offer_id_or_404(offer_id)

@@ -19,7 +19,7 @@ from socialsite.clock import now
 
 class ArrayCommentUpdates(ABC):
     @abstractmethod
-    def _holder(self, discussion_id, slug: str) -> tuple | None:
+    def _holder(self, discussion_id: ObjectId, slug: str) -> tuple | None:
         """(collection, filter with the full shard key) of the document that
         holds the comment `slug`, or None when no document holds it."""
 
@@ -28,7 +28,13 @@ class ArrayCommentUpdates(ABC):
         """(collection, field naming the discussion) of the holding documents."""
 
     def _set(
-        self, discussion_id, slug, fields: dict, *, deleted_by: str | None = None, any_state=False
+        self,
+        discussion_id: ObjectId,
+        slug: str,
+        fields: dict,
+        *,
+        deleted_by: str | None = None,
+        any_state: bool = False,
     ) -> bool:
         """One positional `$set` on the comment `slug`, if its `deleted_by`
         is `deleted_by` (None: not deleted; `any_state`: whatever it is),
@@ -46,7 +52,15 @@ class ArrayCommentUpdates(ABC):
         )
         return result.modified_count == 1
 
-    def tally(self, discussion_id, slug, *, ups, downs, expect=None) -> bool:
+    def tally(
+        self,
+        discussion_id: ObjectId,
+        slug: str,
+        *,
+        ups: int,
+        downs: int,
+        expect: tuple[int, int] | None = None,
+    ) -> bool:
         """One positional `$inc` of the comment's counts. No ranking field:
         an array store has no index to rank by (it offers no `best`)."""
         if not slugs.is_slug(slug):
@@ -64,7 +78,7 @@ class ArrayCommentUpdates(ABC):
         )
         return result.modified_count == 1
 
-    def edit(self, discussion_id, slug, *, text) -> bool:
+    def edit(self, discussion_id: ObjectId, slug: str, *, text: str) -> bool:
         mentions = slugs.mentioned(text)
         done = self._set(
             discussion_id, slug, {"text": text, "mentions": mentions, "edited": now()}
@@ -73,26 +87,26 @@ class ArrayCommentUpdates(ABC):
             ledger.mentions_set(discussion_id, slug, mentions)
         return done
 
-    def mentioning(self, handle, limit) -> list[tuple[ObjectId, str]]:
+    def mentioning(self, handle: str, limit: int) -> list[tuple[ObjectId, str]]:
         return ledger.mentioning(handle, limit)
 
-    def rewrite(self, discussion_id, slug, *, text) -> bool:
+    def rewrite(self, discussion_id: ObjectId, slug: str, *, text: str) -> bool:
         mentions = slugs.mentioned(text)
         done = self._set(discussion_id, slug, {"text": text, "mentions": mentions}, any_state=True)
         ledger.mentions_set(discussion_id, slug, mentions)
         return done
 
-    def soft_delete(self, discussion_id, slug, *, by) -> bool:
+    def soft_delete(self, discussion_id: ObjectId, slug: str, *, by: str) -> bool:
         return self._set(discussion_id, slug, {"text": "", "deleted_by": check_deleted_by(by)})
 
-    def authored(self, handle, limit) -> list[tuple[ObjectId, str]]:
+    def authored(self, handle: str, limit: int) -> list[tuple[ObjectId, str]]:
         # The array stores find a person's comments through their log lines.
         return ledger.authored(handle, limit)
 
-    def erase_author(self, discussion_id, slug) -> bool:
+    def erase_author(self, discussion_id: ObjectId, slug: str) -> bool:
         return self._set(discussion_id, slug, ERASED, any_state=True)
 
-    def restore(self, discussion_id, slug, *, text) -> bool:
+    def restore(self, discussion_id: ObjectId, slug: str, *, text: str) -> bool:
         return self._set(
             discussion_id, slug, {"text": text, "deleted_by": None}, deleted_by="moderator"
         )

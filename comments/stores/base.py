@@ -15,6 +15,7 @@ services that call a store; a store only stores.
 """
 
 from abc import ABC, abstractmethod
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
@@ -23,7 +24,11 @@ from bson import ObjectId
 from django.conf import settings
 
 from comments import ranking
-from comments.stores import slugs
+
+# The slug rules' module itself, not `from comments.stores import slugs`: the
+# package's __init__ imports this module, and a module it imports must not
+# import the package back.
+from comments.stores.slugs import mentioned
 from socialsite.clock import aware
 
 Order = Literal["threaded", "oldest", "newest", "best", "top"]
@@ -60,7 +65,7 @@ class CommentError(Exception):
 class UnknownParent(CommentError, LookupError):
     """A reply names a parent slug that the discussion does not hold."""
 
-    def __init__(self, discussion_id, parent_slug: str):
+    def __init__(self, discussion_id: ObjectId, parent_slug: str) -> None:
         super().__init__(f"discussion {discussion_id} has no comment {parent_slug!r} to reply to")
         self.discussion_id = discussion_id
         self.parent_slug = parent_slug
@@ -173,7 +178,7 @@ class CommentPage:
     next: str | None = None
     prev: str | None = None
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Comment]:
         return iter(self.comments)
 
     def __len__(self) -> int:
@@ -346,7 +351,7 @@ def stored_form(comment: Comment) -> dict:
         "posted": comment.posted,
         "author": {"id": comment.author.get("id"), "name": comment.author.get("name")},
         "text": comment.text,
-        "mentions": slugs.mentioned(comment.text),
+        "mentions": mentioned(comment.text),
         "edited": comment.edited,
         "deleted_by": comment.deleted_by,
         "ups": comment.ups,

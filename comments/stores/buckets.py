@@ -35,8 +35,14 @@ Each stored comment also gets a line in `comment_log` (`ledger`), which the
 moderation pages read by time and by author with an index.
 """
 
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+from bson import ObjectId
 from django.conf import settings
 from pymongo import ASCENDING, DESCENDING
+from pymongo.collection import Collection
 
 from comments.documents import CommentBucket
 from comments.stores import ledger, slugs
@@ -60,11 +66,11 @@ ATTEMPTS = 16  # fresh slugs / retried upserts before giving up
 COUNTER = "num_buckets"
 
 
-def _buckets():
+def _buckets() -> Collection:
     return CommentBucket._get_collection()
 
 
-def _posts():
+def _posts() -> Collection:
     return discussion_host()
 
 
@@ -89,7 +95,15 @@ class BucketsStore(ArrayCommentUpdates, CommentStore):
 
     # --- writing ----------------------------------------------------------
 
-    def post(self, discussion_id, *, author, text, parent_slug=None, posted=None) -> Comment:
+    def post(
+        self,
+        discussion_id: ObjectId,
+        *,
+        author: dict,
+        text: str,
+        parent_slug: str | None = None,
+        posted: datetime | None = None,
+    ) -> Comment:
         posted = slugs.posted_time(posted)
         parent = None
         if parent_slug is not None:
@@ -107,18 +121,18 @@ class BucketsStore(ArrayCommentUpdates, CommentStore):
         assert stored is not None  # a redraw always gives a comment, never None
         return Comment.from_dict(stored, discussion_id)
 
-    def put(self, discussion_id, comment) -> bool:
+    def put(self, discussion_id: ObjectId, comment: dict[str, Any]) -> bool:
         # The `$ne` guard sees one bucket: look in all of them first.
         if self._find(discussion_id, comment["slug"]) is not None:
             return False
         return self._push(discussion_id, comment, redraw=lambda: None) is not None
 
-    def replace_thread(self, discussion_id, comments) -> None:
+    def replace_thread(self, discussion_id: ObjectId, comments: list[dict[str, Any]]) -> None:
         """Full buckets in order, the last one being filled: two writes and the post's counter."""
         _buckets().delete_many({"discussion_id": discussion_id})
         n = self.bucket_size
         chunks = [list(comments[i : i + n]) for i in range(0, len(comments), n)]
-        buckets = [
+        buckets: list[dict[str, Any]] = [
             {"discussion_id": discussion_id, "bucket": i, "count": len(c), "comments": c}
             for i, c in enumerate(chunks)
         ]
@@ -132,7 +146,13 @@ class BucketsStore(ArrayCommentUpdates, CommentStore):
         ledger.forget(discussion_id)
         ledger.record_many(discussion_id, comments)
 
-    def _push(self, discussion_id, comment: dict, *, redraw) -> dict | None:
+    def _push(
+        self,
+        discussion_id: ObjectId,
+        comment: dict[str, Any],
+        *,
+        redraw: Callable[[], dict[str, Any] | None],
+    ) -> dict[str, Any] | None:
         """Seed 004's find-and-modify upsert into the bucket being filled,
         with its race-safe rollover (socialsite/buckets.py). When a racer took
         the comment's slug, `redraw()` gives a new comment (a new post) or
@@ -163,7 +183,14 @@ class BucketsStore(ArrayCommentUpdates, CommentStore):
         ledger.record(discussion_id, stored)
         return stored
 
-    def _fresh(self, discussion_id, posted, parent, author, text) -> dict:
+    def _fresh(
+        self,
+        discussion_id: ObjectId,
+        posted: datetime,
+        parent: dict[str, Any] | None,
+        author: dict,
+        text: str,
+    ) -> dict[str, Any]:
         """A new comment whose slug no bucket of the discussion holds yet."""
         for _ in range(ATTEMPTS):
             comment = slugs.new_comment(posted=posted, parent=parent, author=author, text=text)
@@ -171,7 +198,7 @@ class BucketsStore(ArrayCommentUpdates, CommentStore):
                 return comment
         raise CommentError("could not find a free slug")
 
-    def _holder(self, discussion_id, slug) -> tuple | None:
+    def _holder(self, discussion_id: ObjectId, slug: str) -> tuple | None:
         row = _buckets().find_one(
             {"discussion_id": discussion_id, "comments.slug": slug}, {"bucket": 1}
         )
@@ -182,12 +209,12 @@ class BucketsStore(ArrayCommentUpdates, CommentStore):
     def _holders(self) -> tuple:
         return _buckets(), "discussion_id"
 
-    def delete_discussion(self, discussion_id) -> None:
+    def delete_discussion(self, discussion_id: ObjectId) -> None:
         _buckets().delete_many({"discussion_id": discussion_id})
         _posts().update_one({"_id": discussion_id}, {"$unset": {COUNTER: ""}})
         ledger.forget(discussion_id)
 
-    def delete_discussions(self, discussion_ids) -> None:
+    def delete_discussions(self, discussion_ids: list[ObjectId]) -> None:
         # The posts are deleted: no counter to unset on them.
         if discussion_ids:
             _buckets().delete_many({"discussion_id": {"$in": list(discussion_ids)}})
@@ -195,13 +222,17 @@ class BucketsStore(ArrayCommentUpdates, CommentStore):
 
     # --- reading ----------------------------------------------------------
 
-    def headers(self, discussion_id) -> list[tuple[int, int]]:
+    def headers(self, discussion_id: ObjectId) -> list[tuple[int, int]]:
         """(bucket, count) of every bucket, in order: one small query."""
         rows = _buckets().find({"discussion_id": discussion_id}, {"bucket": 1, "count": 1})
         return [(r["bucket"], r["count"]) for r in rows.sort("bucket", ASCENDING)]
 
     def find_comments(
-        self, discussion_id, skip: int, limit: int, headers: list[tuple[int, int]] | None = None
+        self,
+        discussion_id: ObjectId,
+        skip: int,
+        limit: int,
+        headers: list[tuple[int, int]] | None = None,
     ) -> list[tuple[int, list[dict]]]:
         """Seed 004's `find_comments`: [(bucket, its comments in the window)].
 
@@ -228,7 +259,15 @@ class BucketsStore(ArrayCommentUpdates, CommentStore):
                 break
         return result
 
-    def page(self, discussion_id, *, order="threaded", after=None, before=None, limit=None):
+    def page(
+        self,
+        discussion_id: ObjectId,
+        *,
+        order: str = "threaded",
+        after: str | None = None,
+        before: str | None = None,
+        limit: int | None = None,
+    ) -> CommentPage:
         check_order(order, self.orders)
         if order == "threaded":
             raise ThreadingUnsupported(
@@ -261,7 +300,7 @@ class BucketsStore(ArrayCommentUpdates, CommentStore):
             prev=prev_cursor,
         )
 
-    def _find(self, discussion_id, slug) -> dict | None:
+    def _find(self, discussion_id: ObjectId, slug: str) -> dict[str, Any] | None:
         doc = _buckets().find_one(
             {"discussion_id": discussion_id, "comments.slug": slug},
             {"comments": {"$elemMatch": {"slug": slug}}},
@@ -269,13 +308,21 @@ class BucketsStore(ArrayCommentUpdates, CommentStore):
         found = (doc or {}).get("comments") or []
         return found[0] if found else None
 
-    def get(self, discussion_id, slug):
+    def get(self, discussion_id: ObjectId, slug: str) -> Comment | None:
         if not slugs.is_slug(slug):
             return None
         found = self._find(discussion_id, slug)
         return Comment.from_dict(found, discussion_id) if found else None
 
-    def subtree(self, discussion_id, slug, *, after=None, before=None, limit=None):
+    def subtree(
+        self,
+        discussion_id: ObjectId,
+        slug: str,
+        *,
+        after: str | None = None,
+        before: str | None = None,
+        limit: int | None = None,
+    ) -> CommentPage | None:
         limit = page_size(limit)
         if not slugs.is_slug(slug):
             return None
@@ -293,10 +340,10 @@ class BucketsStore(ArrayCommentUpdates, CommentStore):
         comments = [Comment.from_dict(c, discussion_id) for c in found]
         return keyset_in_memory(comments, after=after, before=before, limit=limit)
 
-    def count(self, discussion_id) -> int:
+    def count(self, discussion_id: ObjectId) -> int:
         return sum(count for _, count in self.headers(discussion_id))
 
-    def last(self, discussion_id, n) -> list[Comment]:
+    def last(self, discussion_id: ObjectId, n: int) -> list[Comment]:
         if n <= 0:
             return []
         # Buckets are never empty, so the newest n buckets hold the newest n comments.

@@ -18,6 +18,7 @@ the reservation and the write leaves the count high, never low.
 import bson
 from bson import ObjectId
 from django.conf import settings
+from pymongo.collection import Collection
 from pymongo.errors import DuplicateKeyError
 
 from comments.documents import CommentBudget
@@ -30,7 +31,7 @@ ELEMENT_OVERHEAD = 9
 DATETIME_BYTES = 8
 
 
-def _budgets():
+def _budgets() -> Collection:
     return CommentBudget._get_collection()
 
 

@@ -14,6 +14,7 @@ A cursor is urlsafe base64 of "<kind>|<value>", so a view passes it through
 import base64
 import binascii
 import re
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
 from bson import ObjectId
@@ -35,7 +36,7 @@ def _encode(kind: str, value: str) -> str:
     return base64.urlsafe_b64encode(f"{kind}|{value}".encode()).decode().rstrip("=")
 
 
-def _decode(kind: str, cursor) -> str:
+def _decode(kind: str, cursor: object) -> str:
     if not isinstance(cursor, str) or not cursor or len(cursor) > MAX_LENGTH:
         raise InvalidCursor("malformed cursor")
     try:
@@ -52,7 +53,7 @@ def threaded(full_slug: str) -> str:
     return _encode("t", full_slug)
 
 
-def decode_threaded(cursor) -> str:
+def decode_threaded(cursor: object) -> str:
     value = _decode("t", cursor)
     if not value:
         raise InvalidCursor("empty cursor")
@@ -64,7 +65,7 @@ def chrono(posted: datetime, comment_id: str) -> str:
     return _encode("c", f"{millis}|{comment_id}")
 
 
-def decode_chrono(cursor) -> tuple[datetime, ObjectId]:
+def decode_chrono(cursor: object) -> tuple[datetime, ObjectId]:
     millis, _, comment_id = _decode("c", cursor).partition("|")
     oid = parse_object_id(comment_id)
     if oid is None or not _MILLIS.fullmatch(millis):
@@ -85,7 +86,7 @@ def ranked(rank: float | int, comment_id: str) -> str:
 _RANK = re.compile(r"-?[0-9]{1,12}(\.[0-9]{1,20})?(e-?[0-9]{1,3})?")
 
 
-def decode_ranked(cursor) -> tuple[float | int, ObjectId]:
+def decode_ranked(cursor: object) -> tuple[float | int, ObjectId]:
     rank, _, comment_id = _decode("r", cursor).partition("|")
     oid = parse_object_id(comment_id)
     if oid is None or not _RANK.fullmatch(rank):
@@ -97,14 +98,16 @@ def offset(position: int) -> str:
     return _encode("o", str(position))
 
 
-def decode_offset(cursor) -> int:
+def decode_offset(cursor: object) -> int:
     value = _decode("o", cursor)
     if not _POSITION.fullmatch(value):
         raise InvalidCursor("malformed cursor")
     return int(value)
 
 
-def decode_optional(decode, after, before):
+def decode_optional[T](
+    decode: Callable[[object], T], after: str | None, before: str | None
+) -> tuple[T | None, T | None]:
     """Decode `after`/`before` (at most one may be given)."""
     if after is not None and before is not None:
         raise InvalidCursor("pass after or before, not both")

@@ -17,9 +17,13 @@ shard key, so a sharded cluster routes it to one shard.
 """
 
 from collections import Counter
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
 
 from bson import ObjectId
 from pymongo import ASCENDING, DESCENDING, ReturnDocument
+from pymongo.collection import Collection
 from pymongo.errors import DuplicateKeyError
 
 from comments import ranking
@@ -42,7 +46,7 @@ from socialsite.clock import now
 ATTEMPTS = 8  # fresh random slug parts tried before giving up
 
 
-def _collection():
+def _collection() -> Collection:
     return CommentDocument._get_collection()
 
 
@@ -79,7 +83,15 @@ class DocumentsStore(CommentStore):
     name = "documents"
     orders = ("threaded", "oldest", "newest", "best", "top")
 
-    def post(self, discussion_id, *, author, text, parent_slug=None, posted=None) -> Comment:
+    def post(
+        self,
+        discussion_id: ObjectId,
+        *,
+        author: dict,
+        text: str,
+        parent_slug: str | None = None,
+        posted: datetime | None = None,
+    ) -> Comment:
         posted = slugs.posted_time(posted)
         parent = None
         if parent_slug is not None:
@@ -108,17 +120,29 @@ class DocumentsStore(CommentStore):
             return Comment.from_dict(doc, discussion_id)
         raise CommentError("could not find a free slug")
 
-    def page(self, discussion_id, *, order="threaded", after=None, before=None, limit=None):
+    def page(
+        self,
+        discussion_id: ObjectId,
+        *,
+        order: str = "threaded",
+        after: str | None = None,
+        before: str | None = None,
+        limit: int | None = None,
+    ) -> CommentPage:
         check_order(order)
         limit = page_size(limit)
         fields: tuple[str, ...]
+        after_key: tuple | None
+        before_key: tuple | None
         if order in RANK_FIELDS:
             return self._ranked_page(discussion_id, order, after, before, limit)
         if order == "threaded":
-            after_key, before_key = cursors.decode_optional(cursors.decode_threaded, after, before)
+            after_slug, before_slug = cursors.decode_optional(
+                cursors.decode_threaded, after, before
+            )
             fields = ("full_slug",)
-            after_key = None if after_key is None else (after_key,)
-            before_key = None if before_key is None else (before_key,)
+            after_key = None if after_slug is None else (after_slug,)
+            before_key = None if before_slug is None else (before_slug,)
             encode = self._threaded_cursor
         else:
             after_key, before_key = cursors.decode_optional(cursors.decode_chrono, after, before)
@@ -135,7 +159,14 @@ class DocumentsStore(CommentStore):
             encode=encode,
         )
 
-    def _ranked_page(self, discussion_id, order, after, before, limit) -> CommentPage:
+    def _ranked_page(
+        self,
+        discussion_id: ObjectId,
+        order: str,
+        after: str | None,
+        before: str | None,
+        limit: int,
+    ) -> CommentPage:
         """Top-level comments, highest `best` (or score) first, the newest
         first among equals: a keyset on (rank, _id), both descending, read
         in the order of the rank's index."""
@@ -157,7 +188,7 @@ class DocumentsStore(CommentStore):
             encode=encode,
         )
 
-    def _replied(self, discussion_id, parent_slug: str) -> None:
+    def _replied(self, discussion_id: ObjectId, parent_slug: str) -> None:
         """Count a reply on its parent (a ranked page says how many wait)."""
         _collection().update_one(
             {"discussion_id": discussion_id, "slug": parent_slug}, {"$inc": {"replies": 1}}
@@ -171,13 +202,25 @@ class DocumentsStore(CommentStore):
     def _chrono_cursor(c: Comment) -> str:
         return cursors.chrono(c.posted, c.id)
 
-    def _keyset(self, query, *, fields, ascending, after, before, limit, order, encode):
+    def _keyset(
+        self,
+        query: dict[str, Any],
+        *,
+        fields: tuple[str, ...],
+        ascending: bool,
+        after: tuple | None,
+        before: tuple | None,
+        limit: int,
+        order: str,
+        encode: Callable[[Comment], str],
+    ) -> CommentPage:
         """One query: limit + 1 rows past the cursor, in index order."""
         forward = before is None
         direction = ascending if forward else not ascending
-        if after is not None or before is not None:
+        boundary = after if forward else before
+        if boundary is not None:
             query = dict(query)
-            for key, cond in _beyond(fields, after if forward else before, direction).items():
+            for key, cond in _beyond(fields, boundary, direction).items():
                 if key in query:
                     # The subtree's own range on the same field: both must
                     # hold (the server intersects the bounds), so a forged
@@ -202,13 +245,21 @@ class DocumentsStore(CommentStore):
             prev=encode(comments[0]) if has_prev else None,
         )
 
-    def get(self, discussion_id, slug):
+    def get(self, discussion_id: ObjectId, slug: str) -> Comment | None:
         if not slugs.is_slug(slug):
             return None
         doc = _collection().find_one({"discussion_id": discussion_id, "slug": slug})
         return Comment.from_dict(doc, discussion_id) if doc else None
 
-    def subtree(self, discussion_id, slug, *, after=None, before=None, limit=None):
+    def subtree(
+        self,
+        discussion_id: ObjectId,
+        slug: str,
+        *,
+        after: str | None = None,
+        before: str | None = None,
+        limit: int | None = None,
+    ) -> CommentPage | None:
         limit = page_size(limit)
         root = self.get(discussion_id, slug)
         if root is None:
@@ -227,10 +278,10 @@ class DocumentsStore(CommentStore):
             encode=self._threaded_cursor,
         )
 
-    def count(self, discussion_id) -> int:
+    def count(self, discussion_id: ObjectId) -> int:
         return _collection().count_documents({"discussion_id": discussion_id})
 
-    def edit(self, discussion_id, slug, *, text) -> bool:
+    def edit(self, discussion_id: ObjectId, slug: str, *, text: str) -> bool:
         if not slugs.is_slug(slug):
             return False
         result = _collection().update_one(
@@ -239,7 +290,7 @@ class DocumentsStore(CommentStore):
         )
         return result.modified_count == 1
 
-    def soft_delete(self, discussion_id, slug, *, by) -> bool:
+    def soft_delete(self, discussion_id: ObjectId, slug: str, *, by: str) -> bool:
         check_deleted_by(by)
         if not slugs.is_slug(slug):
             return False
@@ -249,15 +300,15 @@ class DocumentsStore(CommentStore):
         )
         return result.modified_count == 1
 
-    def authored(self, handle, limit) -> list[tuple[ObjectId, str]]:
+    def authored(self, handle: str, limit: int) -> list[tuple[ObjectId, str]]:
         rows = _collection().find({"author.id": handle}, {"discussion_id": 1, "slug": 1})
         return [(row["discussion_id"], row["slug"]) for row in rows.limit(limit)]
 
-    def mentioning(self, handle, limit) -> list[tuple[ObjectId, str]]:
+    def mentioning(self, handle: str, limit: int) -> list[tuple[ObjectId, str]]:
         rows = _collection().find({"mentions": handle}, {"discussion_id": 1, "slug": 1})
         return [(row["discussion_id"], row["slug"]) for row in rows.limit(limit)]
 
-    def rewrite(self, discussion_id, slug, *, text) -> bool:
+    def rewrite(self, discussion_id: ObjectId, slug: str, *, text: str) -> bool:
         if not slugs.is_slug(slug):
             return False
         result = _collection().update_one(
@@ -266,7 +317,7 @@ class DocumentsStore(CommentStore):
         )
         return result.modified_count == 1
 
-    def erase_author(self, discussion_id, slug) -> bool:
+    def erase_author(self, discussion_id: ObjectId, slug: str) -> bool:
         if not slugs.is_slug(slug):
             return False
         result = _collection().update_one(
@@ -274,7 +325,15 @@ class DocumentsStore(CommentStore):
         )
         return result.modified_count == 1
 
-    def tally(self, discussion_id, slug, *, ups, downs, expect=None) -> bool:
+    def tally(
+        self,
+        discussion_id: ObjectId,
+        slug: str,
+        *,
+        ups: int,
+        downs: int,
+        expect: tuple[int, int] | None = None,
+    ) -> bool:
         """The counts by `$inc`, so racing votes all count; then `best`,
         which no `$inc` can compute, set only if the counts are still the
         ones it was computed from. A vote landing in between fails that
@@ -298,7 +357,7 @@ class DocumentsStore(CommentStore):
         )
         return True
 
-    def restore(self, discussion_id, slug, *, text) -> bool:
+    def restore(self, discussion_id: ObjectId, slug: str, *, text: str) -> bool:
         if not slugs.is_slug(slug):
             return False
         result = _collection().update_one(
@@ -307,7 +366,7 @@ class DocumentsStore(CommentStore):
         )
         return result.modified_count == 1
 
-    def last(self, discussion_id, n) -> list[Comment]:
+    def last(self, discussion_id: ObjectId, n: int) -> list[Comment]:
         if n <= 0:
             return []
         rows = (
@@ -318,14 +377,14 @@ class DocumentsStore(CommentStore):
         )
         return [Comment.from_dict(r, discussion_id) for r in rows][::-1]
 
-    def delete_discussion(self, discussion_id) -> None:
+    def delete_discussion(self, discussion_id: ObjectId) -> None:
         _collection().delete_many({"discussion_id": discussion_id})
 
-    def delete_discussions(self, discussion_ids) -> None:
+    def delete_discussions(self, discussion_ids: list[ObjectId]) -> None:
         if discussion_ids:
             _collection().delete_many({"discussion_id": {"$in": list(discussion_ids)}})
 
-    def put(self, discussion_id, comment) -> bool:
+    def put(self, discussion_id: ObjectId, comment: dict[str, Any]) -> bool:
         parent_id = None
         parent_slug = parent_of(comment["slug"])
         if parent_slug:
@@ -346,7 +405,7 @@ class DocumentsStore(CommentStore):
             self._replied(discussion_id, parent_slug)
         return True
 
-    def replace_thread(self, discussion_id, comments) -> None:
+    def replace_thread(self, discussion_id: ObjectId, comments: list[dict[str, Any]]) -> None:
         _collection().delete_many({"discussion_id": discussion_id})
         ids = {c["slug"]: c["_id"] for c in comments}
         replies = Counter(parent_of(c["slug"]) for c in comments)

@@ -34,7 +34,13 @@ Each stored comment also gets a line in `comment_log` (`ledger`), which the
 moderation pages read by time and by author with an index.
 """
 
+from collections.abc import Iterator
+from datetime import datetime
+from typing import Any
+
+from bson import ObjectId
 from django.conf import settings
+from pymongo.collection import Collection
 
 from comments.stores import budget, ledger, slugs
 from comments.stores.arrays import ArrayCommentUpdates
@@ -75,7 +81,7 @@ def nesting(depth: int) -> int:
 DEPTH_CEILING = (MAX_NESTING - NESTING_MARGIN - nesting(0)) // 2
 
 
-def _posts():
+def _posts() -> Collection:
     return discussion_host()
 
 
@@ -106,7 +112,7 @@ def _replies_path(positions: list[int]) -> str:
     return TREE + "".join(f".{i}.replies" for i in positions)
 
 
-def _walk(nodes: list[dict], by_slug: dict[str, dict]):
+def _walk(nodes: list[dict], by_slug: dict[str, dict]) -> Iterator[dict]:
     """Seed 004's `iter_comments`, siblings in full-slug order."""
     known = [n for n in nodes if n.get("slug") in by_slug]
     for node in sorted(known, key=lambda n: by_slug[n["slug"]]["full_slug"]):
@@ -121,7 +127,15 @@ class EmbeddedStore(ArrayCommentUpdates, CommentStore):
     def max_stored_depth(self) -> int:
         return min(settings.COMMENTS_MAX_STORED_DEPTH, DEPTH_CEILING)
 
-    def post(self, discussion_id, *, author, text, parent_slug=None, posted=None) -> Comment:
+    def post(
+        self,
+        discussion_id: ObjectId,
+        *,
+        author: dict,
+        text: str,
+        parent_slug: str | None = None,
+        posted: datetime | None = None,
+    ) -> Comment:
         posted = slugs.posted_time(posted)
         parent, path = None, TREE
         if parent_slug is not None:
@@ -150,7 +164,15 @@ class EmbeddedStore(ArrayCommentUpdates, CommentStore):
         ledger.record(discussion_id, stored)
         return Comment.from_dict(stored, discussion_id)
 
-    def _push(self, discussion_id, path, comment, parent, author, text) -> dict:
+    def _push(
+        self,
+        discussion_id: ObjectId,
+        path: str,
+        comment: dict[str, Any],
+        parent: dict[str, Any] | None,
+        author: dict,
+        text: str,
+    ) -> dict[str, Any]:
         for _ in range(ATTEMPTS):
             result = _posts().update_one(
                 # The guard keeps slugs unique within the discussion, atomically.
@@ -166,7 +188,7 @@ class EmbeddedStore(ArrayCommentUpdates, CommentStore):
             )
         raise CommentError("could not find a free slug")
 
-    def edit(self, discussion_id, slug, *, text) -> bool:
+    def edit(self, discussion_id: ObjectId, slug: str, *, text: str) -> bool:
         """Reserve the text's growth in the byte budget first."""
         current = self.get(discussion_id, slug)
         if current is None or current.deleted:
@@ -183,11 +205,19 @@ class EmbeddedStore(ArrayCommentUpdates, CommentStore):
             ledger.mentions_set(discussion_id, slug, mentions)
         return done
 
-    def _whole(self, discussion_id) -> tuple[list[dict], dict[str, dict]]:
+    def _whole(self, discussion_id: ObjectId) -> tuple[list[dict], dict[str, dict]]:
         doc = _posts().find_one({"_id": discussion_id}, {"comments": 1, TREE: 1}) or {}
         return doc.get(TREE) or [], {c["slug"]: c for c in doc.get("comments") or []}
 
-    def page(self, discussion_id, *, order="threaded", after=None, before=None, limit=None):
+    def page(
+        self,
+        discussion_id: ObjectId,
+        *,
+        order: str = "threaded",
+        after: str | None = None,
+        before: str | None = None,
+        limit: int | None = None,
+    ) -> CommentPage:
         check_order(order, self.orders)
         limit = page_size(limit)
         if order == "threaded":
@@ -204,7 +234,7 @@ class EmbeddedStore(ArrayCommentUpdates, CommentStore):
         def tail(n: int) -> tuple[int, list[dict]]:
             # The newest page needs the length too: one aggregation, $size + $slice.
             array = {"$ifNull": ["$comments", []]}
-            pipeline = [
+            pipeline: list[dict[str, Any]] = [
                 {"$match": {"_id": discussion_id}},
                 {"$project": {"n": {"$size": array}, "page": {"$slice": [array, -n]}}},
             ]
@@ -226,7 +256,7 @@ class EmbeddedStore(ArrayCommentUpdates, CommentStore):
             prev=prev_cursor,
         )
 
-    def get(self, discussion_id, slug):
+    def get(self, discussion_id: ObjectId, slug: str) -> Comment | None:
         if not slugs.is_slug(slug):
             return None
         doc = _posts().find_one(
@@ -235,7 +265,15 @@ class EmbeddedStore(ArrayCommentUpdates, CommentStore):
         found = (doc or {}).get("comments") or []
         return Comment.from_dict(found[0], discussion_id) if found else None
 
-    def subtree(self, discussion_id, slug, *, after=None, before=None, limit=None):
+    def subtree(
+        self,
+        discussion_id: ObjectId,
+        slug: str,
+        *,
+        after: str | None = None,
+        before: str | None = None,
+        limit: int | None = None,
+    ) -> CommentPage | None:
         limit = page_size(limit)
         if not slugs.is_slug(slug):
             return None
@@ -248,15 +286,15 @@ class EmbeddedStore(ArrayCommentUpdates, CommentStore):
         comments = [Comment.from_dict(c, discussion_id) for c in flat]
         return keyset_in_memory(comments, after=after, before=before, limit=limit)
 
-    def count(self, discussion_id) -> int:
-        pipeline = [
+    def count(self, discussion_id: ObjectId) -> int:
+        pipeline: list[dict[str, Any]] = [
             {"$match": {"_id": discussion_id}},
             {"$project": {"n": {"$size": {"$ifNull": ["$comments", []]}}}},
         ]
         rows = list(_posts().aggregate(pipeline))
         return rows[0]["n"] if rows else 0
 
-    def _holder(self, discussion_id, slug) -> tuple:
+    def _holder(self, discussion_id: ObjectId, slug: str) -> tuple:
         # The post's shard key is its `_id`; the `$elemMatch` of the write
         # checks that it holds the comment.
         return _posts(), {"_id": discussion_id}
@@ -264,24 +302,24 @@ class EmbeddedStore(ArrayCommentUpdates, CommentStore):
     def _holders(self) -> tuple:
         return _posts(), "_id"
 
-    def last(self, discussion_id, n) -> list[Comment]:
+    def last(self, discussion_id: ObjectId, n: int) -> list[Comment]:
         if n <= 0:
             return []
         doc = _posts().find_one({"_id": discussion_id}, {**SMALL, "comments": {"$slice": -n}})
         return [Comment.from_dict(c, discussion_id) for c in (doc or {}).get("comments") or []]
 
-    def delete_discussion(self, discussion_id) -> None:
+    def delete_discussion(self, discussion_id: ObjectId) -> None:
         _posts().update_one({"_id": discussion_id}, {"$unset": {"comments": "", TREE: ""}})
         ledger.forget(discussion_id)
         budget.forget(discussion_id)
 
-    def delete_discussions(self, discussion_ids) -> None:
+    def delete_discussions(self, discussion_ids: list[ObjectId]) -> None:
         # The posts are deleted, and the discussions with them.
         if discussion_ids:
             ledger.forget_many(discussion_ids)
             budget.forget_many(discussion_ids)
 
-    def put(self, discussion_id, comment) -> bool:
+    def put(self, discussion_id: ObjectId, comment: dict[str, Any]) -> bool:
         path = TREE
         parent_slug = parent_of(comment["slug"])
         if parent_slug is not None:
@@ -304,7 +342,7 @@ class EmbeddedStore(ArrayCommentUpdates, CommentStore):
         ledger.record(discussion_id, comment)
         return True
 
-    def replace_thread(self, discussion_id, comments) -> None:
+    def replace_thread(self, discussion_id: ObjectId, comments: list[dict[str, Any]]) -> None:
         """One `$set` of both arrays, after the byte budget is counted anew."""
         tree: list[dict] = []
         nodes: dict[str, dict] = {}

@@ -11,12 +11,13 @@ from datetime import datetime
 
 from bson import ObjectId
 from pymongo import DESCENDING
+from pymongo.collection import Collection
 from pymongo.errors import BulkWriteError, DuplicateKeyError
 
 from comments.documents import CommentLogEntry
 
 
-def _log():
+def _log() -> Collection:
     return CommentLogEntry._get_collection()
 
 

@@ -71,6 +71,7 @@ def offset_page(
             items = fetch(start, after_pos - start) if after_pos > start else []
             has_next, has_prev = start > 0, True
         else:  # back in display order: newer
+            assert before_pos is not None  # not both None, and after_pos is
             start = before_pos + 1
             got = fetch(start, limit + 1)
             items, has_next, has_prev = got[:limit], True, len(got) > limit

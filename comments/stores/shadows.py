@@ -25,6 +25,7 @@ from django.conf import settings
 
 from comments.stores import STORES, CommentError, get_store
 from comments.stores.base import Comment, CommentStore, stored_form
+from feeds.selectors.posts import post_ids_with_comments
 from socialsite import shadows
 
 log = logging.getLogger(__name__)
@@ -50,7 +51,7 @@ def write_stores() -> list[CommentStore]:
     return [primary(), *shadow_stores()]
 
 
-def _missed(store: CommentStore, what: str, discussion_id, exc: Exception) -> None:
+def _missed(store: CommentStore, what: str, discussion_id: ObjectId, exc: Exception) -> None:
     log.warning(
         "comment shadow %s missed %s on post %s (%s): run convert_comments --to %s",
         store.name,
@@ -71,7 +72,7 @@ def copy_comment(discussion_id: ObjectId, comment: Comment) -> None:
             _missed(store, f"comment {comment.slug}", discussion_id, exc)
 
 
-def replay(action: str, discussion_id: ObjectId, slug: str, **arguments) -> None:
+def replay(action: str, discussion_id: ObjectId, slug: str, **arguments: object) -> None:
     """Replay an edit, soft delete or restore (`action`, a store method) on
     every shadow: each is guarded by the comment's state, so a replay that
     runs twice changes nothing the second time."""
@@ -132,8 +133,6 @@ def convert(
     (`replace_thread`, so doing one twice changes nothing). After each batch
     `on_batch` hears the position: a run that stopped (a crash, a refused
     thread) resumes from the last one it reported with `after`."""
-    from feeds.selectors.posts import post_ids_with_comments  # comments depend on feeds
-
     done = Progress(after=after)
     while True:
         post_ids, last = post_ids_with_comments(done.after, CONVERT_BATCH)

@@ -49,7 +49,7 @@ def paths(part: str, posted: datetime, parent: dict | None) -> tuple[str, str, i
     )
 
 
-def is_slug(value) -> bool:
+def is_slug(value: object) -> bool:
     """Whether `value` is a well-formed slug path (check request data with this)."""
     return isinstance(value, str) and len(value) < 1000 and bool(SLUG_RE.match(value))
 
@@ -86,7 +86,7 @@ def new_comment(
     author: dict,
     text: str,
     part: str | None = None,
-    oid=None,
+    oid: ObjectId | None = None,
 ) -> dict:
     """The stored form of a comment, shared by the three stores; a new random
     slug part and id unless given."""

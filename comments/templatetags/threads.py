@@ -1,10 +1,14 @@
+from typing import Any
+
 from django import template
 from django.conf import settings
+from django.template import Context
 
 from comments.stores import get_store
-from comments.stores.base import BLOCKED_TEXT
+from comments.stores.base import BLOCKED_TEXT, Comment
 from feeds import mentions
 from socialsite import fragments
+from socialsite.fragments import Page
 
 register = template.Library()
 
@@ -14,7 +18,7 @@ INDENT_LEVELS = 8
 
 
 @register.filter
-def indent(comment, base=0) -> int:
+def indent(comment: Comment, base: int = 0) -> int:
     """How far a comment is indented: its depth below `base` (the permalink's
     root), never deeper than COMMENTS_MAX_DEPTH."""
     limit = min(settings.COMMENTS_MAX_DEPTH, INDENT_LEVELS)
@@ -34,18 +38,18 @@ def blocked_text() -> str:
 
 
 @register.filter
-def can_reply(comment) -> bool:
+def can_reply(comment: Comment) -> bool:
     """Whether the store keeps a reply to `comment`: no Reply form is offered
     at the deepest level stored (the store would refuse the reply)."""
     return comment.depth < get_store().max_stored_depth
 
 
-def _fields(comment) -> dict:
+def _fields(comment: Comment) -> dict[str, Any]:
     """The comment's stored fields (a slotted dataclass), for its digest."""
     return {name: getattr(comment, name) for name in type(comment).__slots__}
 
 
-def _max_stored_depth(context) -> int:
+def _max_stored_depth(context: Context) -> int:
     """The store's deepest level, asked once per page (it may differ per
     session: the developer's lens switches stores)."""
     render_context = context.render_context
@@ -55,8 +59,17 @@ def _max_stored_depth(context) -> int:
 
 
 def _comment_fragment(
-    context, page, c, hidden, blocked, continue_at, base, votes, ranked, filtered
-) -> tuple:
+    context: Context,
+    page: Page,
+    c: Comment,
+    hidden: set[str],
+    blocked: set[str],
+    continue_at: set[str],
+    base: int,
+    votes: dict[str, int],
+    ranked: bool,
+    filtered: dict[str, str],
+) -> tuple[dict[str, Any], dict[str, Any]]:
     """A comment's cache key (every input the template reads) and the
     context its template renders with (only what the key holds)."""
     card = context["card"]
@@ -102,17 +115,17 @@ def _comment_fragment(
 
 @register.simple_tag(takes_context=True)
 def comment_list(
-    context,
-    comments,
+    context: Context,
+    comments: list[Comment],
     *,
-    hidden,
-    blocked,
-    continue_at,
-    base=0,
-    votes=None,
-    ranked=False,
-    filtered=None,
-):
+    hidden: set[str],
+    blocked: set[str],
+    continue_at: set[str],
+    base: int = 0,
+    votes: dict[str, int] | None = None,
+    ranked: bool = False,
+    filtered: dict[str, str] | None = None,
+) -> str:
     """A page of comments (templates/comments/_comment.html each), cached as
     one fragment under all their keys (socialsite/fragments.py): the next view of
     an unchanged page is one lookup, whatever its length."""

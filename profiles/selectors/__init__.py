@@ -1,7 +1,8 @@
 """Every read of people and the follower graph, one module per concern;
 import them from here. `people` serves the profile, people, circles and
 search pages; `graph` answers the questions the apps above ask of users and
-edges, so that no other app queries this app's collections."""
+edges, so that no other app queries this app's collections; `held` knows the
+handles an erasure holds."""
 
 from profiles.selectors.graph import (
     active_among,
@@ -32,6 +33,7 @@ from profiles.selectors.graph import (
     users_counts,
     users_read,
 )
+from profiles.selectors.held import handle_digest, handle_held
 from profiles.selectors.people import (
     PERSON_PROJECTION,
     Page,
@@ -79,6 +81,8 @@ __all__ = [
     "following_page",
     "follows",
     "graph_all",
+    "handle_digest",
+    "handle_held",
     "handles_all",
     "handles_with_followers_over",
     "matching_people",

@@ -6,7 +6,7 @@ from pymongo.errors import DuplicateKeyError
 
 from profiles.documents import MESSAGES_FROM, Profile, User
 from profiles.names import name_terms
-from profiles.services.erasure import handle_held
+from profiles.selectors import handle_held
 from socialsite import events
 from socialsite.clock import now
 from socialsite.ids import parse_handle

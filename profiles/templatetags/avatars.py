@@ -13,6 +13,7 @@ import zlib
 from django import template
 from django.urls import reverse
 from django.utils.html import format_html
+from django.utils.safestring import SafeString
 
 register = template.Library()
 
@@ -46,7 +47,9 @@ def initials(name: str, handle: str = "") -> str:
 
 
 @register.simple_tag
-def avatar(handle, name, size="md", link=False):
+def avatar(
+    handle: str | None, name: str | None, size: str = "md", link: bool = False
+) -> SafeString:
     """The avatar as a span, or with `link=True` as a link to the profile that
     keyboard and screen-reader users skip (the name beside it links there)."""
     handle, name = str(handle or ""), str(name or "")

@@ -11,14 +11,18 @@ and the old entry ages out.
 """
 
 from django import template
+from django.template import Context
+from django.utils.safestring import SafeString
 
+from profiles.documents import User
+from profiles.selectors import Person
 from socialsite import fragments
 
 register = template.Library()
 
 
 @register.simple_tag(takes_context=True)
-def person_card(context, person):
+def person_card(context: Context, person: Person | User) -> SafeString:
     """`person` is a search result (`profiles.selectors.Person`) or a `User`."""
     profile = person.profile
     bio = profile.get("bio") if isinstance(profile, dict) else getattr(profile, "bio", None)

@@ -2,11 +2,13 @@
 
 from django.conf import settings
 from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.formats import date_format
 from django.views.decorators.http import require_http_methods, require_POST
 
 from profiles import auth, services
+from profiles.documents import User
 from profiles.forms import LoginForm, PasswordChangeForm, SignupForm
 from profiles.views import confirm
 from socialsite import ratelimit
@@ -17,7 +19,7 @@ BAD_LOGIN = "That handle and password don't match an account."
 
 
 @require_http_methods(["GET", "POST"])
-def signup(request):
+def signup(request: HttpRequest) -> HttpResponse:
     if request.user.is_authenticated:
         return redirect(settings.LOGIN_REDIRECT_URL)
     # Bound on every POST, even an empty one: the rate-limit error below is
@@ -51,7 +53,7 @@ def signup(request):
     return render(request, "accounts/signup.html", {"form": form}, status=status)
 
 
-def _login_limits(request, handle: str | None) -> list[tuple[str, list[str], str]]:
+def _login_limits(request: HttpRequest, handle: str | None) -> list[tuple[str, list[str], str]]:
     """(scope, keys, rule) for failed logins: per IP, tightly per (handle, IP),
     loosely per handle, so failures from one address cannot lock the owner
     out from another."""
@@ -65,7 +67,7 @@ def _login_limits(request, handle: str | None) -> list[tuple[str, list[str], str
     return limits
 
 
-def _suspended_message(user) -> str:
+def _suspended_message(user: User) -> str:
     until = user.suspended_until
     when = f" until {date_format(until, 'j F Y, H:i')} UTC" if until else ""
     return (
@@ -75,7 +77,7 @@ def _suspended_message(user) -> str:
 
 
 @require_http_methods(["GET", "POST"])
-def login(request):
+def login(request: HttpRequest) -> HttpResponse:
     next_url = safe_next(request, settings.LOGIN_REDIRECT_URL)
     if request.user.is_authenticated:
         return redirect(next_url)
@@ -118,7 +120,7 @@ def login(request):
 
 
 @require_POST
-def logout(request):
+def logout(request: HttpRequest) -> HttpResponse:
     auth.logout(request)
     messages.info(request, "You are logged out.")
     return redirect("home")
@@ -126,7 +128,7 @@ def logout(request):
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def password_change(request):
+def password_change(request: HttpRequest) -> HttpResponse:
     form = PasswordChangeForm(request.POST or None, user=request.user)
     status = 200
     if request.method == "POST":

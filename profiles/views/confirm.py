@@ -8,15 +8,17 @@ Wrong attempts are limited per account, and each attempt takes its slot
 before the password is checked (`ratelimit.reserve`), so a burst of
 parallel guesses checks at most the limit; a right one gives it back."""
 
+from django import forms
 from django.contrib.auth.hashers import check_password
+from django.http import HttpRequest
 
 from profiles.services import twofactor
 from socialsite import ratelimit
 
 
 def proven(
-    request,
-    form,
+    request: HttpRequest,
+    form: forms.Form,
     *,
     scope: str,
     rule: str,

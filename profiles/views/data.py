@@ -3,7 +3,7 @@
 
 from django.conf import settings
 from django.contrib import messages
-from django.http import FileResponse, Http404
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 
@@ -19,7 +19,7 @@ from socialsite.ids import parse_object_id
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def export(request):
+def export(request: HttpRequest) -> HttpResponse:
     handle = request.user.handle
     status = 200
     if request.method == "POST":
@@ -49,9 +49,9 @@ def export(request):
 
 @login_required
 @require_GET
-def export_download(request, export_id):
-    export_id = parse_object_id(export_id)
-    found = export_id and exports.export_file(handle=request.user.handle, export_id=export_id)
+def export_download(request: HttpRequest, export_id: str) -> HttpResponse:
+    oid = parse_object_id(export_id)
+    found = oid and exports.export_file(handle=request.user.handle, export_id=oid)
     if not found:  # someone else's, expired, unknown: all the same
         raise Http404("No such export")
     response = FileResponse(found, as_attachment=True, filename=found.filename)
@@ -62,7 +62,7 @@ def export_download(request, export_id):
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def delete(request):
+def delete(request: HttpRequest) -> HttpResponse:
     user = request.user
     form = AccountDeleteForm(
         request.POST if request.method == "POST" else None, needs_code=user.has_2fa

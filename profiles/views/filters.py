@@ -5,10 +5,11 @@ import re
 
 from django.conf import settings
 from django.contrib import messages
-from django.http import Http404
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
+from profiles.documents import User
 from profiles.filters import MAX_FILTERS, contexts_label, stored_filters
 from profiles.forms import KeywordFilterForm
 from profiles.services import filters as services
@@ -19,7 +20,7 @@ from socialsite.http import login_required
 FILTER_ID = re.compile(r"[0-9a-f]{24}")
 
 
-def _limited(request) -> ratelimit.RateLimited | None:
+def _limited(request: HttpRequest) -> ratelimit.RateLimited | None:
     """Count one of the reader's filter writes; the refusal if over the limit."""
     try:
         ratelimit.hit("filters", [f"user:{request.user.handle}"], settings.RATELIMIT_FILTERS)
@@ -28,12 +29,12 @@ def _limited(request) -> ratelimit.RateLimited | None:
     return None
 
 
-def _page(request, form: KeywordFilterForm, status: int = 200):
+def _page(request: HttpRequest, form: KeywordFilterForm, status: int = 200) -> HttpResponse:
     context = {"form": form, "filters": _listed(request.user), "max_filters": MAX_FILTERS}
     return render(request, "profiles/filters.html", context, status=status)
 
 
-def _listed(user) -> list[dict]:
+def _listed(user: User) -> list[dict]:
     """The filters as the page lists them, expired ones marked."""
     moment = clock.now()
     return [
@@ -48,7 +49,7 @@ def _listed(user) -> list[dict]:
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def filter_list(request):
+def filter_list(request: HttpRequest) -> HttpResponse:
     user = request.user
     form = KeywordFilterForm(request.POST if request.method == "POST" else None)
     status = 200
@@ -77,7 +78,7 @@ def filter_list(request):
 
 @login_required
 @require_POST
-def filter_delete(request, filter_id):
+def filter_delete(request: HttpRequest, filter_id: str) -> HttpResponse:
     if not FILTER_ID.fullmatch(filter_id):
         raise Http404("No such filter")
     if refused := _limited(request):

@@ -1,30 +1,32 @@
 """Profiles, follower lists, follow/unfollow, blocks, circles and search."""
 
+from collections.abc import Callable
 from functools import wraps
 from typing import Any
 
 from django.conf import settings
 from django.contrib import messages
-from django.http import Http404
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
 from profiles import auth, selectors, services
+from profiles.documents import User
 from profiles.forms import CircleNameForm, CirclePickForm, ProfileForm
 from socialsite import extensions, ratelimit
 from socialsite.http import login_required, redirect_back
 from socialsite.ids import handle_or_404, parse_handle
 
 
-def _active_user_or_404(handle_value):
+def _active_user_or_404(handle_value: object) -> User:
     user = selectors.user_active(handle_or_404(handle_value))
     if user is None:
         raise Http404("No such user.")
     return user
 
 
-def profile(request, handle):
+def profile(request: HttpRequest, handle: str) -> HttpResponse:
     # Read with the session (one round trip for both), or the viewer's own.
     person = auth.page_user(request, handle_or_404(handle))
     if person is None:
@@ -45,7 +47,7 @@ def profile(request, handle):
     return render(request, "profiles/profile.html", context)
 
 
-def _people_list(request, handle, which):
+def _people_list(request: HttpRequest, handle: str, which: str) -> HttpResponse:
     person = _active_user_or_404(handle)
     after = parse_handle(request.GET.get("after"))
     page = (selectors.followers_page if which == "followers" else selectors.following_page)(
@@ -56,15 +58,15 @@ def _people_list(request, handle, which):
     )
 
 
-def followers(request, handle):
+def followers(request: HttpRequest, handle: str) -> HttpResponse:
     return _people_list(request, handle, "followers")
 
 
-def following(request, handle):
+def following(request: HttpRequest, handle: str) -> HttpResponse:
     return _people_list(request, handle, "following")
 
 
-def _limited(request, scope: str, rule: str) -> ratelimit.RateLimited | None:
+def _limited(request: HttpRequest, scope: str, rule: str) -> ratelimit.RateLimited | None:
     """Count one of the signed-in user's writes; the refusal if over the limit."""
     try:
         ratelimit.hit(scope, [f"user:{request.user.handle}"], rule)
@@ -81,13 +83,13 @@ RATE_RULES = {
 }
 
 
-def _person_with_session(view):
+def _person_with_session(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
     """Outside `login_required`, which loads the session: ask that load to
     read the person a graph action is about along with the session and the
     viewer (one round trip for all, socialsite/sessions.py)."""
 
     @wraps(view)
-    def wrapped(request, handle, *args, **kwargs):
+    def wrapped(request: HttpRequest, handle: str, *args: Any, **kwargs: Any) -> HttpResponse:
         ask = getattr(request.session, "also_read_users", None)
         parsed = parse_handle(handle)
         if ask is not None and parsed is not None:
@@ -97,7 +99,9 @@ def _person_with_session(view):
     return wrapped
 
 
-def _graph_action(request, handle, action, *, scope="follow"):
+def _graph_action(
+    request: HttpRequest, handle: str, action: Callable[[User], str], *, scope: str = "follow"
+) -> HttpResponse:
     """Run a follow/unfollow/block/unblock service; report errors as messages.
 
     Rate-limited per user: each of these backfills or prunes news feeds.
@@ -128,8 +132,8 @@ def _graph_action(request, handle, action, *, scope="follow"):
 @_person_with_session
 @login_required
 @require_POST
-def follow(request, handle):
-    def act(person):
+def follow(request: HttpRequest, handle: str) -> HttpResponse:
+    def act(person: User) -> str:
         form = CirclePickForm(request.POST, owner_circles=request.user.circles)
         if not form.is_valid():
             raise services.GraphError("Pick circles from your own list.")
@@ -146,8 +150,8 @@ def follow(request, handle):
 @_person_with_session
 @login_required
 @require_POST
-def unfollow(request, handle):
-    def act(person):
+def unfollow(request: HttpRequest, handle: str) -> HttpResponse:
+    def act(person: User) -> str:
         services.follow_delete(follower=request.user.handle, followee=person.handle)
         return f"You no longer follow {person.name}."
 
@@ -157,8 +161,8 @@ def unfollow(request, handle):
 @_person_with_session
 @login_required
 @require_POST
-def block(request, handle):
-    def act(person):
+def block(request: HttpRequest, handle: str) -> HttpResponse:
+    def act(person: User) -> str:
         services.block_create(blocker=request.user, blocked=person.handle)
         return f"You blocked {person.name}. They can't follow you or reach you."
 
@@ -168,8 +172,8 @@ def block(request, handle):
 @_person_with_session
 @login_required
 @require_POST
-def unblock(request, handle):
-    def act(person):
+def unblock(request: HttpRequest, handle: str) -> HttpResponse:
+    def act(person: User) -> str:
         services.block_delete(blocker=request.user, blocked=person.handle)
         return f"You unblocked {person.name}."
 
@@ -179,8 +183,8 @@ def unblock(request, handle):
 @_person_with_session
 @login_required
 @require_POST
-def mute(request, handle):
-    def act(person):
+def mute(request: HttpRequest, handle: str) -> HttpResponse:
+    def act(person: User) -> str:
         services.mute_create(user=request.user, handle=person.handle)
         return f"You muted {person.name}. Their posts leave your news feed; they are not told."
 
@@ -190,8 +194,8 @@ def mute(request, handle):
 @_person_with_session
 @login_required
 @require_POST
-def unmute(request, handle):
-    def act(person):
+def unmute(request: HttpRequest, handle: str) -> HttpResponse:
+    def act(person: User) -> str:
         services.mute_delete(user=request.user, handle=person.handle)
         return f"You unmuted {person.name}."
 
@@ -201,8 +205,8 @@ def unmute(request, handle):
 @_person_with_session
 @login_required
 @require_POST
-def set_circles(request, handle):
-    def act(person):
+def set_circles(request: HttpRequest, handle: str) -> HttpResponse:
+    def act(person: User) -> str:
         form = CirclePickForm(request.POST, owner_circles=request.user.circles)
         if not form.is_valid():
             raise services.GraphError("Pick circles from your own list.")
@@ -216,7 +220,7 @@ def set_circles(request, handle):
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def profile_edit(request):
+def profile_edit(request: HttpRequest) -> HttpResponse:
     user = request.user
     initial = {
         "name": user.name,
@@ -243,7 +247,7 @@ def profile_edit(request):
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def circles(request):
+def circles(request: HttpRequest) -> HttpResponse:
     """Circle management. A POST with `name` alone creates a circle."""
     owner = request.user
     create_form = CircleNameForm()
@@ -299,14 +303,14 @@ def circles(request):
     return render(request, "profiles/circles.html", context, status=status)
 
 
-def _circle_param(request, field):
+def _circle_param(request: HttpRequest, field: str) -> str:
     name = request.POST.get(field)
     if not isinstance(name, str) or name not in request.user.circles:
         raise services.GraphError("Pick one of your circles.")
     return name
 
 
-def search(request):
+def search(request: HttpRequest) -> HttpResponse:
     query = str(request.GET.get("q", ""))[:80].strip()
     after = parse_handle(request.GET.get("after"))
     page = selectors.search_people(query, after, viewer=request.user) if query else None

@@ -3,11 +3,13 @@
 
 from django.conf import settings
 from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods
 
 from profiles import auth, tasks
+from profiles.documents import User
 from profiles.forms import EmailChangeForm, EmailForm, SetPasswordForm
 from profiles.services import recovery
 from profiles.views import confirm
@@ -20,7 +22,7 @@ INVALID_LINK = (
 )
 
 
-def _link_invalid(request, kind: str):
+def _link_invalid(request: HttpRequest, kind: str) -> HttpResponse:
     """The page for a dead mailed link; `kind` (verify, reset, undo) picks
     the way on that suits what the link was for."""
     context = {"reason": INVALID_LINK, "kind": kind}
@@ -29,7 +31,7 @@ def _link_invalid(request, kind: str):
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def email(request):
+def email(request: HttpRequest) -> HttpResponse:
     """Change the address: with the password (and code), since whoever holds
     the address can reset the password; the old address is told, with a
     link that undoes the change for 7 days."""
@@ -60,7 +62,7 @@ def email(request):
     return render(request, "accounts/email.html", {"form": form}, status=status)
 
 
-def _change(request, user, address: str) -> None:
+def _change(request: HttpRequest, user: User, address: str) -> None:
     old = user.email
     token, undo = recovery.email_set(user=user, email=address)
     if undo:
@@ -76,7 +78,7 @@ def _change(request, user, address: str) -> None:
 
 
 @require_http_methods(["GET", "POST"])
-def email_undo(request, token):
+def email_undo(request: HttpRequest, token: str) -> HttpResponse:
     """The link mailed to a replaced address. A GET only asks (mail
     programs open links to scan them); the POST puts the address back, ends
     every session, and goes straight on to a new password when the address
@@ -107,7 +109,7 @@ def email_undo(request, token):
 
 
 @require_GET
-def email_verify(request, token):
+def email_verify(request: HttpRequest, token: str) -> HttpResponse:
     handle = recovery.email_verify(token)
     if handle is None:
         return _link_invalid(request, "verify")
@@ -118,7 +120,7 @@ def email_verify(request, token):
 
 
 @require_http_methods(["GET", "POST"])
-def password_reset(request):
+def password_reset(request: HttpRequest) -> HttpResponse:
     """Never tells whether the address belongs to an account: the answer is
     the same redirect either way, after the same work (two rate-limit
     counters and one task queued)."""
@@ -145,12 +147,12 @@ def password_reset(request):
 
 
 @require_GET
-def password_reset_sent(request):
+def password_reset_sent(request: HttpRequest) -> HttpResponse:
     return render(request, "accounts/password_reset_sent.html")
 
 
 @require_http_methods(["GET", "POST"])
-def password_reset_confirm(request, token):
+def password_reset_confirm(request: HttpRequest, token: str) -> HttpResponse:
     user = recovery.password_reset_user(token)
     if user is None:
         return _link_invalid(request, "reset")

@@ -1,7 +1,7 @@
 """The account's sessions: where it is logged in, and ending one (docs/accounts.md)."""
 
 from django.contrib import messages
-from django.http import Http404
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
@@ -11,7 +11,7 @@ from socialsite.http import login_required
 
 @login_required
 @require_GET
-def session_list(request):
+def session_list(request: HttpRequest) -> HttpResponse:
     current = sessions.public_id(request.session.session_key or "")
     listed = [
         {**session, "current": session["id"] == current}
@@ -22,7 +22,7 @@ def session_list(request):
 
 @login_required
 @require_POST
-def session_end(request, session_id):
+def session_end(request: HttpRequest, session_id: str) -> HttpResponse:
     if session_id == sessions.public_id(request.session.session_key or ""):
         messages.info(request, "This is the session you are using: log out to end it.")
         return redirect("profiles:sessions")

@@ -4,6 +4,7 @@ The settings pages share one sub-navigation (templates/profiles/_settings_nav.ht
 this page lists the same sections, each with what it is for.
 """
 
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
@@ -12,5 +13,5 @@ from socialsite.http import login_required
 
 @login_required
 @require_GET
-def settings_index(request):
+def settings_index(request: HttpRequest) -> HttpResponse:
     return render(request, "profiles/settings.html")

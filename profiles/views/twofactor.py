@@ -3,10 +3,12 @@ step of a login (`/accounts/login/2fa/`) (docs/accounts.md#two-factor-login)."""
 
 from django.conf import settings
 from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
 from profiles import auth
+from profiles.documents import User
 from profiles.forms import TwoFactorCodeForm, TwoFactorEnrolForm, TwoFactorOffForm
 from profiles.services import twofactor
 from profiles.views import confirm
@@ -14,7 +16,7 @@ from socialsite import ratelimit
 from socialsite.http import login_required
 
 
-def _codes_text(user, codes: list[str]) -> str:
+def _codes_text(user: User, codes: list[str]) -> str:
     """The recovery codes as the file the page offers to download or copy."""
     lines = [f"Socialsite recovery codes for @{user.handle}", "Each works once.", ""]
     return "\n".join([*lines, *codes, ""])
@@ -23,7 +25,7 @@ def _codes_text(user, codes: list[str]) -> str:
 BAD_CODE = "That code does not work: use the one your app shows now, or an unused recovery code."
 
 
-def _setup_page(request, form, status=200):
+def _setup_page(request: HttpRequest, form: TwoFactorEnrolForm, status: int = 200) -> HttpResponse:
     user = request.user
     secret = twofactor.pending_secret(user=user)
     context = {"form": form, "secret": secret, "qr": twofactor.qr_svg(user=user, secret=secret)}
@@ -32,7 +34,7 @@ def _setup_page(request, form, status=200):
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def settings_2fa(request):
+def settings_2fa(request: HttpRequest) -> HttpResponse:
     user = request.user
     if user.has_2fa:
         return _turn_off(request)
@@ -65,7 +67,7 @@ def settings_2fa(request):
     return _setup_page(request, form, status)
 
 
-def _turn_off(request):
+def _turn_off(request: HttpRequest) -> HttpResponse:
     user = request.user
     form = TwoFactorOffForm(request.POST if request.method == "POST" else None)
     status = 200
@@ -89,7 +91,7 @@ def _turn_off(request):
 
 
 @require_http_methods(["GET", "POST"])
-def login_2fa(request):
+def login_2fa(request: HttpRequest) -> HttpResponse:
     step = auth.second_step(request.COOKIES.get(auth.SECOND_STEP_COOKIE))
     if step is None:
         messages.info(request, "Log in again: the code step expired.")

@@ -12,7 +12,7 @@ import pytest
 from bson import ObjectId
 from django.core.management import call_command
 
-from comments import selectors, services
+from comments import selectors, services, summaries
 from comments.documents import CommentDocument
 from comments.stores import cursors, get_store
 from feeds.documents import PUBLIC, Post
@@ -626,8 +626,8 @@ def test_truncate_comments_trims_posts_and_embedded_entries(people, login, setti
     for i in range(5):
         store.post(busy, author=ALICE, text=f"b{i}", posted=BASE + timedelta(seconds=i))
     store.post(quiet, author=ALICE, text="q0", posted=BASE)
-    services.summary_refresh(busy)
-    services.summary_refresh(quiet)
+    summaries.summary_refresh(busy)
+    summaries.summary_refresh(quiet)
 
     settings.FEED_COMMENTS_SHOWN = 2
     out = StringIO()

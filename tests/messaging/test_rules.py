@@ -228,7 +228,7 @@ def test_a_long_batch_refreshes_the_erasure_jobs_beat(monkeypatch):
     from datetime import timedelta
 
     from profiles.documents import ErasureJob
-    from profiles.services import erasure
+    from profiles.services import erasure_walk
     from socialsite import owners
     from socialsite.clock import now
 
@@ -239,14 +239,14 @@ def test_a_long_batch_refreshes_the_erasure_jobs_beat(monkeypatch):
     def slow_eraser(handle: str, limit: int) -> int:
         if seen:
             return 0
-        seen.append(erasure.erasures_stalled(older_than_seconds=60))
+        seen.append(erasure_walk.erasures_stalled(older_than_seconds=60))
         owners.lease_keep()  # mid-batch: the job's beat moves on
-        seen.append(erasure.erasures_stalled(older_than_seconds=60))
+        seen.append(erasure_walk.erasures_stalled(older_than_seconds=60))
         return 1
 
-    monkeypatch.setattr(erasure, "LEASE_REFRESH_SECONDS", 0)
+    monkeypatch.setattr(erasure_walk, "LEASE_REFRESH_SECONDS", 0)
     entry = owners.Owned("conversation", ("everyone",), slow_eraser, "messaging")
-    erasure._erase_all(entry, "zed", 10, ErasureJob._get_collection())
+    erasure_walk._erase_all(entry, "zed", 10, ErasureJob._get_collection())
     # Stalled an hour before the refresh, alive after it: no sweeper restarts it.
     assert seen == [["zed"], []]
     # Outside a walk the call does nothing.

@@ -27,7 +27,7 @@ from moderation.targets import resolve_target
 from notifications import selectors as notification_selectors
 from profiles.demo import DEMO_PASSWORD
 from profiles.documents import ErasureJob, FollowerEdge, FollowingEdge, User
-from profiles.services import circles, erasure, graph, mutes, recovery
+from profiles.services import circles, erasure, erasure_walk, graph, mutes, recovery
 from profiles.services.users import HandleTaken, user_create
 from socialsite import owners
 from tests.conftest import PASSWORD, login_client, sized
@@ -362,16 +362,16 @@ def test_an_erasure_cut_short_resumes_where_it_stopped(make_user, settings, monk
 
     monkeypatch.setattr(posts, "posts_erase", dies_in_the_second_batch)
     with pytest.raises(SystemExit):
-        erasure.erasure_run(HANDLE, batch=2)
+        erasure_walk.erasure_run(HANDLE, batch=2)
     assert ErasureJob.objects.get(handle=HANDLE).step == "post"
     assert Post.objects(by__id=HANDLE).count() == 3
-    assert erasure.erasures_stalled(older_than_seconds=-1) == [HANDLE]
+    assert erasure_walk.erasures_stalled(older_than_seconds=-1) == [HANDLE]
 
     monkeypatch.setattr(posts, "posts_erase", real_erase)
-    assert erasure.erasure_run(HANDLE, batch=2)  # the sweeper's run finishes it
+    assert erasure_walk.erasure_run(HANDLE, batch=2)  # the sweeper's run finishes it
     assert traces((HANDLE,)) == {}
     assert by("ann").following_count == 0 and recount_problems() == []
-    assert erasure.erasures_stalled(older_than_seconds=-1) == []
+    assert erasure_walk.erasures_stalled(older_than_seconds=-1) == []
 
 
 def test_what_lands_after_its_eraser_ran_is_found_by_the_verification(make_user, settings):
@@ -412,7 +412,7 @@ def test_what_lands_after_its_eraser_ran_is_found_by_the_verification(make_user,
     )
     try:
         erasure.erasure_begin(user=zed)
-        assert erasure.erasure_run(HANDLE, batch=2)
+        assert erasure_walk.erasure_run(HANDLE, batch=2)
     finally:
         owners._OWNED["notification_buckets"] = entry
     assert traces((HANDLE,)) == {}
@@ -431,9 +431,9 @@ def test_an_erasure_walked_twice_counts_nothing_twice(make_user, settings):
     post = posts.post_create(author=ann, type="status", detail={"text": "hello"}, circles=[])
     likes.like_create(post_id=post.id, user=zed)
     erasure.erasure_begin(user=zed)
-    assert erasure.erasure_run(HANDLE, batch=1)
+    assert erasure_walk.erasure_run(HANDLE, batch=1)
     ErasureJob._get_collection().insert_one({"_id": HANDLE, "step": "", "runs": 0})
-    assert erasure.erasure_run(HANDLE, batch=1)  # a second walk, from the start
+    assert erasure_walk.erasure_run(HANDLE, batch=1)  # a second walk, from the start
     assert recount_problems() == []
     assert (by("ann").followers_count, by("ann").following_count) == (0, 0)
     assert Post.objects.get(id=post.id).likes_count == 0

@@ -1,5 +1,7 @@
 """`manage.py ads_pacing`: stop campaigns past their end or over their budget."""
 
+from typing import Any
+
 from django.core.management.base import BaseCommand
 
 from ads.services import ads_pacing
@@ -11,7 +13,7 @@ class Command(BaseCommand):
         " changes left half done, and say which."
     )
 
-    def handle(self, *args, **options):
+    def handle(self, *args: Any, **options: Any) -> None:
         swept = ads_pacing()
         stopped = [(cid, reason) for cid, reason in swept if reason != "resumed"]
         for campaign_id, reason in swept:

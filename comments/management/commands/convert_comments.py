@@ -1,6 +1,8 @@
+from typing import Any
+
 from bson import ObjectId
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from comments.stores import STORES, CommentError, get_store, shadows
 
@@ -15,7 +17,7 @@ class Command(BaseCommand):
         "that stopped resumes from there with --after."
     )
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--to", required=True, choices=list(STORES), dest="target")
         parser.add_argument(
             "--from",
@@ -28,7 +30,14 @@ class Command(BaseCommand):
             help="a post id: convert only the posts after it (a position this command printed)",
         )
 
-    def handle(self, *args, target, source, after=None, **options):
+    def handle(
+        self,
+        *args: Any,
+        target: str,
+        source: str | None,
+        after: str | None = None,
+        **options: Any,
+    ) -> None:
         source = source or settings.COMMENTS_STORE
         if source == target:
             raise CommandError(f"--to {target} is the store being read: nothing to convert.")

@@ -1,5 +1,7 @@
+from typing import Any
+
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from comments import services
 
@@ -12,7 +14,7 @@ class Command(BaseCommand):
         "or after lowering the setting."
     )
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument(
             "--limit",
             type=int,
@@ -20,7 +22,7 @@ class Command(BaseCommand):
             help=f"comments to keep, default FEED_COMMENTS_SHOWN ({settings.FEED_COMMENTS_SHOWN})",
         )
 
-    def handle(self, *args, limit, **options):
+    def handle(self, *args: Any, limit: int | None, **options: Any) -> None:
         if limit is not None and limit < 0:
             raise CommandError("--limit must not be negative.")
         counts = services.comments_shown_truncate(limit=limit)

@@ -1,4 +1,6 @@
-from django.core.management.base import BaseCommand
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandParser
 
 from profiles import sweeps
 
@@ -10,10 +12,10 @@ class Command(BaseCommand):
         " and deletes the exports past their keeping time."
     )
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--older-than", type=int, default=sweeps.ERASURE_STALLED_SECONDS)
 
-    def handle(self, *args, **options):
+    def handle(self, *args: Any, **options: Any) -> None:
         resumed, rebuilt, expired = sweeps.accounts_sweep(older_than_seconds=options["older_than"])
         self.stdout.write(
             f"{resumed} erasures resumed, {rebuilt} export builds resumed,"
