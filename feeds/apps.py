@@ -15,9 +15,3 @@ class FeedsConfig(AppConfig):
         )
 
         sweeps.register()  # its sweepers run by themselves (socialsite/periodic.py)
-
-        # The matching posts on search (docs/architecture.md#explicit-wiring).
-        from feeds.views import discovery
-        from socialsite import extensions
-
-        extensions.add_page_context("search", discovery.search_context)

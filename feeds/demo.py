@@ -20,7 +20,7 @@ from pymongo import UpdateOne
 from feeds import demo_marks, demo_texts, mentions, words
 from feeds.documents import ALL_CIRCLES, PUBLIC, Author, Delivery, Post, PostRepost
 from feeds.services import counts as marks
-from feeds.services import photos, polls, trends
+from feeds.services import photos, polls
 from feeds.services import posts as services
 from profiles import selectors as people
 from profiles.documents import User
@@ -264,9 +264,7 @@ def in_bulk(planned: list[dict], users: dict) -> list:
     inserted = Post._get_collection().insert_many(docs).inserted_ids
     for post, post_id in zip(made, inserted, strict=True):
         post.id = post_id
-        trends.tag_uses_record(
-            author=post.by.id, tags=post.tags, circles=post.circles, ts=post.ts, post_id=post.id
-        )
+        # Its receivers record what post_create's would (tag uses, mentions).
         events.post_created.send(sender=Post, post=post)
     counts = Counter(post.by.id for post in made)
     standing.posts_counts_add(dict(counts))

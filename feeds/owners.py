@@ -1,7 +1,7 @@
 """The feeds' collections in the owner registry (socialsite/owners.py)."""
 
 from feeds.selectors import export
-from feeds.services import bookmarks, erasure, trends
+from feeds.services import bookmarks, erasure
 from socialsite import owners
 
 APP = "feeds"
@@ -31,6 +31,3 @@ for name, function in (
 # versions that named the person lose the handle.
 owners.owned("post_revision", app=APP, fields=("by", "mentions"), erase=erasure.revisions_erase)
 owners.owned("bookmark", app=APP, fields=("owner",), erase=bookmarks.bookmarks_erase)
-owners.owned("tag_use", app=APP, fields=("_id", "author"), erase=trends.tag_uses_erase)
-owners.owned("hidden_tag", app=APP, fields=(), why="tags a moderator hid: the audit log says who")
-owners.owned("trend_list", app=APP, fields=("trends.today",), erase=trends.trend_list_erase)

@@ -2,10 +2,8 @@
 by the worker loop every TASKS_SWEEP_SECONDS (socialsite/periodic.py) and by
 `manage.py redeliver_pending`, which cron may still run."""
 
-from feeds.selectors import trends as trend_selectors
-from feeds.services import counts, trends
+from feeds.services import counts
 from socialsite import events, periodic
-from socialsite.clock import now
 
 
 def pending_sweep(*, older_than_seconds: int | None = None) -> list[str]:
@@ -20,16 +18,5 @@ def pending_sweep(*, older_than_seconds: int | None = None) -> list[str]:
     return lines
 
 
-def trends_rank() -> str:
-    """Rank the trends for everyone and keep the list `/explore/` serves
-    (feeds/selectors/trends.py): a week of `tag_use` is aggregated once a
-    period, not on every page."""
-    t = now()
-    ranked = trend_selectors.trends_for_everyone(t)
-    trends.trend_list_store(trends=ranked, computed=t)
-    return f"{len(ranked)} trend(s) kept."
-
-
 def register() -> None:
     periodic.register("feeds.pending", lambda: " ".join(pending_sweep()))
-    periodic.register("feeds.trends", trends_rank)

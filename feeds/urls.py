@@ -1,19 +1,15 @@
 from django.urls import path
 
-from feeds.views import atom, bookmarks, discovery, interactions, pages, pins, posts
+from feeds.views import atom, bookmarks, interactions, pages, pins, posts
 
 app_name = "feeds"
 
 urlpatterns = [
-    path("explore/", discovery.explore, name="explore"),
     path("bookmarks/", bookmarks.bookmark_list, name="bookmarks"),
     path("posts/<str:post_id>/bookmark/", bookmarks.bookmark, name="bookmark"),
     path("posts/<str:post_id>/unbookmark/", bookmarks.unbookmark, name="unbookmark"),
     path("posts/<str:post_id>/pin/", pins.pin, name="pin"),
     path("posts/<str:post_id>/unpin/", pins.unpin, name="unpin"),
-    path("tags/<str:tag>/", discovery.tag_page, name="tag"),
-    path("tags/<str:tag>/follow/", discovery.tag_follow, name="tag_follow"),
-    path("tags/<str:tag>/unfollow/", discovery.tag_unfollow, name="tag_unfollow"),
     path("posts/", posts.post_create, name="create"),
     path("posts/<str:post_id>/", pages.post_detail, name="post"),
     path("posts/<str:post_id>/edit/", posts.post_edit, name="edit"),

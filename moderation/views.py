@@ -290,4 +290,4 @@ def tag_trend(request: HttpRequest, tag: str, action: str) -> HttpResponse:
     else:
         done = "hidden from" if action == "hide" else "back in"
         messages.success(request, f"#{folded} is {done} the trends.")
-    return redirect_back(request, reverse("feeds:explore"))
+    return redirect_back(request, reverse("explore:explore"))

@@ -38,15 +38,20 @@ filters_changed = Signal()
 
 # post: Post (the saved document; its text may mention people)
 post_created = Signal()
-# post_id: ObjectId - deleted by its author, gone for good
+# post_id: ObjectId, post: dict (as it was: by, ts, tags, circles) - deleted
+# by its author, gone for good
 post_deleted = Signal()
-# post_ids: list[ObjectId] - many deleted at once (an account's erasure): what
-# post_deleted does for one, done for them all in a few writes
+# post_ids: list[ObjectId], posts: list[dict] - many deleted at once (an
+# account's erasure): what post_deleted does for one, done for them all in a few writes
 posts_deleted = Signal()
-# post_id: ObjectId - removed by a moderator (hidden, kept for a restore)
+# post_id: ObjectId, post: dict (by, ts, tags, circles) - removed by a
+# moderator (hidden, kept for a restore)
 post_removed = Signal()
-# post_id: ObjectId - a moderator restored it
+# post_id: ObjectId, post: dict (by, ts, tags, circles) - a moderator restored it
 post_restored = Signal()
+# post: dict (as it was before the edit), dropped: list[str], added:
+# list[str] - an edit changed the post's tags
+post_tags_changed = Signal()
 # post_id: ObjectId - the post's `delivery` is marked pending (created,
 # restored, its author's suspension lifted): whoever delivers queues it now;
 # a sweeper finds the marks a dead process left (docs/operations.md#durable-background-work)

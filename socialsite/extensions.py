@@ -15,6 +15,9 @@ test fails on it), so the higher app registers here, in its
   (`socialsite/templatetags/slots.py`), with those values and the page's
   context.
 
+- `add_link(name, url_name)`: where a named link in a lower app's text
+  goes (a post's hashtags link to their tag's page, `link("tag", tag)`);
+  unregistered, `link` is None and the text stays plain.
 - `add_composer_page(url_name)`: the page shows the post composer, so a
   post that fails renders that page again with its errors
   (feeds/views/posts.py) rather than a bare form.
@@ -26,6 +29,7 @@ start-up rather than leaving a page silently without its part.
 from collections.abc import Callable
 
 from django.http import HttpRequest
+from django.urls import reverse
 
 #: Pages a higher app adds context to, and what their views pass it.
 PAGES = {
@@ -42,6 +46,7 @@ SLOTS = {
 _page_context: dict[str, list[Callable[..., dict]]] = {page: [] for page in PAGES}
 _slot_templates: dict[str, list[str]] = {slot: [] for slot in SLOTS}
 _composer_pages: set[str] = set()
+_links: dict[str, str] = {}
 
 
 def add_page_context(page: str, func: Callable[..., dict]) -> None:
@@ -79,3 +84,14 @@ def add_composer_page(url_name: str) -> None:
 def composer_pages() -> frozenset[str]:
     """The URL names of the pages that show the composer."""
     return frozenset(_composer_pages)
+
+
+def add_link(name: str, url_name: str) -> None:
+    _links[name] = url_name
+
+
+def link(name: str, *args: object) -> str | None:
+    """The URL of the named link for these arguments, or None when no app
+    registered one."""
+    url_name = _links.get(name)
+    return None if url_name is None else reverse(url_name, args=args)

@@ -94,6 +94,7 @@ INSTALLED_APPS = [
     "profiles",
     "feeds",
     "timelines",
+    "explore",
     "comments",
     "messaging",
     "moderation",
@@ -353,7 +354,7 @@ FILE_UPLOAD_MAX_MEMORY_SIZE = 6 * 1024 * 1024
 TREND_DAYS = env.int("TREND_DAYS", default=7)
 TREND_LIMIT = env.int("TREND_LIMIT", default=10)
 # How long the ranked list the periodic job keeps serves `/explore/` before
-# a page ranks again itself (feeds/selectors/trends.py); 0 ranks on every
+# a page ranks again itself (explore/selectors/trends.py); 0 ranks on every
 # page, as under the test suite, whose trends tests post and look at once.
 TRENDS_CACHE_SECONDS = env.int("TRENDS_CACHE_SECONDS", default=0 if TESTING else 300)
 

@@ -4,11 +4,12 @@ from django.urls import include, path
 from socialsite import views
 
 urlpatterns = [
-    path("", include("feeds.home_urls")),
+    path("", include("explore.home_urls")),
     path("healthz", views.healthz, name="healthz"),
     path("", include("profiles.urls")),
     path("", include("feeds.urls")),
     path("", include("timelines.urls")),
+    path("", include("explore.urls")),
     path("", include("comments.urls")),
     path("", include("messaging.urls")),
     path("", include("moderation.urls")),

@@ -22,6 +22,7 @@ LAYERS = {
     "feeds": 2,
     "comments": 3,
     "timelines": 3,
+    "explore": 3,
     "messaging": 3,
     "moderation": 4,
     "notifications": 5,
@@ -31,7 +32,7 @@ LAYERS = {
 #: The apps on top do not use each other.
 ALLOWED_SIDEWAYS: set[tuple[str, str]] = set()
 #: What the apps of the domain itself never reach, at any depth.
-DOMAIN = ("profiles", "feeds", "comments", "timelines", "messaging")
+DOMAIN = ("profiles", "feeds", "comments", "timelines", "explore", "messaging")
 ON_TOP = ("notifications", "ads", "devlens", "moderation")
 EMBEDDED = "embedded_mongo"
 #: The one module that may select the embedded database.
@@ -272,6 +273,7 @@ ACYCLIC = (
     "profiles",
     "feeds",
     "timelines",
+    "explore",
     "comments",
     "messaging",
     "moderation",

@@ -5,11 +5,10 @@
 posts are the `timelines` app's (timelines/documents.py): they can always be
 rebuilt from `post` and the graph (`manage.py rebuild_feeds`).
 
-One module per concept: posts, marks, discovery; every name is importable
+One module per concept: posts, marks; every name is importable
 from `feeds.documents`.
 """
 
-from feeds.documents.discovery import HiddenTag, TagUse, TrendList
 from feeds.documents.marks import Bookmark, PollVote, PostLike, PostRepost
 from feeds.documents.posts import (
     ALL_CIRCLES,
@@ -41,7 +40,6 @@ __all__ = [
     "Author",
     "Bookmark",
     "Delivery",
-    "HiddenTag",
     "PhotoChunk",
     "PhotoFile",
     "PollVote",
@@ -50,8 +48,6 @@ __all__ = [
     "PostRepost",
     "PostRevision",
     "Removal",
-    "TagUse",
-    "TrendList",
     "card_exclusion",
     "discussion_host",
 ]

@@ -17,7 +17,7 @@ from feeds.documents import (
     Post,
     PostRevision,
 )
-from feeds.services import bookmarks, likes, photos, pins, polls, reposts, trends
+from feeds.services import bookmarks, likes, photos, pins, polls, reposts
 from profiles.documents import User
 from profiles.services import standing
 from socialsite import events
@@ -109,9 +109,6 @@ def post_create(
         if photo is not None:
             photos.delete(detail)
         raise AlreadyPosted(post.id) from None
-    trends.tag_uses_record(
-        author=author.handle, tags=post.tags, circles=circles, ts=post.ts, post_id=post.id
-    )
     standing.posts_count_add(handle=author.handle, delta=1)
     events.post_delivery_due.send(sender=Post, post_id=post.id)
     events.post_created.send(sender=Post, post=post)
@@ -159,16 +156,13 @@ def post_edit(*, post_id: ObjectId, actor: User, changes: dict) -> None:
     )
     if edited.matched_count == 0:
         raise NotFound(post_id)
-    # The trends follow the tags (docs/discovery.md#trends): a tag the edit
-    # drops is taken back, one it adds is recorded, both at the post's own
-    # hour, where its other tags were counted.
+    # The trends follow the tags (docs/discovery.md#trends).
     before_tags, after_tags = post.get("tags") or [], words.searchable(detail)["tags"] or []
-    dropped = [tag for tag in before_tags if tag not in after_tags]
-    added = [tag for tag in after_tags if tag not in before_tags]
-    if dropped:
-        trends.tag_uses_take_back(posts=[{**post, "tags": dropped}])
-    trends.tag_uses_record(
-        author=actor.handle, tags=added, circles=post["circles"], ts=post["ts"], post_id=post_id
+    events.post_tags_changed.send(
+        sender=Post,
+        post=post,
+        dropped=[tag for tag in before_tags if tag not in after_tags],
+        added=[tag for tag in after_tags if tag not in before_tags],
     )
     events.post_changed.send(
         sender=Post, post_id=post_id, fields=["detail", "mentions", "edited"], at_once=False
@@ -194,8 +188,7 @@ def post_delete(*, post_id: ObjectId, actor: User) -> None:
     # Every repost of it goes too (after the post: a repost delivery racing
     # with this finds the original gone and takes its own entries out).
     reposts.reposts_withdraw(post_id=post_id, delete=True)
-    events.post_deleted.send(sender=Post, post_id=post_id)
-    trends.tag_uses_take_back(posts=[post])
+    events.post_deleted.send(sender=Post, post_id=post_id, post=post)
     standing.posts_count_add(handle=post["by"]["id"], delta=-1)
     if post["type"] == "photo":
         photos.delete(post["detail"])
@@ -223,10 +216,7 @@ def posts_erase(posts: list[dict]) -> None:
     Post._get_collection().delete_many({"_id": {"$in": ids}})
     events.entries_withdrawn.send(sender=Post, ids=ids)  # a delivery racing with the delete
     reposts.reposts_withdraw_many(post_ids=ids)
-    events.posts_deleted.send(sender=Post, post_ids=ids)
-    # The erased person's uses go whole (`tag_uses_erase`), but the posts
-    # others wrote on their wall were counted as those others' uses.
-    trends.tag_uses_take_back(posts=posts)
+    events.posts_deleted.send(sender=Post, post_ids=ids, posts=posts)
     authors = Counter(post["by"]["id"] for post in posts)
     standing.posts_counts_add({handle: -count for handle, count in authors.items()})
     for post in posts:

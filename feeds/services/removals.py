@@ -4,7 +4,8 @@ and their delivery state, so the writes are here; the timelines follow
 what these announce (socialsite/events.py).
 
 A removed post is frozen and leaves every timeline, with its reposts (kept,
-for a restore to deliver again), and its tags leave the trends; a suspended
+for a restore to deliver again), and its tags leave the trends (explore
+listens); a suspended
 author's posts are hidden from others and their queued deliveries end, until
 unsuspending queues the recent ones again (docs/architecture.md, visibility rules).
 """
@@ -12,7 +13,7 @@ unsuspending queues the recent ones again (docs/architecture.md, visibility rule
 from bson import ObjectId
 
 from feeds.documents import LIVE, Post
-from feeds.services import reposts, trends
+from feeds.services import reposts
 from socialsite import events
 from socialsite.clock import now
 
@@ -38,7 +39,6 @@ def post_removal_set(*, post_id: ObjectId, by: str, reason: str) -> bool:
     )
     if post is None:
         return False
-    trends.tag_uses_take_back(posts=[post])
     # A delivery still queued would skip the post and leave it pending for
     # ever (a phantom fan-out backlog); restoring queues it again.
     posts.update_one(
@@ -47,7 +47,7 @@ def post_removal_set(*, post_id: ObjectId, by: str, reason: str) -> bool:
     events.entries_withdrawn.send(sender=Post, ids=[post_id])
     # Its reposts leave every timeline too; kept, for a restore to bring back.
     reposts.reposts_withdraw(post_id=post_id, delete=False)
-    events.post_removed.send(sender=Post, post_id=post_id)
+    events.post_removed.send(sender=Post, post_id=post_id, post=post)
     return True
 
 
@@ -61,14 +61,6 @@ def post_removal_clear(*, post_id: ObjectId) -> bool:
     )
     if post is None:
         return False
-    # Its tags count again, at its own hour, if that is still in the trends.
-    trends.tag_uses_record(
-        author=post["by"]["id"],
-        tags=post.get("tags"),
-        circles=post["circles"],
-        ts=post["ts"],
-        post_id=post_id,
-    )
     # Delivered again (idempotent: walls and news), unless the author is
     # suspended: then unsuspending delivers it.
     queued = posts.update_one(
@@ -77,7 +69,7 @@ def post_removal_clear(*, post_id: ObjectId) -> bool:
     if queued.matched_count:
         events.post_delivery_due.send(sender=Post, post_id=post_id)
         reposts.reposts_redeliver(post_id=post_id)
-    events.post_restored.send(sender=Post, post_id=post_id)
+    events.post_restored.send(sender=Post, post_id=post_id, post=post)
     return True
 
 

@@ -11,7 +11,7 @@ from django.utils.html import escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
 from feeds import mentions, words
-from socialsite import fragments
+from socialsite import extensions, fragments
 
 register = template.Library()
 
@@ -107,14 +107,15 @@ def linkify(text) -> str:
             )
         elif match.group("hashtag"):
             tag = words.clean_tag(match.group("tag"))
-            if tag is None:  # all digits: not a tag
+            # All digits is not a tag; a tag links to its page where an app
+            # shows tags (socialsite/extensions.py).
+            href = None if tag is None else extensions.link("tag", tag)
+            if href is None:
                 out.append(escape(match.group("hashtag")))
             else:
                 out.append(
                     format_html(
-                        '<a href="{}" class="hashtag">{}</a>',
-                        reverse("feeds:tag", args=[tag]),
-                        match.group("hashtag"),
+                        '<a href="{}" class="hashtag">{}</a>', href, match.group("hashtag")
                     )
                 )
         elif (handle := match.group("handle").lower()) in people:

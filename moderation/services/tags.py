@@ -2,7 +2,7 @@
 tag's page and posts stay; it just is not pushed at everyone. Each change
 leaves its audit entry."""
 
-from feeds.services import trends
+from explore import services as trends
 from moderation.services.base import ModerationError, audit
 from moderation.targets import Target
 from profiles.documents import User

@@ -258,7 +258,7 @@ def test_an_edited_post_keeps_its_earlier_versions_for_whoever_may_see_it(make_u
 def test_a_search_bounds_its_index_scan_by_its_longest_word():
     """One `$all` whose first element is the longest word: the server bounds
     the `terms` scan by it (not the planner's trial among the words)."""
-    from feeds.selectors.discovery import Search
+    from explore.selectors.discovery import Search
     from profiles.auth import AnonymousVisitor
 
     query = Search.of("on mongodb sharding").query(AnonymousVisitor())

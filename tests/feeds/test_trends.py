@@ -8,11 +8,11 @@ from datetime import timedelta
 import pytest
 from django.test import Client
 
-from feeds import sweeps
-from feeds.documents import TagUse, TrendList
-from feeds.selectors import trends
+from explore import sweeps
+from explore.documents import TagUse, TrendList
+from explore.selectors import trends
+from explore.services import tag_uses_record
 from feeds.services import posts
-from feeds.services.trends import tag_uses_record
 from moderation.documents import AuditEntry
 from profiles import services as graph
 from profiles.services import mutes

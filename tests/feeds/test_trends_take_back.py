@@ -9,9 +9,9 @@ from datetime import timedelta
 
 from django.test import Client
 
-from feeds.documents import TagUse
+from explore.documents import TagUse
+from explore.services import tag_uses_take_back
 from feeds.services import posts
-from feeds.services.trends import tag_uses_take_back
 from profiles.services import erasure, erasure_walk
 from socialsite.clock import now
 from tests.conftest import user

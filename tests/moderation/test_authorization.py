@@ -10,7 +10,7 @@ import pytest
 from django.test import Client
 from django.urls import resolve
 
-from feeds.services import trends
+from explore import services as trends
 from messaging import services as messaging
 from moderation import services, urls
 from moderation.documents import AuditEntry, Report

@@ -10,7 +10,7 @@ moderator or edited to drop the tag is taken back (`tag_uses_take_back`),
 and the use goes with its last post. The documents expire TREND_DAYS after
 their hour. The trends page counts, per tag, the distinct authors of the
 last 24 hours against a decaying average of the days before (selectors:
-feeds/selectors/trends.py).
+explore/selectors/trends.py).
 """
 
 from collections import defaultdict
@@ -22,7 +22,8 @@ from django.conf import settings
 from pymongo import UpdateOne
 from pymongo.errors import BulkWriteError
 
-from feeds.documents import PUBLIC, HiddenTag, TagUse, TrendList
+from explore.documents import HiddenTag, TagUse, TrendList
+from feeds.documents import PUBLIC
 from socialsite.clock import now
 
 #: The most posts one use lists. An author's posts in one hour are bounded
@@ -141,7 +142,7 @@ def tag_trend_show(*, tag: str) -> bool:
     return shown
 
 
-# The list kept for everyone (feeds/selectors/trends.py `trending`).
+# The list kept for everyone (explore/selectors/trends.py `trending`).
 EVERYONE = "everyone"
 
 

@@ -3,7 +3,7 @@ authors of the last 24 hours against a decaying average of each day before
 (TREND_DAYS in all), as Mastodon ranks them. Ranking is one aggregate on
 `tag_use`'s `(hour, tag)` index, the tags moderators hid left out, and is
 done on a row per tag. A page does not rank: the periodic job
-(feeds/sweeps.py) ranks for everyone every TASKS_SWEEP_SECONDS and keeps
+(explore/sweeps.py) ranks for everyone every TASKS_SWEEP_SECONDS and keeps
 the list, with each tag's authors of the day, in one `trend_list` document;
 `/explore/` reads it (one read) and takes the reader's blocked and muted
 authors out of the tags shown. Without a list younger than
@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from django.conf import settings
 
-from feeds.documents import HiddenTag, TagUse, TrendList
+from explore.documents import HiddenTag, TagUse, TrendList
 from feeds.selectors.visibility import news_hidden
 from socialsite.clock import aware, now
 
@@ -103,7 +103,7 @@ def _for_reader(kept: list[dict], hidden: set[str], limit: int) -> list[Trend]:
 def _ranked(at: datetime, *, hidden: set[str], today_authors: bool) -> list[dict]:
     days = settings.TREND_DAYS
     # A use whose last post was just taken back, between its take-back's
-    # pull and delete, is not counted (feeds/services/trends.py); a filter
+    # pull and delete, is not counted (explore/services.py); a filter
     # on what the `(hour, tag)` scan fetches.
     match: dict = {"hour": {"$gte": at - timedelta(days=days)}, "posts": {"$ne": []}}
     tags_hidden = hidden_tags()

@@ -1,16 +1,19 @@
-"""A tag's page (`/tags/<tag>/`), the posts half of `/search/`, `/explore/`
-and the signed-out landing page (docs/discovery.md). Thin: parse, call a
-selector, render."""
+"""Finding posts beyond the people one follows (docs/discovery.md): a tag's
+page (`/tags/<tag>/`) and following it, the posts half of `/search/`,
+`/explore/` (trending tags, popular posts, people to follow) and the
+signed-out landing page. Thin: parse, call a selector, render."""
+
+from collections.abc import Callable
 
 from django.conf import settings
 from django.contrib import messages
-from django.http import Http404, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
+from explore.selectors import discovery, popular, trends
 from feeds import words
-from feeds.selectors import discovery, popular, trends
 from feeds.selectors.cards import cards
 from feeds.views.pages import cursor_param
 from profiles.services import tags
@@ -19,7 +22,7 @@ from socialsite import ratelimit
 from socialsite.http import login_required, redirect_back
 
 
-def tag_page(request, tag):
+def tag_page(request: HttpRequest, tag: str) -> HttpResponse:
     folded = words.clean_tag(tag)
     if folded is None:
         raise Http404("That is not a tag.")
@@ -28,12 +31,12 @@ def tag_page(request, tag):
     context = {"tag": folded, "page": page, "cards": page_cards}
     if request.user.is_authenticated:
         context["following"] = folded in request.user.followed_tags
-    return render(request, "feeds/tag.html", context)
+    return render(request, "explore/tag.html", context)
 
 
-def search_context(request, query: str) -> dict:
+def search_context(request: HttpRequest, query: str) -> dict:
     """The posts that match a search (hooked into `/search/` through
-    feeds/apps.py, socialsite/extensions.py): below the people, keyset on `?before=`."""
+    explore/apps.py, socialsite/extensions.py): below the people, keyset on `?before=`."""
     if not query:
         return {}
     page = discovery.search_page(query, request.user, cursor_param(request))
@@ -42,19 +45,19 @@ def search_context(request, query: str) -> dict:
     tags = [tag for tag in dict.fromkeys(map(words.clean_tag, named)) if tag]
     return {
         "search_tags": tags,
-        "posts_template": "feeds/_post_results.html",
+        "posts_template": "explore/_post_results.html",
         "post_page": page,
         "post_cards": cards(page.posts, request.user, context="public"),
     }
 
 
-def _tag_action(request, tag, act) -> HttpResponse:
+def _tag_action(request: HttpRequest, tag: str, act: Callable[[str], str]) -> HttpResponse:
     """Follow or unfollow a tag: rate-limited as follows are, and back to the
     page the button was on."""
     folded = words.clean_tag(tag)
     if folded is None:
         raise Http404("That is not a tag.")
-    fallback = reverse("feeds:tag", args=[folded])
+    fallback = reverse("explore:tag", args=[folded])
     try:
         ratelimit.hit("follow", [f"user:{request.user.handle}"], settings.RATELIMIT_FOLLOW)
     except ratelimit.RateLimited as exc:
@@ -71,7 +74,7 @@ def _tag_action(request, tag, act) -> HttpResponse:
 
 @login_required
 @require_POST
-def tag_follow(request, tag):
+def tag_follow(request: HttpRequest, tag: str) -> HttpResponse:
     def act(folded: str) -> str:
         tags.tag_follow_create(user=request.user, tag=folded)
         return f"You follow #{folded}: its public posts join your news feed."
@@ -81,7 +84,7 @@ def tag_follow(request, tag):
 
 @login_required
 @require_POST
-def tag_unfollow(request, tag):
+def tag_unfollow(request: HttpRequest, tag: str) -> HttpResponse:
     def act(folded: str) -> str:
         tags.tag_follow_delete(user=request.user, tag=folded)
         return f"You no longer follow #{folded}."
@@ -89,7 +92,7 @@ def tag_unfollow(request, tag):
     return _tag_action(request, tag, act)
 
 
-def explore(request):
+def explore(request: HttpRequest) -> HttpResponse:
     """`/explore/`: the trending tags for this reader, the popular posts and
     people to follow (docs/discovery.md#explore), and, for moderators, the
     tags hidden from everyone's trends."""
@@ -101,10 +104,10 @@ def explore(request):
     }
     if request.user.is_authenticated and request.user.is_moderator:
         context["hidden_tags"] = trends.hidden_tags()
-    return render(request, "feeds/explore.html", context)
+    return render(request, "explore/explore.html", context)
 
 
-def home(request):
+def home(request: HttpRequest) -> HttpResponse:
     """`/`: for a visitor, the landing page with a few recent public posts
     and the people who wrote them (docs/discovery.md#the-landing-page); a
     signed-in reader goes to their news feed."""

@@ -8,7 +8,7 @@ from socialsite.clock import now
 
 class TagUse(me.Document):
     """One author's use of one tag in one hour, in a public post: the trends'
-    counting (feeds/services/trends.py). One document per (tag, hour,
+    counting (explore/services.py). One document per (tag, hour,
     author), so counting distinct authors is counting documents, and one
     person posting a tag a hundred times is one use an hour. `posts` lists
     the posts making the use (at most POSTS_PER_USE): taking back the last
@@ -21,7 +21,7 @@ class TagUse(me.Document):
     author = me.StringField(required=True)
     expires = me.DateTimeField(required=True)
     # The author's public posts of that hour carrying the tag; written by
-    # `$addToSet` and `$pull` only (feeds/services/trends.py).
+    # `$addToSet` and `$pull` only (explore/services.py).
     posts = me.ListField(me.ObjectIdField())
 
     meta = {
@@ -54,7 +54,7 @@ class HiddenTag(me.Document):
 
 class TrendList(me.Document):
     """The trending tags for everyone, ranked by the periodic job
-    (feeds/sweeps.py) from `tag_use` and served whole by `/explore/`: one
+    (explore/sweeps.py) from `tag_use` and served whole by `/explore/`: one
     read a page, however many uses the week holds (docs/discovery.md#trends).
     Each trend keeps the authors of its last 24 hours (up to
     TREND_AUTHORS_KEPT), so a reader's blocks and mutes are taken out of the
