@@ -190,7 +190,72 @@ TEMPLATES = [
 
 DATABASES: dict = {}
 
-# --- Sessions and accounts -------------------------------------------------
+# --- Email (socialsite/mail.py) ----------------------------------------------
+# Email (docs/operations.md#email): EMAIL_URL as django-environ parses it
+# (smtp://user:pass@host:587, smtp+tls://..., consolemail://). Without it,
+# on the embedded demo database only, the mailbox keeps every message for
+# admins on /dev/mail/ and prints it to the run command's output; with a real
+# database and no EMAIL_URL no mail is kept or logged anywhere (a reset link
+# is a key to an account) and the start-up check refuses to run
+# (socialsite/checks.py, socialsite.E006).
+SITE_NAME = env.str("SITE_NAME", default="Socialsite")
+DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="Socialsite <noreply@socialsite.test>")
+MAILERS: dict[str, dict[str, Any]] = {
+    "default": {
+        "BACKEND": "socialsite.mail.MailboxBackend"
+        if not MONGODB_URI
+        else "socialsite.mail.UnsentBackend"
+    }
+}
+if env.str("EMAIL_URL", default=""):
+    # Django 6.1's MAILERS from what django-environ parses (EMAIL_BACKEND, EMAIL_HOST, ...).
+    _email = env.email_url("EMAIL_URL")
+    _options = {
+        "host": _email.get("EMAIL_HOST"),
+        "port": _email.get("EMAIL_PORT"),
+        "username": _email.get("EMAIL_HOST_USER"),
+        "password": _email.get("EMAIL_HOST_PASSWORD"),
+        "use_tls": _email.get("EMAIL_USE_TLS"),
+        "use_ssl": _email.get("EMAIL_USE_SSL"),
+    }
+    _smtp = _email["EMAIL_BACKEND"] == "django.core.mail.backends.smtp.EmailBackend"
+    MAILERS = {
+        "default": {
+            "BACKEND": _email["EMAIL_BACKEND"],
+            "OPTIONS": {k: v for k, v in _options.items() if v not in (None, "")} if _smtp else {},
+        }
+    }
+
+# --- Background work (socialsite/durable.py, socialsite/periodic.py) -------
+# Background tasks (django.tasks). "thread" runs them on a worker thread of
+# the web process, so a request never waits for a fan-out (the demo's and
+# runserver's default: the embedded database lives in that process);
+# "immediate" runs them inside the request, as the tests do; "rq" queues them
+# in Redis for `manage.py run_worker` (docs/operations.md#background-work).
+TASKS_BACKEND = env.str("TASKS_BACKEND", default="immediate" if TESTING else "thread")
+# How often the worker loop runs the sweepers and periodic jobs, in seconds
+# (socialsite/periodic.py; docs/operations.md#sweepers-run-by-themselves);
+# 0 turns the loop off, as under the test suite, whose tests run it themselves.
+TASKS_SWEEP_SECONDS = env.float("TASKS_SWEEP_SECONDS", default=0 if TESTING else 60)
+# A durable task's mark older than this lost its run: the sweeper queues it
+# again; after TASKS_MAX_ATTEMPTS runs it is `failed` (socialsite/durable.py,
+# docs/operations.md#durable-background-work).
+TASKS_LEASE_SECONDS = env.float("TASKS_LEASE_SECONDS", default=300)
+TASKS_MAX_ATTEMPTS = env.int("TASKS_MAX_ATTEMPTS", default=5)
+REDIS_URL = env.str("REDIS_URL", default="redis://127.0.0.1:6379/0")
+TASKS = {
+    "default": {
+        "BACKEND": {
+            "thread": "socialsite.thread_backend.ThreadBackend",
+            "immediate": "django.tasks.backends.immediate.ImmediateBackend",
+            "dummy": "django.tasks.backends.dummy.DummyBackend",
+            "rq": "socialsite.rq_backend.RQBackend",
+        }[TASKS_BACKEND],
+        "OPTIONS": {"REDIS_URL": REDIS_URL} if TASKS_BACKEND == "rq" else {},
+    }
+}
+
+# --- Sessions and accounts (profiles) --------------------------------------
 SESSION_ENGINE = "socialsite.sessions"
 SESSION_COOKIE_AGE = env.int("SESSION_COOKIE_AGE", default=60 * 60 * 24 * 14)
 SESSION_COOKIE_HTTPONLY = True
@@ -257,48 +322,30 @@ SEARCH_PAGE_SIZE = env.int("SEARCH_PAGE_SIZE", default=20)
 # last_seen is refreshed at most this often (seconds), not on every request.
 LAST_SEEN_RESOLUTION = env.int("LAST_SEEN_RESOLUTION", default=300)
 
-# --- Email (socialsite/mail.py) ----------------------------------------------
-# Email (docs/operations.md#email): EMAIL_URL as django-environ parses it
-# (smtp://user:pass@host:587, smtp+tls://..., consolemail://). Without it,
-# on the embedded demo database only, the mailbox keeps every message for
-# admins on /dev/mail/ and prints it to the run command's output; with a real
-# database and no EMAIL_URL no mail is kept or logged anywhere (a reset link
-# is a key to an account) and the start-up check refuses to run
-# (socialsite/checks.py, socialsite.E006).
-SITE_NAME = env.str("SITE_NAME", default="Socialsite")
-DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="Socialsite <noreply@socialsite.test>")
-MAILERS: dict[str, dict[str, Any]] = {
-    "default": {
-        "BACKEND": "socialsite.mail.MailboxBackend"
-        if not MONGODB_URI
-        else "socialsite.mail.UnsentBackend"
-    }
-}
-if env.str("EMAIL_URL", default=""):
-    # Django 6.1's MAILERS from what django-environ parses (EMAIL_BACKEND, EMAIL_HOST, ...).
-    _email = env.email_url("EMAIL_URL")
-    _options = {
-        "host": _email.get("EMAIL_HOST"),
-        "port": _email.get("EMAIL_PORT"),
-        "username": _email.get("EMAIL_HOST_USER"),
-        "password": _email.get("EMAIL_HOST_PASSWORD"),
-        "use_tls": _email.get("EMAIL_USE_TLS"),
-        "use_ssl": _email.get("EMAIL_USE_SSL"),
-    }
-    _smtp = _email["EMAIL_BACKEND"] == "django.core.mail.backends.smtp.EmailBackend"
-    MAILERS = {
-        "default": {
-            "BACKEND": _email["EMAIL_BACKEND"],
-            "OPTIONS": {k: v for k, v in _options.items() if v not in (None, "")} if _smtp else {},
-        }
-    }
+# --- Posts (feeds) ---------------------------------------------------------
+FEED_PAGE_SIZE = env.int("FEED_PAGE_SIZE", default=20)
+# Rendered post cards, comments and composers kept in each process's memory
+# (socialsite/fragments.py): keys are digests of everything a fragment shows, so
+# nothing is ever invalidated; the least recently used go past this many.
+FRAGMENT_CACHE_ENTRIES = env.int("FRAGMENT_CACHE_ENTRIES", default=5000)
+RATELIMIT_POST = env.str("RATELIMIT_POST", default="30/300")
+RATELIMIT_POST_EDIT = env.str("RATELIMIT_POST_EDIT", default="30/300")  # per user
+RATELIMIT_VOTE = env.str("RATELIMIT_VOTE", default="60/300")  # per user
+RATELIMIT_LIKE = env.str("RATELIMIT_LIKE", default="120/300")  # likes and unlikes, per user
+RATELIMIT_BOOKMARK = env.str("RATELIMIT_BOOKMARK", default="120/300")  # bookmarks kept and dropped
+RATELIMIT_PIN = env.str("RATELIMIT_PIN", default="30/300")  # pins and unpins, per user
+RATELIMIT_REPOST = env.str("RATELIMIT_REPOST", default="30/300")  # reposts and undos, per user
+PHOTO_MAX_BYTES = env.int("PHOTO_MAX_BYTES", default=5 * 1024 * 1024)
+# Checked on the image header, before decoding: bounds an upload's memory.
+PHOTO_MAX_PIXELS = env.int("PHOTO_MAX_PIXELS", default=25_000_000)
+DATA_UPLOAD_MAX_MEMORY_SIZE = 6 * 1024 * 1024
+FILE_UPLOAD_MAX_MEMORY_SIZE = 6 * 1024 * 1024
 
-# --- Feeds (see timelines/stores/__init__.py) --------------------------------
+# --- Timelines (see timelines/stores/__init__.py) ---------------------------
 FEED_MODEL = env.str("FEED_MODEL", default="cache")  # cache | month | size | read
 FEED_EMBED = env.bool("FEED_EMBED", default=False)  # entries embed a copy of the post
 # Timeline models kept current besides FEED_MODEL (docs/storage-models.md#shadow-models,
-# timelines/stores/
-# __init__.py `write_stores`): "" none, "all" every stored model, or a comma list
+# timelines/stores/__init__.py `write_stores`): "" none, "all" every stored model, or a comma list
 # ("cache,size"). On in the demo (DEBUG, or no MONGODB_URI) so that /dev/ can
 # switch models live; off in production and, unless a test turns it on, in tests.
 _DEMO_DEFAULTS = (DEBUG or not MONGODB_URI) and not TESTING
@@ -321,11 +368,6 @@ FEED_ACTIVE_LOOKUP = env.int("FEED_ACTIVE_LOOKUP", default=10000)
 FEED_ACTIVE_DAYS = env.int("FEED_ACTIVE_DAYS", default=7)
 FEED_BACKFILL = env.int("FEED_BACKFILL", default=100)
 FEED_REBUILD_LIMIT = env.int("FEED_REBUILD_LIMIT", default=800)
-FEED_PAGE_SIZE = env.int("FEED_PAGE_SIZE", default=20)
-# Rendered post cards, comments and composers kept in each process's memory
-# (socialsite/fragments.py): keys are digests of everything a fragment shows, so
-# nothing is ever invalidated; the least recently used go past this many.
-FRAGMENT_CACHE_ENTRIES = env.int("FRAGMENT_CACHE_ENTRIES", default=5000)
 # How often an open feed asks /feed/new/ for "n new posts" (milliseconds).
 FEED_NEW_POLL_MS = env.int("FEED_NEW_POLL_MS", default=30000)
 FEED_PENDING_SECONDS = env.int("FEED_PENDING_SECONDS", default=300)
@@ -338,18 +380,8 @@ FEED_PULL_THRESHOLD = env.int("FEED_PULL_THRESHOLD", default=100 if _DEMO_DEFAUL
 FEED_PULL_GRACE_SECONDS = env.int("FEED_PULL_GRACE_SECONDS", default=30)
 # Deliveries tried this many times are given up ("failed", on the moderation dashboard).
 FEED_DELIVERY_MAX_ATTEMPTS = env.int("FEED_DELIVERY_MAX_ATTEMPTS", default=5)
-RATELIMIT_POST = env.str("RATELIMIT_POST", default="30/300")
-RATELIMIT_POST_EDIT = env.str("RATELIMIT_POST_EDIT", default="30/300")  # per user
-RATELIMIT_VOTE = env.str("RATELIMIT_VOTE", default="60/300")  # per user
-RATELIMIT_LIKE = env.str("RATELIMIT_LIKE", default="120/300")  # likes and unlikes, per user
-RATELIMIT_BOOKMARK = env.str("RATELIMIT_BOOKMARK", default="120/300")  # bookmarks kept and dropped
-RATELIMIT_PIN = env.str("RATELIMIT_PIN", default="30/300")  # pins and unpins, per user
-RATELIMIT_REPOST = env.str("RATELIMIT_REPOST", default="30/300")  # reposts and undos, per user
-PHOTO_MAX_BYTES = env.int("PHOTO_MAX_BYTES", default=5 * 1024 * 1024)
-# Checked on the image header, before decoding: bounds an upload's memory.
-PHOTO_MAX_PIXELS = env.int("PHOTO_MAX_PIXELS", default=25_000_000)
-DATA_UPLOAD_MAX_MEMORY_SIZE = 6 * 1024 * 1024
-FILE_UPLOAD_MAX_MEMORY_SIZE = 6 * 1024 * 1024
+
+# --- Explore (docs/discovery.md) -------------------------------------------
 # Trending tags (docs/discovery.md#trends): the days counted, and how many shown.
 TREND_DAYS = env.int("TREND_DAYS", default=7)
 TREND_LIMIT = env.int("TREND_LIMIT", default=10)
@@ -415,34 +447,6 @@ AD_ZONE_MAX_BYTES = env.int("AD_ZONE_MAX_BYTES", default=2 * 1024 * 1024)
 ADS_MAX_ACTIVE_CAMPAIGNS = env.int("ADS_MAX_ACTIVE_CAMPAIGNS", default=20)
 # Seconds after which the pacing sweep finishes a campaign's half-done zone change.
 ADS_ZONES_PENDING_SECONDS = env.int("ADS_ZONES_PENDING_SECONDS", default=60)
-
-# Background tasks (django.tasks). "thread" runs them on a worker thread of
-# the web process, so a request never waits for a fan-out (the demo's and
-# runserver's default: the embedded database lives in that process);
-# "immediate" runs them inside the request, as the tests do; "rq" queues them
-# in Redis for `manage.py run_worker` (docs/operations.md#background-work).
-TASKS_BACKEND = env.str("TASKS_BACKEND", default="immediate" if TESTING else "thread")
-# How often the worker loop runs the sweepers and periodic jobs, in seconds
-# (socialsite/periodic.py; docs/operations.md#sweepers-run-by-themselves);
-# 0 turns the loop off, as under the test suite, whose tests run it themselves.
-TASKS_SWEEP_SECONDS = env.float("TASKS_SWEEP_SECONDS", default=0 if TESTING else 60)
-# A durable task's mark older than this lost its run: the sweeper queues it
-# again; after TASKS_MAX_ATTEMPTS runs it is `failed` (socialsite/durable.py,
-# docs/operations.md#durable-background-work).
-TASKS_LEASE_SECONDS = env.float("TASKS_LEASE_SECONDS", default=300)
-TASKS_MAX_ATTEMPTS = env.int("TASKS_MAX_ATTEMPTS", default=5)
-REDIS_URL = env.str("REDIS_URL", default="redis://127.0.0.1:6379/0")
-TASKS = {
-    "default": {
-        "BACKEND": {
-            "thread": "socialsite.thread_backend.ThreadBackend",
-            "immediate": "django.tasks.backends.immediate.ImmediateBackend",
-            "dummy": "django.tasks.backends.dummy.DummyBackend",
-            "rq": "socialsite.rq_backend.RQBackend",
-        }[TASKS_BACKEND],
-        "OPTIONS": {"REDIS_URL": REDIS_URL} if TASKS_BACKEND == "rq" else {},
-    }
-}
 
 # --- Static files ----------------------------------------------------------
 STATIC_URL = "/static/"

@@ -35,7 +35,7 @@ from profiles import selectors as people
 class ReadBeside(Protocol):
     """Posts a page reads in its own aggregate before the lookups, whose
     likes and votes are looked up too: a news page's pulled authors' and
-    followed tags' posts (timelines/selectors/pulled.py `Beside`)."""
+    followed tags' posts (timelines/selectors/beside.py `Beside`)."""
 
     @property
     def fields(self) -> tuple[str, ...]:

@@ -191,7 +191,7 @@ def reposts_of_since(post_ids: list[ObjectId], reposters: list[str], after: Curs
 
 def tagged_posts(tags: Collection[str], then: list[dict]) -> list[dict]:
     """Posts carrying any of `tags` (the `tags` index), through the stages
-    `then` (the reader's window and projection: timelines/selectors/pulled.py)."""
+    `then` (the reader's window and projection: timelines/selectors/followed_tags.py)."""
     pipeline = [{"$match": {"tags": {"$in": list(tags)}}}, *then]
     return list(Post._get_collection().aggregate(pipeline))
 

@@ -64,6 +64,7 @@ from profiles.documents import User
 from profiles.filters import Filters, filters_for
 from socialsite.cursors import EPOCH, Cursor, sort_key
 from timelines.documents import CacheTimeline, MonthTimeline, SizeTimeline
+from timelines.selectors import beside
 from timelines.selectors import pulled as pulls
 from timelines.stores import get_store
 from timelines.stores.base import month_of
@@ -168,7 +169,7 @@ def new_posts(viewer: User, since: Cursor) -> NewPosts:
     if store.stores_entries and viewer.feed_rebuild is None:
         found = _stored(store.name, viewer.handle, since, hidden, window, texts)
         if found is not None and not found.full and found.pulled is None:
-            found.pulled = pulls.read(viewer.handle, window, _pull_fields(texts))
+            found.pulled = beside.read(viewer.handle, window, _pull_fields(texts))
         if found is not None:
             found = _with_pulled(found)
     if found is None:
@@ -292,7 +293,7 @@ def _cached(
     owner: str, since: Cursor, hidden: list[str], window: pulls.Window, texts: bool
 ) -> _Candidates | None:
     # The pulled authors' (and followed tags') posts above the cursor come in the same aggregate.
-    pulled_stages = pulls.stages(owner, window, "pulled", _pull_fields(texts))
+    pulled_stages = beside.stages(owner, window, "pulled", _pull_fields(texts))
     # The new entries' posts' texts too, for the keyword filters. (`$addFields`
     # first: the embedded database's `$lookup` reads no path through an array.)
     text_stages = (
@@ -329,7 +330,7 @@ def _cached(
         # cursor and the cache's oldest entry lives only in `post`.
         return None
     found = _split(new, full=len(new) > COUNT_CAP)
-    found.pulled = pulls.posts_of(row, "pulled", window.limit) if pulled_stages else []
+    found.pulled = beside.posts_of(row, "pulled", window.limit) if pulled_stages else []
     found.texts = {post["_id"]: post for post in row.get("_texts") or ()}
     return found
 

@@ -2,13 +2,13 @@
 
 One pager serves news and walls under every timeline model: it asks the
 configured store for entries, merges a news page's pulled authors' posts
-(timelines/selectors/pulled.py), resolves linked entries with one `$in` query,
+(timelines/selectors/beside.py), resolves linked entries with one `$in` query,
 filters, and falls back to the read model where the store cannot answer
 (docs/performance.md: a `cache` news page with link entries is 2 round trips).
 """
 
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from django.conf import settings
@@ -24,6 +24,7 @@ from profiles.documents import User
 from profiles.filters import filters_for
 from socialsite.clock import aware
 from socialsite.cursors import Cursor
+from timelines.selectors import beside
 from timelines.selectors import pulled as pulls
 from timelines.selectors.entries import reads_copies, resolve
 from timelines.selectors.pins import Pins
@@ -59,104 +60,145 @@ def position(post: dict) -> Cursor:
     return Cursor(aware(ts), entry_id)
 
 
-def _page(
-    kind: str,
-    owner: User,
-    before: Cursor | None,
-    keep: Keep,
-    *,
-    force_read: bool = False,
-    limit: int | None = None,
-    keep_read: Keep | None = None,
-    hidden: list[str] | None = None,
-    reader: str | None = None,
-    wall_owner: str | None = None,
-    pins: Pins | None = None,
-) -> FeedPage:
-    """`keep` filters each chunk of posts; `keep_read`, when given, replaces it
-    for chunks the read model answered (its query may decide everything).
-    `hidden`: the authors the read model's news query leaves out (default:
-    the owner's blocks). `reader`: the signed-in viewer, whose likes, votes
-    and circle edges the timeline's read looks up beside the entries
-    (feeds/selectors/lookups.py). `pins`: a wall's first page's pinned posts,
-    read with the first chunk and left out of the chronological posts."""
-    pins = pins or Pins(owner.handle, [], owner)  # none: nothing read, nothing left out
-    hidden = owner.blocked if hidden is None else hidden
-    limit = limit or settings.FEED_PAGE_SIZE
-    store = get_store()
-    use_read = force_read or not store.stores_entries
-    lookups = PageLookups(reader, wall_owner)
-    # News under a stored model merges the pulled authors' posts and the
-    # followed tags' (timelines/selectors/pulled.py); the read model's query holds them already.
-    own_news = kind == "news" and reader == owner.handle
-    tags = tuple(owner.followed_tags) if own_news else ()
-    pulling = own_news and (bool(pulls.authors()) or bool(tags))
-    # Who blocked the reader, once for the whole page and every model's
-    # followed-tags read (its query leaves them out): one read on the
-    # `user.blocked` index, only when the reader follows tags
-    # (docs/performance.md#round-trip-budgets).
-    blockers = news_blockers(owner.handle, tags)
-    pulled_ids: set = set()
-    collected: list[dict] = []
-    # Each post once, however many of its reposts the timeline holds
-    # (timelines/selectors/repeats.py: at its newest place, not again on an older page).
-    once = Once(kind, owner.handle, before, hidden)
-    cursor = before
-    for _ in range(MAX_CHUNKS):
-        # Room for the pins the page leaves out, so that they cost no second chunk.
-        want = limit + 1 - len(collected) + pins.room
-        if use_read:
-            chunk = read_entries(
-                kind, owner.handle, cursor, want, hidden, tags=tags, blockers=blockers
+@dataclass
+class PageAsk:
+    """What one page asks of a timeline. `keep` filters each chunk of posts;
+    `keep_read`, when given, replaces it for chunks the read model answered
+    (its query may decide everything). `hidden`: the authors the read
+    model's news query leaves out (default: the owner's blocks). `reader`:
+    the signed-in viewer, whose likes, votes and circle edges the
+    timeline's read looks up beside the entries (feeds/selectors/lookups.py).
+    `pins`: a wall's first page's pinned posts, read with the first chunk
+    and left out of the chronological posts."""
+
+    kind: str
+    owner: User
+    keep: Keep
+    force_read: bool = False
+    limit: int | None = None
+    keep_read: Keep | None = None
+    hidden: list[str] | None = None
+    reader: str | None = None
+    wall_owner: str | None = None
+    pins: Pins | None = None
+
+
+class _Pager:
+    """One page, read chunk by chunk: ask the configured store (or the read
+    model) for entries (`_chunk`), keep the posts the page shows
+    (`_kept`), and go on from where the chunk was used up (`page`)."""
+
+    def __init__(self, ask: PageAsk):
+        self.kind, self.owner, self.keep, self.keep_read = (
+            ask.kind,
+            ask.owner,
+            ask.keep,
+            ask.keep_read,
+        )
+        # No pins: nothing read, nothing left out.
+        self.pins = ask.pins or Pins(ask.owner.handle, [], ask.owner)
+        self.hidden = ask.owner.blocked if ask.hidden is None else ask.hidden
+        self.limit = ask.limit or settings.FEED_PAGE_SIZE
+        self.store = get_store()
+        self.use_read = ask.force_read or not self.store.stores_entries
+        self.lookups = PageLookups(ask.reader, ask.wall_owner)
+        # News under a stored model merges the pulled authors' posts and the
+        # followed tags' (timelines/selectors/beside.py); the read model's
+        # query holds them already.
+        own_news = ask.kind == "news" and ask.reader == ask.owner.handle
+        self.tags = tuple(ask.owner.followed_tags) if own_news else ()
+        self.pulling = own_news and (bool(pulls.authors()) or bool(self.tags))
+        # Who blocked the reader, once for the whole page and every model's
+        # followed-tags read (its query leaves them out): one read on the
+        # `user.blocked` index, only when the reader follows tags
+        # (docs/performance.md#round-trip-budgets).
+        self.blockers = news_blockers(ask.owner.handle, self.tags)
+        self.pulled_ids: set = set()
+        self.once: Once | None = None
+
+    def page(self, before: Cursor | None) -> FeedPage:
+        # Each post once, however many of its reposts the timeline holds
+        # (timelines/selectors/repeats.py: at its newest place, not again on an older page).
+        self.once = once = Once(self.kind, self.owner.handle, before, self.hidden)
+        collected: list[dict] = []
+        cursor = before
+        for _ in range(MAX_CHUNKS):
+            # Room for the pins the page leaves out, so that they cost no second chunk.
+            want = self.limit + 1 - len(collected) + self.pins.room
+            chunk = self._chunk(cursor, want)
+            self.pins.found(chunk)
+            entries, used = once.pick(chunk.entries, want)
+            collected += self._kept(entries)
+            if used:
+                cursor = Cursor.of(chunk.entries[used - 1])
+            if len(collected) > self.limit:
+                break
+            if used < len(chunk.entries):
+                continue  # the rest of this chunk, from the cursor
+            if not chunk.complete:
+                self.use_read = True
+                continue
+            if chunk.exhausted:
+                break
+        page = collected[: self.limit]
+        more = len(collected) > self.limit
+        next_cursor = position(page[-1]).encode() if more and page else None
+        return FeedPage(page, next_cursor, pinned=self.pins.posts)
+
+    def _chunk(self, cursor: Cursor | None, want: int) -> Chunk:
+        """Entries older than `cursor`: from the read model, or from the
+        store with the page's lookups (and the pulled posts merged in)."""
+        if self.use_read:
+            return read_entries(
+                self.kind,
+                self.owner.handle,
+                cursor,
+                want,
+                self.hidden,
+                tags=self.tags,
+                blockers=self.blockers,
             )
-        else:
-            # Twice what is wanted: room for the repeats of reposted posts,
-            # which `pick` skips before anything is resolved, so that a page
-            # of them needs no second chunk. Stored entries are small.
-            # A link read leaves the embedded copies on the server
-            # (docs/storage-models.md#shadow-models: one set of stored entries serves both).
-            ask = 2 * want
+        # Twice what is wanted: room for the repeats of reposted posts,
+        # which `pick` skips before anything is resolved, so that a page
+        # of them needs no second chunk. Stored entries are small.
+        # A link read leaves the embedded copies on the server
+        # (docs/storage-models.md#shadow-models: one set of stored entries serves both).
+        ask = 2 * want
+        lookups = self.lookups
+        if self.pulling:
             # Pulled posts are each a post of its own: a page takes at most
             # `want` of them, and one more says whether more are left.
             window = pulls.Window(
-                want + 1, before=cursor, hidden=frozenset(hidden), tags=tags, blockers=blockers
+                want + 1,
+                before=cursor,
+                hidden=frozenset(self.hidden),
+                tags=self.tags,
+                blockers=self.blockers,
             )
-            chunk = store.entries(
-                kind,
-                owner.handle,
-                cursor,
-                ask,
-                copies=reads_copies(),
-                lookups=pins.asking(
-                    replace(lookups, beside=pulls.Beside(window)) if pulling else lookups
-                ),
-            )
-            if pulling:
-                chunk = _with_pulled(chunk, owner.handle, window, ask)
-                pulled_ids |= {entry["id"] for entry in chunk.pulled or ()}
-        pins.found(chunk)
-        entries, used = once.pick(chunk.entries, want)
+            lookups = replace(lookups, beside=beside.Beside(window))
+        chunk = self.store.entries(
+            self.kind,
+            self.owner.handle,
+            cursor,
+            ask,
+            copies=reads_copies(),
+            lookups=self.pins.asking(lookups),
+        )
+        if self.pulling:
+            chunk = _with_pulled(chunk, self.owner.handle, window, ask)
+            self.pulled_ids |= {entry["id"] for entry in chunk.pulled or ()}
+        return chunk
+
+    def _kept(self, entries: list[dict]) -> list[dict]:
+        """The posts of these entries the page shows, each seen first here."""
+        assert self.once is not None  # set by `page`
         posts = _resolve(entries)
         for post in posts:
-            if post["_id"] in pulled_ids and not post.get("reposted_by"):
+            if post["_id"] in self.pulled_ids and not post.get("reposted_by"):
                 post[PULLED_IN] = True
-        posts = pins.drop((keep_read or keep)(posts) if use_read else keep(posts))
-        collected += once.first_sightings(posts, store=None if use_read else store)
-        if used:
-            cursor = Cursor.of(chunk.entries[used - 1])
-        if len(collected) > limit:
-            break
-        if used < len(chunk.entries):
-            continue  # the rest of this chunk, from the cursor
-        if not chunk.complete:
-            use_read = True
-            continue
-        if chunk.exhausted:
-            break
-    page = collected[:limit]
-    more = len(collected) > limit
-    next_cursor = position(page[-1]).encode() if more and page else None
-    return FeedPage(page, next_cursor, pinned=pins.posts)
+        keep = (self.keep_read or self.keep) if self.use_read else self.keep
+        posts = self.pins.drop(keep(posts))
+        return self.once.first_sightings(posts, store=None if self.use_read else self.store)
 
 
 def _with_pulled(chunk: Chunk, reader: str, window: pulls.Window, limit: int) -> Chunk:
@@ -165,8 +207,8 @@ def _with_pulled(chunk: Chunk, reader: str, window: pulls.Window, limit: int) ->
     result's `pulled` are the entries it took from them."""
     found = chunk.pulled
     if found is None:
-        found = pulls.entries(pulls.read(reader, window))
-    merged = pulls.merge(chunk, found, limit, asked=window.limit)
+        found = beside.entries(beside.read(reader, window))
+    merged = beside.merge(chunk, found, limit, asked=window.limit)
     taken = {id(entry) for entry in found}  # not a stored entry of the same post
     merged.pulled = [entry for entry in merged.entries if id(entry) in taken]
     return merged
@@ -187,16 +229,16 @@ def news_page(viewer: User, before: Cursor | None = None) -> FeedPage:
     # The home filters' hidden posts leave every chunk, the read model's too
     # (docs/privacy.md#keyword-filters): as a mute, at read time.
     home = filters_for(viewer, "home")
-    page = _page(
+    ask = PageAsk(
         "news",
         viewer,
-        before,
         keeping(sight.visible, home),
         force_read=rebuilding,
         keep_read=keeping(list, home),
         hidden=sorted(news_hidden(viewer)),
         reader=viewer.handle,
     )
+    page = _Pager(ask).page(before)
     page.rebuilding = rebuilding
     return page
 
@@ -237,15 +279,15 @@ def wall_page(
     pins = Pins(owner.handle, list(owner.pinned or ()) if shows_pins else [], viewer)
     # A wall is "public" to the viewer's keyword filters (docs/privacy.md#keyword-filters).
     public = filters_for(viewer, "public")
-    page = _page(
+    ask = PageAsk(
         "wall",
         owner,
-        before,
         keeping(keep, public),
         reader=viewer.handle,
         wall_owner=owner.handle,
         pins=pins,
     )
+    page = _Pager(ask).page(before)
     page.pinned = without_hidden(public, page.pinned)
     return page
 

@@ -8,6 +8,7 @@ a position in that order.
 """
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
@@ -17,7 +18,7 @@ from mongoengine import Document
 from pymongo.collection import Collection
 
 from socialsite.clock import aware
-from socialsite.cursors import Cursor
+from socialsite.cursors import Cursor, sort_key
 
 KINDS = ("wall", "news")
 
@@ -327,6 +328,33 @@ class EntryArrayStore(TimelineStore):
 
 #: Tries per timeline document when a concurrent delivery moves its entries.
 TRIM_ATTEMPTS = 5
+
+
+def newest_of_parts(
+    parts: Iterable[dict],
+    limit: int,
+    *,
+    entries_of: Callable[[dict], Iterable[dict]],
+    settles: Callable[[dict | None, dict, list[dict]], bool],
+) -> Chunk:
+    """The newest `limit` entries of a timeline stored in parts (`month`'s
+    parts, `size`'s buckets), read newest part first: each entry once (a
+    delivery that ran twice across a rollover leaves a copy in two parts).
+    Before a part is taken, once more than `limit` entries are found,
+    `settles(previous part, part, found newest first)` says whether nothing
+    in it or after it can enter the page: then the read stops there."""
+    found: dict = {}
+    previous = None
+    for part in parts:
+        if len(found) > limit and settles(
+            previous, part, sorted(found.values(), key=sort_key, reverse=True)
+        ):
+            break
+        for entry in entries_of(part):
+            found.setdefault(entry["id"], entry)
+        previous = part
+    ordered = sorted(found.values(), key=sort_key, reverse=True)
+    return Chunk(ordered[:limit], exhausted=len(ordered) <= limit)
 
 
 def newest(shown: list, limit: int) -> list:

@@ -30,9 +30,16 @@ from pymongo import UpdateOne
 from pymongo.collection import Collection
 
 from socialsite.bulk import bulk_upsert
-from socialsite.cursors import Cursor, older_expr, sort_key
+from socialsite.cursors import Cursor, older_expr
 from timelines.documents import MonthTimeline
-from timelines.stores.base import WITHOUT_COPIES, Chunk, EntryArrayStore, Lookups, month_of
+from timelines.stores.base import (
+    WITHOUT_COPIES,
+    Chunk,
+    EntryArrayStore,
+    Lookups,
+    month_of,
+    newest_of_parts,
+)
 
 NEWEST_FIRST = {"ts": -1, "id": -1}
 # Rollovers tried for one write before it fails: each is lost only to another
@@ -205,13 +212,12 @@ class MonthStore(EntryArrayStore):
             {"$project": {"_id": 0, "month": 1, "page": {"$slice": [older, limit + 1]}}},
         ]
         rows = _collection().aggregate(pipeline if copies else [*pipeline, WITHOUT_COPIES])
-        found: dict = {}
-        month = None
-        for row in rows:
-            if row["month"] != month and len(found) > limit:
-                break
-            month = row["month"]
-            for entry in row["page"]:
-                found.setdefault(entry["id"], entry)
-        ordered = sorted(found.values(), key=sort_key, reverse=True)
-        return Chunk(ordered[:limit], exhausted=len(ordered) <= limit)
+        return newest_of_parts(
+            rows,
+            limit,
+            entries_of=lambda row: row["page"],
+            # A new month: every entry still to come is older than the found ones.
+            settles=lambda previous, row, found: (
+                previous is not None and row["month"] != previous["month"]
+            ),
+        )

@@ -27,7 +27,7 @@ from socialsite.bulk import bulk_upsert
 from socialsite.clock import aware
 from socialsite.cursors import Cursor, older_than, sort_key
 from timelines.documents import SizeTimeline
-from timelines.stores.base import Chunk, EntryArrayStore, Lookups
+from timelines.stores.base import Chunk, EntryArrayStore, Lookups, newest_of_parts
 
 OPEN = "open"
 LAST_ID = ObjectId("f" * 24)  # sorts after every real id with the same ts
@@ -132,25 +132,16 @@ class SizeStore(EntryArrayStore):
             query["min_ts"] = {"$lte": before.ts}
         fields = {"entries": 1, "max_ts": 1} if copies else {"entries.post": 0}
         buckets = _collection().find(query, fields).sort("max_ts", -1)
-        found: dict = {}
-        pending: list[dict] | None = None
-        for bucket in buckets:
+        return newest_of_parts(
+            buckets,
+            limit,
+            entries_of=lambda bucket: (e for e in bucket["entries"] if older_than(e, before)),
             # Every bucket still to come is no newer than this one's max_ts:
             # once `limit + 1` entries are newer than that, the page is settled.
-            if (
-                pending is not None
-                and len(pending) > limit
-                and sort_key(pending[limit]) > (aware(bucket["max_ts"]), LAST_ID)
-            ):
-                return Chunk(pending[:limit], exhausted=False)
-            for entry in bucket["entries"]:
-                if older_than(entry, before):
-                    found.setdefault(entry["id"], entry)
-            pending = sorted(found.values(), key=sort_key, reverse=True)
-        pending = pending or []
-        if len(pending) > limit:
-            return Chunk(pending[:limit], exhausted=False)
-        return Chunk(pending, exhausted=True)
+            settles=lambda previous, bucket, found: (
+                sort_key(found[limit]) > (aware(bucket["max_ts"]), LAST_ID)
+            ),
+        )
 
     def remove_post(self, post_id: ObjectId) -> None:
         _collection().update_many(
