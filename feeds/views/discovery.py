@@ -2,9 +2,12 @@
 and the signed-out landing page (docs/discovery.md). Thin: parse, call a
 selector, render."""
 
+from collections.abc import Callable
+from typing import Any
+
 from django.conf import settings
 from django.contrib import messages
-from django.http import Http404, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
@@ -19,7 +22,7 @@ from socialsite import ratelimit
 from socialsite.http import login_required, redirect_back
 
 
-def tag_page(request, tag):
+def tag_page(request: HttpRequest, tag: str) -> HttpResponse:
     folded = words.clean_tag(tag)
     if folded is None:
         raise Http404("That is not a tag.")
@@ -31,7 +34,7 @@ def tag_page(request, tag):
     return render(request, "feeds/tag.html", context)
 
 
-def search_context(request, query: str) -> dict:
+def search_context(request: HttpRequest, query: str) -> dict[str, Any]:
     """The posts that match a search (hooked into `/search/` through
     feeds/apps.py, socialsite/extensions.py): below the people, keyset on `?before=`."""
     if not query:
@@ -48,7 +51,7 @@ def search_context(request, query: str) -> dict:
     }
 
 
-def _tag_action(request, tag, act) -> HttpResponse:
+def _tag_action(request: HttpRequest, tag: str, act: Callable[[str], str]) -> HttpResponse:
     """Follow or unfollow a tag: rate-limited as follows are, and back to the
     page the button was on."""
     folded = words.clean_tag(tag)
@@ -71,7 +74,7 @@ def _tag_action(request, tag, act) -> HttpResponse:
 
 @login_required
 @require_POST
-def tag_follow(request, tag):
+def tag_follow(request: HttpRequest, tag: str) -> HttpResponse:
     def act(folded: str) -> str:
         tags.tag_follow_create(user=request.user, tag=folded)
         return f"You follow #{folded}: its public posts join your news feed."
@@ -81,7 +84,7 @@ def tag_follow(request, tag):
 
 @login_required
 @require_POST
-def tag_unfollow(request, tag):
+def tag_unfollow(request: HttpRequest, tag: str) -> HttpResponse:
     def act(folded: str) -> str:
         tags.tag_follow_delete(user=request.user, tag=folded)
         return f"You no longer follow #{folded}."
@@ -89,7 +92,7 @@ def tag_unfollow(request, tag):
     return _tag_action(request, tag, act)
 
 
-def explore(request):
+def explore(request: HttpRequest) -> HttpResponse:
     """`/explore/`: the trending tags for this reader, the popular posts and
     people to follow (docs/discovery.md#explore), and, for moderators, the
     tags hidden from everyone's trends."""
@@ -104,7 +107,7 @@ def explore(request):
     return render(request, "feeds/explore.html", context)
 
 
-def home(request):
+def home(request: HttpRequest) -> HttpResponse:
     """`/`: for a visitor, the landing page with a few recent public posts
     and the people who wrote them (docs/discovery.md#the-landing-page); a
     signed-in reader goes to their news feed."""
