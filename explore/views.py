@@ -4,6 +4,7 @@ page (`/tags/<tag>/`) and following it, the posts half of `/search/`,
 signed-out landing page. Thin: parse, call a selector, render."""
 
 from collections.abc import Callable
+from typing import Any
 
 from django.conf import settings
 from django.contrib import messages
@@ -34,7 +35,7 @@ def tag_page(request: HttpRequest, tag: str) -> HttpResponse:
     return render(request, "explore/tag.html", context)
 
 
-def search_context(request: HttpRequest, query: str) -> dict:
+def search_context(request: HttpRequest, query: str) -> dict[str, Any]:
     """The posts that match a search (hooked into `/search/` through
     explore/apps.py, socialsite/extensions.py): below the people, keyset on `?before=`."""
     if not query:

@@ -4,7 +4,7 @@ from django.apps import AppConfig
 class FeedsConfig(AppConfig):
     name = "feeds"
 
-    def ready(self):
+    def ready(self) -> None:
         from socialsite import demo
 
         demo.register("feeds", "feeds.demo.seed_stage")

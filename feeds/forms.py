@@ -9,7 +9,8 @@ the poster is the service's business.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from typing import Any
 from urllib.parse import urlsplit
 
 from django import forms
@@ -56,7 +57,7 @@ class TextField(PlainCharField):
     counts them once; normalising first keeps the two limits the same.
     """
 
-    def to_python(self, value):
+    def to_python(self, value: object) -> str | None:
         if isinstance(value, str):
             value = value.replace("\r\n", "\n").replace("\r", "\n")
         return super().to_python(value)
@@ -65,7 +66,9 @@ class TextField(PlainCharField):
 class OptionsWidget(forms.Textarea):
     """One option per line, or the field repeated (`options=a&options=b`)."""
 
-    def value_from_datadict(self, data, files, name):
+    def value_from_datadict(
+        self, data: Mapping[str, Any], files: Mapping[str, Any], name: str
+    ) -> str:
         values = data.getlist(name) if hasattr(data, "getlist") else [data.get(name)]
         return "\n".join(v for v in values if isinstance(v, str))
 
@@ -114,7 +117,7 @@ class PostForm(forms.Form):
         },
     )
 
-    def __init__(self, *args, owner_circles: Iterable[str] = (), **kwargs):
+    def __init__(self, *args: Any, owner_circles: Iterable[str] = (), **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._upload = None
         specials = [(PUBLIC, "Public"), (ALL_CIRCLES, "All my circles")]

@@ -2,6 +2,7 @@
 their earlier versions, and their photos' files."""
 
 import mongoengine as me
+from pymongo.collection import Collection
 
 from socialsite.clock import now
 from socialsite.documents import GridChunk, GridFile, grid_chunk_meta, grid_file_meta
@@ -135,7 +136,7 @@ class Post(me.Document):
     }
 
 
-def discussion_host():
+def discussion_host() -> Collection:
     """The `post` collection, for the comment stores that keep a discussion
     in its post document (the `embedded` store's `comments` and
     `comment_tree`, the `buckets` store's `num_buckets`: *Storing Updates and Profiles*'s layouts).

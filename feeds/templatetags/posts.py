@@ -5,19 +5,22 @@ import re
 import secrets
 
 from django import template
+from django.template import Context
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.html import escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
 from feeds import mentions, words
+from feeds.forms import PostForm
+from feeds.selectors.cards import PostCard
 from socialsite import extensions, fragments
 
 register = template.Library()
 
 
 @register.simple_tag(takes_context=True)
-def post_card(context, card):
+def post_card(context: Context, card: PostCard) -> SafeString:
     """The post's `<article>` (templates/feeds/_post.html), rendered once per
     version and viewer state and then served from the fragment cache."""
     page = fragments.page_of(context)
@@ -46,7 +49,7 @@ def post_card(context, card):
 
 
 @register.simple_tag(takes_context=True)
-def composer(context, form):
+def composer(context: Context, form: PostForm) -> SafeString:
     """The composer (templates/feeds/_composer.html). A blank one depends
     only on the author's circles and its initial values, so it is cached on
     those; one a failed post left (bound, with errors and what was typed)
@@ -88,7 +91,7 @@ def _with_once_key(composer_html: str) -> SafeString:
 
 
 @register.filter(is_safe=True)
-def linkify(text) -> str:
+def linkify(text: str | None) -> SafeString:
     """Escaped text with links; nothing the user typed becomes markup. A
     mention of a handle nobody has stays plain text."""
     text = "" if text is None else str(text)
@@ -134,6 +137,6 @@ def linkify(text) -> str:
 
 
 @register.filter
-def host(url) -> str:
+def host(url: str | None) -> str:
     match = re.match(r"https?://([^/:?#]+)", str(url or ""), re.ASCII | re.IGNORECASE)
     return match.group(1).lower() if match else ""

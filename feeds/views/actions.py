@@ -6,7 +6,7 @@ from urllib.parse import urlencode
 
 from django.conf import settings
 from django.contrib import messages
-from django.http import JsonResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect
 from django.urls import reverse
 
@@ -15,12 +15,12 @@ from socialsite import ratelimit
 from socialsite.http import redirect_back, safe_next
 
 
-def wants_json(request) -> bool:
+def wants_json(request: HttpRequest) -> bool:
     # A browser's form post prefers text/html; the script asks for JSON only.
     return request.get_preferred_type(["text/html", "application/json"]) == "application/json"
 
 
-def refused(request, post_id: str, message: str, status: int):
+def refused(request: HttpRequest, post_id: str, message: str, status: int) -> HttpResponse:
     """The reason, with nothing changed: JSON, or a message on the page the
     button was on (a rate limit: the post's page, answered 429, as a refused
     vote does)."""
@@ -34,7 +34,9 @@ def refused(request, post_id: str, message: str, status: int):
     return redirect_back(request, reverse("feeds:post", args=[post_id]))
 
 
-def signed_in_and_within_limit(request, post_id: str, *, scope: str, rule: str):
+def signed_in_and_within_limit(
+    request: HttpRequest, post_id: str, *, scope: str, rule: str
+) -> HttpResponse | None:
     """None when the button may act; otherwise the answer: the sign-in page
     (back to the post once signed in: the button's URL answers GET with 405)
     or the rate limit's refusal with Retry-After."""
@@ -50,7 +52,7 @@ def signed_in_and_within_limit(request, post_id: str, *, scope: str, rule: str):
     return None
 
 
-def done(request, post_id: str, state: dict):
+def done(request: HttpRequest, post_id: str, state: dict[str, bool | int]) -> HttpResponse:
     """The JSON state to the script, or back to the button's page."""
     if wants_json(request):
         return JsonResponse(state)

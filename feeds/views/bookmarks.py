@@ -2,6 +2,7 @@
 
 from django.conf import settings
 from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
@@ -16,7 +17,7 @@ from socialsite.ids import object_id_or_404
 
 
 @login_required
-def bookmark_list(request):
+def bookmark_list(request: HttpRequest) -> HttpResponse:
     page = bookmarks_page(request.user, cursor_param(request), settings.FEED_PAGE_SIZE)
     page_cards = cards(page.posts, request.user)
     for card in page_cards:
@@ -24,7 +25,7 @@ def bookmark_list(request):
     return render(request, "feeds/bookmarks.html", {"page": page, "cards": page_cards})
 
 
-def _limited(request) -> bool:
+def _limited(request: HttpRequest) -> bool:
     try:
         ratelimit.hit("bookmark", [f"user:{request.user.handle}"], settings.RATELIMIT_BOOKMARK)
     except ratelimit.RateLimited as exc:
@@ -35,7 +36,7 @@ def _limited(request) -> bool:
 
 @login_required
 @require_POST
-def bookmark(request, post_id):
+def bookmark(request: HttpRequest, post_id: str) -> HttpResponse:
     post = visible_post_or_404(request, post_id)  # only a post one may see
     if not _limited(request):
         bookmarks.bookmark_create(owner=request.user.handle, post_id=post["_id"])
@@ -45,7 +46,7 @@ def bookmark(request, post_id):
 
 @login_required
 @require_POST
-def unbookmark(request, post_id):
+def unbookmark(request: HttpRequest, post_id: str) -> HttpResponse:
     # Whether or not the post can still be seen: a bookmark is one's own.
     oid = object_id_or_404(post_id)
     if not _limited(request):

@@ -8,19 +8,33 @@ buttons work without JavaScript; static/js/site.js sends the same form with
 button in place. A repost answers a plain post with a message too.
 """
 
+from typing import Protocol
+
+from bson import ObjectId
 from django.conf import settings
 from django.contrib import messages
-from django.http import Http404
+from django.http import Http404, HttpRequest, HttpResponse
 from django.views.decorators.http import require_POST
 
 from feeds.selectors import marks
 from feeds.services import likes, reposts
 from feeds.views.actions import done, refused, signed_in_and_within_limit, wants_json
 from feeds.views.pages import visible_post_and_author
+from profiles.auth import AnonymousVisitor
+from profiles.documents import User
 from socialsite.ids import object_id_or_404
 
 
-def _like_act(request, post_id: str, action):
+class MarkAction[State](Protocol):
+    """A service that puts a mark on a post or takes it back: the like and
+    repost services share this one signature so the views can pass either."""
+
+    def __call__(self, *, post_id: ObjectId, user: User, author: User | None = None) -> State: ...
+
+
+def _like_act(
+    request: HttpRequest, post_id: str, action: MarkAction[likes.LikeState]
+) -> HttpResponse:
     # The post page's rule (docs/architecture.md): unknown, removed or hidden is 404.
     # Its author comes with the session's read: their blocks cost no query.
     post, author = visible_post_and_author(request, post_id)
@@ -39,12 +53,12 @@ def _like_act(request, post_id: str, action):
 
 
 @require_POST
-def like(request, post_id):
+def like(request: HttpRequest, post_id: str) -> HttpResponse:
     return _like_act(request, post_id, likes.like_create)
 
 
 @require_POST
-def unlike(request, post_id):
+def unlike(request: HttpRequest, post_id: str) -> HttpResponse:
     return _like_act(request, post_id, likes.like_delete)
 
 
@@ -52,11 +66,17 @@ DONE = {True: "Reposted to your followers.", False: "Repost undone."}
 ALREADY = {True: "You reposted this already.", False: "You had not reposted this."}
 
 
-def _reposted(post_id, user) -> bool:
+def _reposted(post_id: ObjectId, user: User | AnonymousVisitor) -> bool:
     return str(post_id) in marks.reposted_by(user, [post_id])
 
 
-def _repost_act(request, post_id: str, action, *, undo: bool):
+def _repost_act(
+    request: HttpRequest,
+    post_id: str,
+    action: MarkAction[reposts.RepostState],
+    *,
+    undo: bool,
+) -> HttpResponse:
     oid = object_id_or_404(post_id)
     # The post page's rule (docs/architecture.md): unknown, removed or hidden is 404;
     # but one's own repost can always be undone, whatever became of the post.
@@ -82,10 +102,10 @@ def _repost_act(request, post_id: str, action, *, undo: bool):
 
 
 @require_POST
-def repost(request, post_id):
+def repost(request: HttpRequest, post_id: str) -> HttpResponse:
     return _repost_act(request, post_id, reposts.repost_create, undo=False)
 
 
 @require_POST
-def unrepost(request, post_id):
+def unrepost(request: HttpRequest, post_id: str) -> HttpResponse:
     return _repost_act(request, post_id, reposts.repost_delete, undo=True)

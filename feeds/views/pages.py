@@ -3,8 +3,10 @@ of posts uses: the cursor parameter and the composer. Thin: parse, call a
 selector, render. Writing a post: feeds/views/posts.py; the news, wall and
 incoming pages: timelines/views.py."""
 
+from typing import Any
+
 from django.contrib import messages
-from django.http import Http404, HttpResponse, HttpResponseNotModified
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotModified
 from django.shortcuts import render
 from django.urls import reverse
 
@@ -22,7 +24,7 @@ from socialsite.cursors import Cursor
 from socialsite.ids import object_id_or_404
 
 
-def cursor_param(request) -> Cursor | None:
+def cursor_param(request: HttpRequest) -> Cursor | None:
     raw = request.GET.get("before")
     if raw is None:
         return None
@@ -32,7 +34,7 @@ def cursor_param(request) -> Cursor | None:
     return cursor
 
 
-def composer(request, **initial) -> PostForm:
+def composer(request: HttpRequest, **initial: Any) -> PostForm:
     """A blank composer, or the one a failed post left (`post_create` renders
     the page it came from again, with its errors and what was typed)."""
     failed = getattr(request, "composer_form", None)
@@ -50,7 +52,7 @@ def composer(request, **initial) -> PostForm:
     return PostForm(owner_circles=request.user.circles, initial={"circles": [PUBLIC], **initial})
 
 
-def visible_post_and_author(request, post_id) -> tuple[dict, User | None]:
+def visible_post_and_author(request: HttpRequest, post_id: str) -> tuple[dict, User | None]:
     """The post the viewer may see (else a 404), and its author's document.
 
     Read in two round trips with the session: the post first, then the
@@ -76,11 +78,11 @@ def visible_post_and_author(request, post_id) -> tuple[dict, User | None]:
     return shown, auth.page_user(request, author) if riding else None
 
 
-def visible_post_or_404(request, post_id):
+def visible_post_or_404(request: HttpRequest, post_id: str) -> dict:
     return visible_post_and_author(request, post_id)[0]
 
 
-def post_detail(request, post_id):
+def post_detail(request: HttpRequest, post_id: str) -> HttpResponse:
     post = visible_post_or_404(request, post_id)
     card = cards([post], request.user, repost_state=True, bookmark_state=True, context="thread")[0]
     context: dict[str, object] = {"card": card}
@@ -93,7 +95,7 @@ def post_detail(request, post_id):
     return render(request, "feeds/post_detail.html", context)
 
 
-def post_history(request, post_id):
+def post_history(request: HttpRequest, post_id: str) -> HttpResponse:
     """`/posts/<id>/history/`: the post as it is and as it was, for whoever
     may see it (docs/discovery.md#edit-history)."""
     post = visible_post_or_404(request, post_id)
@@ -102,7 +104,7 @@ def post_history(request, post_id):
     return render(request, "feeds/post_history.html", {"card": card, "revisions": revisions})
 
 
-def photo(request, post_id, size):
+def photo(request: HttpRequest, post_id: str, size: str) -> HttpResponse:
     post = visible_post_or_404(request, post_id)
     if post["type"] != "photo":
         raise Http404("No photo here.")

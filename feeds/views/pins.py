@@ -4,7 +4,7 @@ message."""
 
 from django.conf import settings
 from django.contrib import messages
-from django.http import Http404
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
@@ -15,7 +15,7 @@ from socialsite.http import login_required, redirect_back
 from socialsite.ids import object_id_or_404
 
 
-def _limited(request) -> bool:
+def _limited(request: HttpRequest) -> bool:
     try:
         ratelimit.hit("pin", [f"user:{request.user.handle}"], settings.RATELIMIT_PIN)
     except ratelimit.RateLimited as exc:
@@ -24,13 +24,13 @@ def _limited(request) -> bool:
     return False
 
 
-def _back(request):
+def _back(request: HttpRequest) -> HttpResponseRedirect:
     return redirect_back(request, reverse("profiles:profile", args=[request.user.handle]))
 
 
 @login_required
 @require_POST
-def pin(request, post_id):
+def pin(request: HttpRequest, post_id: str) -> HttpResponse:
     # As an edit: a post one may not see, or someone else's, is a 404.
     post = visible_post_or_404(request, post_id)
     if post["by"]["id"] != request.user.handle:
@@ -51,7 +51,7 @@ def pin(request, post_id):
 
 @login_required
 @require_POST
-def unpin(request, post_id):
+def unpin(request: HttpRequest, post_id: str) -> HttpResponse:
     oid = object_id_or_404(post_id)
     # One's own pin can always be taken out, whatever became of the post;
     # anything else must be a post of one's own that one may see.

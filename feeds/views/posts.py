@@ -6,12 +6,12 @@ from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.contrib import messages
-from django.http import Http404
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import redirect, render
 from django.urls import Resolver404, resolve, reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
-from feeds.documents import ALL_CIRCLES, PUBLIC
+from feeds.documents import ALL_CIRCLES, PUBLIC, Post
 from feeds.forms import PostForm
 from feeds.selectors import pages as selectors
 from feeds.selectors.cards import PostCard
@@ -25,9 +25,11 @@ from socialsite.ids import object_id_or_404
 from socialsite.text import strip_controls
 
 
-def _composer_failed(request, form: PostForm, status: int):
+def _composer_failed(request: HttpRequest, form: PostForm, status: int) -> HttpResponseBase:
     """The page the composer was on (its `next` field, same-site only: the
-    feed or a wall), rendered again with the errors and what was typed."""
+    feed or a wall), rendered again with the errors and what was typed.
+    That page's own view answers, and behind `login_required` a view's answer
+    is any HttpResponseBase."""
     origin = urlsplit(safe_next(request, "")).path
     try:
         match = resolve(origin)
@@ -52,7 +54,7 @@ def _composer_failed(request, form: PostForm, status: int):
 
 @login_required
 @require_POST
-def post_create(request):
+def post_create(request: HttpRequest) -> HttpResponseBase:
     form = PostForm(request.POST, request.FILES, owner_circles=request.user.circles)
     try:
         ratelimit.hit("post", [f"user:{request.user.handle}"], settings.RATELIMIT_POST)
@@ -95,7 +97,7 @@ def post_create(request):
     return _composer_failed(request, form, 400)
 
 
-def _posted_message(post) -> str:
+def _posted_message(post: Post) -> str:
     """Where the post went: on the wall of someone who doesn't follow the author
     it is on their incoming page only (*Storing Updates and Profiles*'s wall filter), so say so."""
     if post.to is None or selectors.wall_shows(post.to, post.by.id):
@@ -108,7 +110,7 @@ def _posted_message(post) -> str:
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def post_edit(request, post_id):
+def post_edit(request: HttpRequest, post_id: str) -> HttpResponse:
     post = visible_post_or_404(request, post_id)
     card = PostCard(post, request.user)
     # Only the author, and never while a moderator has it removed (frozen).
@@ -165,7 +167,7 @@ def post_edit(request, post_id):
 
 @login_required
 @require_POST
-def post_delete(request, post_id):
+def post_delete(request: HttpRequest, post_id: str) -> HttpResponse:
     try:
         services.post_delete(post_id=object_id_or_404(post_id), actor=request.user)
     except services.NotFound as exc:
@@ -179,7 +181,7 @@ def post_delete(request, post_id):
 
 @login_required
 @require_POST
-def poll_vote(request, post_id):
+def poll_vote(request: HttpRequest, post_id: str) -> HttpResponse:
     post = visible_post_or_404(request, post_id)
     try:
         ratelimit.hit("vote", [f"user:{request.user.handle}"], settings.RATELIMIT_VOTE)

@@ -19,7 +19,7 @@ from socialsite.clock import now
 from timelines.stores.base import TimelineStore
 
 
-def _chunks(items: list, size: int):
+def _chunks(items: list[str], size: int) -> Iterator[list[str]]:
     for i in range(0, len(items), size):
         yield items[i : i + size]
 

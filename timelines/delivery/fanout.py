@@ -23,6 +23,7 @@ import logging
 from abc import ABC, abstractmethod
 from collections.abc import Iterable
 
+from bson import ObjectId
 from bson.errors import InvalidDocument
 from django.conf import settings
 from pymongo.errors import PyMongoError
@@ -35,6 +36,7 @@ from timelines.delivery import pulled
 from timelines.delivery.audience import active_readers, audience, deliver_to
 from timelines.selectors.entries import entry_for, repost_entry
 from timelines.stores import write_stores
+from timelines.stores.base import TimelineStore
 from timelines.stores.month import PlacementFailed
 
 log = logging.getLogger(__name__)
@@ -61,7 +63,7 @@ class Kind(ABC):
         """How the log names one record."""
 
     @abstractmethod
-    def write(self, record: dict, stores: list, *, again: bool) -> int:
+    def write(self, record: dict, stores: list[TimelineStore], *, again: bool) -> int:
         """The entries into every store; returns the readers reached."""
 
 
@@ -72,13 +74,13 @@ class PostDelivery(Kind):
     record = "post"
     projection = CLAIM_FIELDS
 
-    def key(self, row):
+    def key(self, row: dict) -> dict:
         return {"_id": row["_id"]}
 
-    def label(self, key):
+    def label(self, key: dict) -> str:
         return f"post {key['_id']}"
 
-    def write(self, post, stores, *, again):
+    def write(self, post: dict, stores: list[TimelineStore], *, again: bool) -> int:
         entry = entry_for(post)
         walls = sorted({post["by"]["id"], post.get("to")} - {None})
         deliver_to(stores, "wall", walls, entry, again=again)
@@ -114,13 +116,13 @@ class RepostDelivery(Kind):
 
     record = "repost"
 
-    def key(self, row):
+    def key(self, row: dict) -> dict:
         return {"post": row["post"], "by": row["by"]}
 
-    def label(self, key):
+    def label(self, key: dict) -> str:
         return f"repost of {key['post']} by {key['by']}"
 
-    def write(self, repost, stores, *, again):
+    def write(self, repost: dict, stores: list[TimelineStore], *, again: bool) -> int:
         key = self.key(repost)
         original_author = records.public_original_author(key["post"])
         if original_author is None:
@@ -150,12 +152,12 @@ def attempted_before(doc: dict) -> bool:
     return ((doc.get("delivery") or {}).get("attempts") or 0) > 1
 
 
-def deliver_post(post_id) -> int:
+def deliver_post(post_id: ObjectId) -> int:
     """Deliver one post; returns the readers reached."""
     return _deliver(POSTS, {"_id": post_id}, LIVE)
 
 
-def deliver_repost(post_id, reposter: str) -> int:
+def deliver_repost(post_id: ObjectId, reposter: str) -> int:
     """Deliver one repost, claimed and finished on its `post_repost`
     document; returns the readers reached."""
     return _deliver(REPOSTS, {"post": post_id, "by": reposter}, {})

@@ -12,7 +12,7 @@ show each post once (`merge`).
 """
 
 import contextlib
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from django.conf import settings
 from pymongo.errors import DuplicateKeyError
@@ -23,7 +23,7 @@ from timelines.documents import PulledAuthor
 from timelines.selectors import pulled
 
 
-def mark(author: str, *, since=None) -> None:
+def mark(author: str, *, since: datetime | None = None) -> None:
     """Pull `author` from `since` (default now); a second mark keeps the first."""
     # A racing upsert may insert it first (E11000): then it is marked.
     with contextlib.suppress(DuplicateKeyError):
@@ -51,7 +51,7 @@ def counted(author: str, followers: int) -> None:
         mark(author)
 
 
-def mark_over_threshold(*, since=None) -> set[str]:
+def mark_over_threshold(*, since: datetime | None = None) -> set[str]:
     """Mark every author past the threshold (the demo's seeding, which fans
     out in bulk rather than through `pulls`); returns every pulled author."""
     for author in people.handles_with_followers_over(settings.FEED_PULL_THRESHOLD):

@@ -7,6 +7,7 @@ Every write goes to `write_stores()`: the configured model and, with
 FEED_SHADOW_MODELS, the other stored models (docs/storage-models.md#shadow-models).
 """
 
+from bson import ObjectId
 from django.conf import settings
 
 from feeds.documents import PUBLIC
@@ -80,7 +81,7 @@ def _post_of(entry: dict) -> dict:
     return {**entry["post"], "_id": entry["id"], "ts": entry["ts"]}
 
 
-def remove_everywhere(post_id) -> None:
+def remove_everywhere(post_id: ObjectId) -> None:
     for store in write_stores():
         store.remove_post(post_id)
 
@@ -95,7 +96,7 @@ def remove_author_everywhere(author: str) -> None:
         store.remove_author_everywhere(author)
 
 
-def refresh_copies(post_id, fields: list[str]) -> None:
+def refresh_copies(post_id: ObjectId, fields: list[str]) -> None:
     """Copy the live values of `fields` into every embedded copy of the post.
 
     The whole post is read, because a change may take the copy past
@@ -116,7 +117,7 @@ def refresh_copies(post_id, fields: list[str]) -> None:
 COUNTS = ("likes_count", "reposts_count")
 
 
-def refresh_counts(post_id) -> None:
+def refresh_counts(post_id: ObjectId) -> None:
     """Copy the post's likes and reposts counts into its embedded copies, in
     every store, unless a later run copied them already.
 

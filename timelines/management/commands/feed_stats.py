@@ -1,3 +1,6 @@
+from collections.abc import Sequence
+from typing import Any
+
 from django.conf import settings
 from django.core.management.base import BaseCommand
 from pymongo.errors import OperationFailure
@@ -56,7 +59,7 @@ class Command(BaseCommand):
         "from collStats where the server supports it, and posts by delivery state."
     )
 
-    def handle(self, *args, **options):
+    def handle(self, *args: Any, **options: Any) -> None:
         out = self.stdout
         out.write(f"FEED_MODEL={settings.FEED_MODEL} FEED_EMBED={settings.FEED_EMBED}")
         out.write("")
@@ -99,7 +102,7 @@ class Command(BaseCommand):
             + f" (total {sum(counts.values())})"
         )
 
-    def _table(self, rows):
+    def _table(self, rows: Sequence[tuple[str, ...]]) -> None:
         widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
         for row in rows:
             line = "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True))

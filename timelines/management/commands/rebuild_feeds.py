@@ -1,3 +1,6 @@
+from argparse import ArgumentParser
+from typing import Any
+
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
@@ -16,7 +19,7 @@ class Command(BaseCommand):
         "is always safe."
     )
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: ArgumentParser) -> None:
         who = parser.add_mutually_exclusive_group()
         who.add_argument("--user", metavar="HANDLE", help="rebuild this user's timelines")
         who.add_argument(
@@ -26,7 +29,9 @@ class Command(BaseCommand):
             "--kind", choices=KINDS, help="only this timeline kind (default: both)"
         )
 
-    def handle(self, *args, user, everyone, kind, **options):
+    def handle(
+        self, *args: Any, user: str | None, everyone: bool, kind: str | None, **options: Any
+    ) -> None:
         if (user is None) == (not everyone):
             raise CommandError("Give exactly one of --user HANDLE or --all.")
         kinds = [kind] if kind else list(KINDS)

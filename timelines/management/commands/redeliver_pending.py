@@ -1,3 +1,6 @@
+from argparse import ArgumentParser
+from typing import Any
+
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
@@ -12,7 +15,7 @@ class Command(BaseCommand):
         "every TASKS_SWEEP_SECONDS; all are idempotent."
     )
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: ArgumentParser) -> None:
         parser.add_argument(
             "--older-than",
             type=int,
@@ -20,7 +23,7 @@ class Command(BaseCommand):
             help=f"default FEED_PENDING_SECONDS ({settings.FEED_PENDING_SECONDS})",
         )
 
-    def handle(self, *args, older_than, **options):
+    def handle(self, *args: Any, older_than: int | None, **options: Any) -> None:
         if older_than is not None and older_than < 0:
             raise CommandError("--older-than must not be negative.")
         for line in sweeps.pending_sweep(older_than_seconds=older_than):
