@@ -10,7 +10,7 @@ tests/test_seed_bulk.py builds a small world both ways and compares them.
 import io
 import random
 from collections import Counter
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -74,7 +74,12 @@ def _vote(post: Post, voters: list[str], rng: random.Random) -> None:
 
 
 def _poll_voters(
-    planned: list[dict], spread, handles: list[str], users: dict, placed: dict, seed: int
+    planned: list[dict],
+    spread: demo_marks.Marks,
+    handles: list[str],
+    users: dict,
+    placed: dict,
+    seed: int,
 ) -> dict[int, list[str]]:
     """Each demo poll's voters by planned post: the marks plan's (its likers
     and a few more), topped up from the people who may see it to a Zipf-ish
@@ -184,7 +189,7 @@ def one_by_one(planned: list[dict], reposts: list | None = None) -> list:
     by_index: dict = {}
     waiting = sorted(reposts or [], key=lambda row: row[2])
 
-    def repost_until(moment) -> None:
+    def repost_until(moment: datetime | None) -> None:
         while waiting and (moment is None or waiting[0][2] <= moment):
             rows = _mark_rows([waiting.pop(0)], by_index)
             marks.marks_seed(likes=[], reposts=rows, announce=ANNOUNCED)
@@ -292,7 +297,7 @@ def seed_more(
     *,
     handles: list[str],
     seed: int,
-    stdout=None,
+    stdout: Any = None,
     posts_per_user: float = 1.5,
     bulk: bool = True,
 ) -> None:
@@ -341,7 +346,7 @@ def seed_more(
         )
 
 
-def seed_stage(seeding) -> None:
+def seed_stage(seeding: Any) -> None:
     """seed_demo's stage (socialsite/demo.py): the posts, left pending for
     `delivery_stage`, which runs after every other app's demo."""
     seed_more(handles=seeding.handles, seed=seeding.seed, stdout=seeding.stdout)

@@ -12,6 +12,7 @@ the caller's seeded generator: the same seed, the same words.
 
 import random
 import re
+from collections.abc import Callable
 
 from socialsite.zipf import Zipf
 
@@ -516,7 +517,7 @@ class Words:
             return ""
         return f" #{HASHTAGS[self.tags.rank() - 1]}"
 
-    def _new(self, make) -> str:
+    def _new(self, make: Callable[[], str]) -> str:
         """`make()` until it gives an unused text; numbered if it never does."""
         for _ in range(30):
             text = make()
@@ -560,7 +561,7 @@ class Words:
         """A status update; `others`: whom it may mention (never the author).
         Its `base_sentence` is new too, so nobody repeats one."""
 
-        def make():
+        def make() -> str:
             text, reacted = self._sentence()
             if self.rng.random() < (0.15 if reacted else 0.5):
                 text += " " + self.rng.choice(AFTERTHOUGHTS)
@@ -571,7 +572,7 @@ class Words:
         return self._new(make)
 
     def _caption(self, pool: list[str], tagged: float) -> str:
-        def make():
+        def make() -> str:
             text = self.rng.choice(pool)
             if self.rng.random() < 0.4:
                 text += " " + self.rng.choice(AFTERTHOUGHTS)
@@ -592,7 +593,7 @@ class Words:
     def poll(self) -> tuple[str, list[str]]:
         question, options = self.rng.choice(POLLS)
 
-        def make():
+        def make() -> str:
             lead, tail = self.rng.choice(POLL_LEADS), self.rng.choice(POLL_TAILS)
             return f"{lead}{question}{tail}{self._tag(0.2)}"
 

@@ -10,6 +10,7 @@ Every module of every app is parsed (not imported) and each `import` and
 
 import ast
 import re
+import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -339,3 +340,15 @@ def test_the_acyclic_apps_have_no_import_cycle():
 def test_the_cycle_check_sees_a_cycle():
     graph = {"a.x": {"a.y"}, "a.y": {"a.z"}, "a.z": {"a.x"}, "a.w": {"a.x"}}
     assert _cycles(graph) == [["a.x", "a.y", "a.z"]]
+
+
+def test_every_app_is_packaged_and_type_checked():
+    """An app left out of the wheel's package list is missing from an
+    installed site; one left out of mypy's files is not checked at all."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    packaged = config["tool"]["setuptools"]["packages"]["find"]["include"]
+    checked = config["tool"]["mypy"]["files"]
+    assert config["tool"]["mypy"]["disallow_untyped_defs"] is True
+    for app in LAYERS:
+        assert f"{app}*" in packaged, app
+        assert app in checked, app

@@ -5,9 +5,9 @@ from typing import TYPE_CHECKING
 
 from feeds import mentions
 from feeds.documents import ALL_CIRCLES, PUBLIC
+from feeds.page_keys import FOUND, PULLED_IN
 from feeds.selectors import marks, polls
 from feeds.selectors.filtering import match
-from feeds.types import FOUND, PULLED_IN
 from profiles.documents import User
 from profiles.filters import KeywordFilter, filters_for
 from socialsite import fragments

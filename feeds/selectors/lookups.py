@@ -28,7 +28,7 @@ from bson import ObjectId
 from mongoengine import Document
 
 from feeds.documents import LIVE, PUBLIC, Bookmark, PollVote, Post, PostLike, card_exclusion
-from feeds.types import FOUND
+from feeds.page_keys import FOUND
 from profiles import selectors as people
 
 

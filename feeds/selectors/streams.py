@@ -19,8 +19,8 @@ from feeds.documents import (
     PostRepost,
     card_exclusion,
 )
+from feeds.page_keys import FOUND
 from feeds.selectors.lookups import PageLookups
-from feeds.types import FOUND
 from profiles import selectors as people
 from socialsite.cursors import Cursor, sort_key
 

@@ -27,7 +27,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from feeds.documents import ALL_CIRCLES, PUBLIC
-from feeds.types import FOUND
+from feeds.page_keys import FOUND
 from profiles import selectors as people
 from profiles.documents import User
 

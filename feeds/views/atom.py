@@ -11,13 +11,15 @@ feed is built.
 
 import hashlib
 from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
 
 from django.conf import settings
 from django.contrib.syndication.views import Feed
-from django.http import Http404
+from django.http import Http404, HttpRequest, HttpResponse
 from django.urls import reverse
 from django.utils.cache import get_conditional_response
-from django.utils.feedgenerator import Atom1Feed
+from django.utils.feedgenerator import Atom1Feed, SyndicationFeed
 from django.utils.html import escape, linebreaks
 from django.utils.http import http_date, quote_etag
 from django.utils.text import Truncator
@@ -54,7 +56,7 @@ def _text(post: dict) -> str:
     return str(detail.get("text") or detail.get("question") or "")
 
 
-def _changed(post: dict):
+def _changed(post: dict) -> datetime:
     return aware(post.get("edited") or post["ts"])
 
 
@@ -63,7 +65,7 @@ class WarnedAtomFeed(Atom1Feed):
     content warning: its title and summary are the warning, so a reader
     shows the body only when opened (docs/discovery.md)."""
 
-    def add_item_elements(self, handler, item):
+    def add_item_elements(self, handler: Any, item: dict[str, Any]) -> None:
         super().add_item_elements(handler, item)
         if item.get("warned_body"):
             handler.addQuickElement("content", item["warned_body"], {"type": "html"})
@@ -72,10 +74,10 @@ class WarnedAtomFeed(Atom1Feed):
 class WallFeed(Feed):
     feed_type = WarnedAtomFeed
 
-    def get_object(self, request, source: Source) -> Source:
+    def get_object(self, request: HttpRequest, source: Source) -> Source:
         return source
 
-    def get_feed(self, obj, request):
+    def get_feed(self, obj: Source, request: HttpRequest) -> SyndicationFeed:
         """The feed with every string made XML-safe: text stored before the
         forms dropped control characters (socialsite/text.py) would otherwise
         stop the feed for every reader."""
@@ -141,17 +143,17 @@ class WallFeed(Feed):
     def item_link(self, post: dict) -> str:
         return reverse("feeds:post", args=[str(post["_id"])])
 
-    def item_pubdate(self, post: dict):
+    def item_pubdate(self, post: dict) -> datetime:
         return aware(post["ts"])
 
-    def item_updateddate(self, post: dict):
+    def item_updateddate(self, post: dict) -> datetime:
         return _changed(post)
 
     def item_author_name(self, post: dict) -> str:
         return post["by"]["name"]
 
 
-def _xml_safe(value):
+def _xml_safe(value: Any) -> Any:
     if isinstance(value, str):
         return xml_safe(value)
     if isinstance(value, list | tuple):
@@ -169,7 +171,7 @@ def _validators(source: Source) -> tuple[str, int]:
 
 
 @require_safe
-def wall_feed(request, handle):
+def wall_feed(request: HttpRequest, handle: str) -> HttpResponse:
     person = user_active(handle_or_404(handle))
     if person is None:
         raise Http404("No such user.")

@@ -6,7 +6,7 @@ import bson
 from bson import ObjectId
 from django.conf import settings
 
-from feeds.types import FOUND
+from feeds.page_keys import FOUND
 from socialsite import active
 from timelines.stores import stores_copies
 

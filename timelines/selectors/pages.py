@@ -13,12 +13,12 @@ from typing import TYPE_CHECKING
 
 from django.conf import settings
 
+from feeds.page_keys import FOUND, PULLED_IN
 from feeds.selectors.filtering import keeping, without_hidden
 from feeds.selectors.lookups import PageLookups
 from feeds.selectors.pages import FeedPage, live_posts
 from feeds.selectors.streams import news_blockers, posts_page
 from feeds.selectors.visibility import Sight, news_hidden, visible_posts
-from feeds.types import FOUND, PULLED_IN
 from profiles import selectors as people
 from profiles.documents import User
 from profiles.filters import filters_for
