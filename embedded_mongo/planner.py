@@ -5,8 +5,9 @@
 it (then the caller scans, as mongomock does). It reads the clauses a server
 would serve from an index: equality (`{f: v}`, `$eq`), `$in`, and
 `$gt`/`$gte`/`$lt`/`$lte` ranges on `_id` or the first key of a declared
-index, also inside `$and`, and `$or` when every branch narrows. The clauses'
-candidate sets are intersected. Bounds are taken inclusively; the filter run on each
+index, also inside `$and`, and `$or` when every branch narrows, and the
+clauses of an `$elemMatch` on an indexed array field (`entries.id`). The
+clauses' candidate sets are intersected. Bounds are taken inclusively; the filter run on each
 candidate afterwards applies them exactly.
 """
 
@@ -97,6 +98,24 @@ def _narrow(state, fields: dict, spec: dict):
             best = _both(best, _union(state, fields, search))
         elif not key.startswith("$") and key in fields:
             best = _both(best, _clause(state, key, search, ranged=fields[key]))
+        elif not key.startswith("$") and isinstance(search, dict) and "$elemMatch" in search:
+            best = _both(best, _elem_match(state, fields, key, search["$elemMatch"]))
+    return best
+
+
+def _elem_match(state, fields: dict, array: str, clauses):
+    """`{array: {$elemMatch: {f: v, ...}}}`: one element meets every clause,
+    so the documents are among those whose `array.f` index holds v (a
+    multikey index, as a server reads it: a timeline's `entries.id`), for
+    each indexed `f`. None when no clause is on an indexed field."""
+    if not isinstance(clauses, dict):
+        return None
+    best = None
+    for field, search in clauses.items():
+        dotted = f"{array}.{field}"
+        if field.startswith("$") or dotted not in fields or _ranged(search):
+            continue
+        best = _both(best, _clause(state, dotted, search, ranged=fields[dotted]))
     return best
 
 

@@ -8,6 +8,7 @@ afresh from the stored documents.
 """
 
 import datetime
+from unittest import mock
 
 import pytest
 from bson import ObjectId
@@ -59,7 +60,14 @@ def _clause(field):
     )
 
 
-CLAUSES = FIELDS.flatmap(_clause)
+# One element of `s` meets every clause: `s.x` is indexed, `y` is not.
+ELEM_MATCHES = st.one_of(
+    SCALARS.map(lambda v: {"s": {"$elemMatch": {"x": v}}}),
+    st.tuples(SCALARS, SCALARS).map(lambda p: {"s": {"$elemMatch": {"x": p[0], "y": p[1]}}}),
+    st.lists(SCALARS, max_size=3).map(lambda vs: {"s": {"$elemMatch": {"x": {"$in": vs}}}}),
+    SCALARS.map(lambda v: {"s": {"$elemMatch": {"y": v}}}),
+)
+CLAUSES = st.one_of(FIELDS.flatmap(_clause), ELEM_MATCHES)
 FILTERS = st.one_of(
     CLAUSES,
     st.lists(CLAUSES, min_size=2, max_size=3).map(lambda cs: {"$and": cs}),
@@ -353,3 +361,33 @@ def test_a_large_group_is_read_in_its_kept_order_up_to_the_limit(coll, monkeypat
         lambda: [d["u"] for d in coll.find({"a": 1, "t": {"$lt": 40}}, sort=page, limit=3)]
     )
     assert narrowed == scanned == [0, 39, 89]
+
+
+def test_an_elem_match_on_an_indexed_array_reads_its_candidates_only(coll):
+    """A timeline's `{entries: {$elemMatch: {id: ...}}}` (a copy's refresh
+    after a like) is served by the multikey index on `entries.id`, as a
+    server serves it: with 1,000 timeline documents or 10,000, the filter
+    runs on the 10 that hold the post, and nothing else is read."""
+    coll.create_index([("entries.id", 1)])
+    post = ObjectId()
+    spec = {"entries": {"$elemMatch": {"id": post, "post": {"$exists": True}}}}
+
+    def refresh_runs(documents: int) -> int:
+        coll.delete_many({})
+        coll.insert_many(
+            [
+                {"_id": n, "entries": [{"id": post if n < 10 else ObjectId(), "post": {}}]}
+                for n in range(documents)
+            ]
+        )
+        assert planner.candidates(coll._store, spec) == list(range(10))
+        runs = []
+        apply = filtering._filterer_inst.apply
+        with mock.patch.object(
+            filtering._filterer_inst, "apply", lambda *a: runs.append(1) or apply(*a)
+        ):
+            updated = coll.update_many(spec, {"$set": {"entries.$.post.likes_count": 3}})
+        assert updated.modified_count == 10
+        return len(runs)
+
+    assert refresh_runs(1_000) == refresh_runs(10_000) <= 10 * 4
