@@ -72,6 +72,15 @@ def _keep_indexes_on_writes(collection_class) -> None:
         setattr(collection_class, name, reindexing(getattr(collection_class, name)))
 
 
+class _Windows:
+    """How many cursor windows were sliced (tests: one per cursor read)."""
+
+    built = 0
+
+
+WINDOWS = _Windows()
+
+
 def _scan_candidates_only(collection_class) -> None:
     scan = collection_class._iter_documents
 
@@ -125,8 +134,17 @@ def _copy_what_is_returned(collection_class, cursor_class) -> None:
             self._results, self._demo_bound = results, bound
         if not with_limit_and_skip:
             return self._results
-        results = self._results[self._skip :]
-        return results[: abs(self._limit)] if self._limit else results
+        # mongomock asks for the window on every `next()`: slicing it afresh
+        # each time would copy the whole result list per document read (a
+        # long cursor read in O(n²)). Kept until the results or bounds change.
+        shape = (self._results, self._skip, self._limit)
+        kept = getattr(self, "_demo_window", None)
+        if kept is None or kept[0] is not shape[0] or kept[1:3] != shape[1:]:
+            results = self._results[self._skip :]
+            window = results[: abs(self._limit)] if self._limit else results
+            self._demo_window = (*shape, window)
+            WINDOWS.built += 1
+        return self._demo_window[3]
 
     def first_only(self, filter=None, *args, **kwargs):
         if not indexes.enabled():

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from mongomock import filtering
 from pymongo import DeleteMany, InsertOne, ReplaceOne, UpdateOne
 
-from embedded_mongo import indexes, orders, planner
+from embedded_mongo import indexes, orders, planner, reads
 from socialsite import mongo, roundtrips
 
 pytestmark = pytest.mark.mongomock_only(reason="checks the demo database's own indexes")
@@ -391,3 +391,14 @@ def test_an_elem_match_on_an_indexed_array_reads_its_candidates_only(coll):
         return len(runs)
 
     assert refresh_runs(1_000) == refresh_runs(10_000) <= 10 * 4
+
+
+def test_a_long_cursor_is_read_in_one_pass(coll):
+    """mongomock computes a cursor's window on every `next()`; the demo
+    database slices it once per cursor, so reading n documents costs O(n),
+    not a copy of the whole result list per document."""
+    coll.insert_many([{"_id": n, "a": n % 7} for n in range(5_000)])
+    before = reads.WINDOWS.built
+    assert sum(1 for _ in coll.find({}).batch_size(100_000)) == 5_000
+    assert sum(1 for _ in coll.find({}).skip(10).limit(3_000)) == 3_000
+    assert reads.WINDOWS.built - before <= 2
