@@ -1,4 +1,4 @@
-"""Background work of the comments, on Django's Tasks API (see feeds/tasks.py).
+"""Background work of the comments, on Django's Tasks API (see timelines/tasks.py).
 The services queue it (comments/services.py); what it runs lives apart
 (comments/summaries.py), so this module is not imported back. The task keeps
 its dotted path: the task marks may hold runs under it."""

@@ -1,5 +1,5 @@
 """Background work of the profiles app, on Django's Tasks API (see
-feeds/tasks.py). The services that queue these tasks import this module
+timelines/tasks.py). The services that queue these tasks import this module
 (profiles/services/erasure.py, exports.py); what the tasks run lives in
 modules that do not (erasure_walk.py, export_zip.py, recovery.py), so
 nothing here is imported back. The tasks keep their dotted paths: a queue

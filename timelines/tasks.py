@@ -1,10 +1,12 @@
-"""Background work of the feeds, on Django's Tasks API.
+"""Background work of the timelines, on Django's Tasks API.
 
 Tests use the immediate backend, the demo the worker thread; production may
 set TASKS_BACKEND to rq (see README). Arguments are strings: they cross a
 queue. Nothing here is lost with a process (docs/operations.md#durable-background-work):
-a post's and a repost's delivery and the counts keep their state on their own
-documents (feeds/sweeps.py finishes them); the others are durable tasks,
+a post's and a repost's delivery keep their state on their own documents
+(timelines/delivery/retry.py finishes them, run by feeds/sweeps.py's
+`pending_swept`); a copy's counts carry their version (`counts_v`, a later
+like queues the refresh again); the others are durable tasks,
 marked before they are queued (socialsite/durable.py).
 """
 
