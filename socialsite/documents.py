@@ -187,10 +187,16 @@ class TaskMark(me.Document):
     attempts = me.IntField(default=0)
     state = me.StringField(default="pending", choices=("pending", "failed"))
     error = me.StringField(default="")
+    # A coalesced task's key while no run has started (socialsite/durable.py
+    # `coalesced_task`): later requests for the same work join this mark.
+    key = me.StringField()
+    items = me.ListField(me.StringField())  # what the joined requests asked for
 
     meta = {
         "collection": "task_mark",
         "indexes": [
+            # One waiting mark per key; marks without one are not indexed.
+            {"fields": ["key"], "name": "key", "unique": True, "sparse": True},
             # The sweeper's read: pending marks whose lease is over, oldest first.
             {"fields": ["state", "queued"], "name": "state_queued"},
             # An erasure deletes the marks whose arguments name the person.

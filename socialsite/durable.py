@@ -17,6 +17,15 @@ A run that raises keeps its mark, with the error; the sweeper tries again up
 to TASKS_MAX_ATTEMPTS runs in all, then marks it `failed`: logged, listed on
 the moderation dashboard and in /healthz, never retried on its own.
 
+A task declared with `coalesced_task` is work that many requests ask for at
+once and one run answers: refreshing a post's embedded copies after a burst
+of likes. Its mark carries a key (one waiting mark per key, on a unique
+index) and the items asked for; a request that finds a mark waiting for its
+key adds its items to it, in the same single upsert, and queues nothing. The
+run is queued to start after a delay (the backend's `run_after`), so every
+request of those seconds joins the one run; the run first releases the key,
+so a request that comes while it works starts the next mark.
+
 Some kinds keep their state on their own documents instead, cleared in the
 write that finishes them: a post's or a repost's delivery (`pending`), the
 counts' tokens, an erasure's job, an export's state. Their sweepers are their
@@ -36,7 +45,9 @@ from django.conf import settings
 from django.tasks import Task, TaskResult
 from django.tasks.backends.immediate import ImmediateBackend
 from django.utils.module_loading import import_string
+from pymongo import ReturnDocument
 from pymongo.collection import Collection
+from pymongo.errors import DuplicateKeyError
 
 from socialsite.clock import aware, now
 from socialsite.documents import TaskMark
@@ -45,6 +56,8 @@ log = logging.getLogger(__name__)
 
 # The keyword argument that carries a run's mark across the queue.
 MARK = "_mark"
+# A coalesced task's items: a field of its mark, the keyword of its function.
+ITEMS = "items"
 # Marks the sweeper takes in one pass; the rest wait for the next.
 SWEEP_BATCH = 500
 
@@ -104,23 +117,104 @@ def durable_task(function: Callable[..., Any]) -> DurableTask:
     @functools.wraps(function)
     def run(*args: Any, **kwargs: Any) -> Any:
         mark = kwargs.pop(MARK, None)
-        token = _running.set(mark)
-        try:
-            result = function(*args, **kwargs)
-        except Exception as exc:
-            if mark:
-                _collection().update_one(
-                    {"_id": ObjectId(mark)},
-                    {"$set": {"error": f"{type(exc).__name__}: {exc}"[:500]}},
-                )
-            raise
-        finally:
-            _running.reset(token)
-        if mark:
-            _collection().delete_one({"_id": ObjectId(mark)})
-        return result
+        return _run_marked(function, mark, *args, **kwargs)
 
     return DurableTask(func=run)
+
+
+def _run_marked(function: Callable[..., Any], mark: str | None, *args: Any, **kwargs: Any) -> Any:
+    """Run the work of `mark` (None: the immediate backend's, unmarked):
+    the mark goes when it is done, and keeps the error when it raises."""
+    token = _running.set(mark)
+    try:
+        result = function(*args, **kwargs)
+    except Exception as exc:
+        if mark:
+            _collection().update_one(
+                {"_id": ObjectId(mark)},
+                {"$set": {"error": f"{type(exc).__name__}: {exc}"[:500]}},
+            )
+        raise
+    finally:
+        _running.reset(token)
+    if mark:
+        _collection().delete_one({"_id": ObjectId(mark)})
+    return result
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CoalescedTask(DurableTask):
+    """A durable task that one run does for every request of a few seconds."""
+
+    def enqueue_coalesced(
+        self, key: str, *args: object, items: Iterable[str], delay: float
+    ) -> TaskResult | None:
+        """Ask for the work under `key`, with `items`, to start in `delay`
+        seconds. Joins the mark already waiting for `key` (None: its run will
+        do this too), else writes one and queues its run. One round trip,
+        either way."""
+        wanted = sorted(set(items))
+        backend = self.get_backend()
+        if isinstance(backend, ImmediateBackend):
+            return backend.enqueue(self, args, {ITEMS: wanted})
+        t = now()
+        due = t + timedelta(seconds=max(delay, 0))
+        mark = ObjectId()
+        join = {"$addToSet": {ITEMS: {"$each": wanted}}}
+        fresh = {
+            "_id": mark,
+            "kind": self.module_path,
+            "args": list(args),
+            "kwargs": {},
+            "created": t,
+            # Its lease counts from when it is due: a deferred run is not lost.
+            "queued": due,
+            "attempts": 0,
+            "state": "pending",
+            "error": "",
+        }
+        try:
+            written = _collection().update_one(
+                {"key": key}, {**join, "$setOnInsert": fresh}, upsert=True
+            )
+        except DuplicateKeyError:
+            # A request racing this one wrote the mark between our filter and
+            # our insert (a real server's upsert is not atomic across both):
+            # join it. Gone already (its run started): the next mark.
+            if _collection().update_one({"key": key}, join).matched_count:
+                return None
+            return self.enqueue_coalesced(key, *args, items=wanted, delay=delay)
+        if written.upserted_id is None:
+            return None
+        task = self.using(run_after=due) if delay > 0 and backend.supports_defer else self
+        return task.enqueue_marked(mark, args, {})
+
+
+def coalesced_task(function: Callable[..., Any]) -> CoalescedTask:
+    """A durable task whose function takes its arguments and `items`: the
+    union of what every request it answers asked for. Idempotent, as every
+    durable task."""
+
+    @functools.wraps(function)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        mark = kwargs.pop(MARK, None)
+        items = kwargs.pop(ITEMS, [])
+        if mark:
+            # Release the key before the work reads anything, so a request
+            # from now on gets a run of its own; the mark stays until the work
+            # is done. The items are the mark's: every request that joined it.
+            row = _collection().find_one_and_update(
+                {"_id": ObjectId(mark)},
+                {"$unset": {"key": ""}},
+                projection={ITEMS: 1},
+                return_document=ReturnDocument.AFTER,
+            )
+            if row is None:  # a run of the same mark finished it
+                return None
+            items = row.get(ITEMS) or []
+        return _run_marked(function, mark, *args, items=items)
+
+    return CoalescedTask(func=run)
 
 
 def running_mark() -> str | None:
@@ -163,7 +257,9 @@ def marks_sweep(*, limit: int = SWEEP_BATCH) -> tuple[int, int]:
         tasks.append((row, task))
     if spent:
         _collection().update_many(
-            {"_id": {"$in": [row["_id"] for row in spent]}}, {"$set": {"state": "failed"}}
+            {"_id": {"$in": [row["_id"] for row in spent]}},
+            # A failed mark no longer holds its key: the next request starts afresh.
+            {"$set": {"state": "failed"}, "$unset": {"key": ""}},
         )
         for row in spent:
             log.error(

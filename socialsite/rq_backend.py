@@ -53,7 +53,9 @@ def run_task(module_path: str, args: list, kwargs: dict) -> object:
 
 
 class RQBackend(BaseTaskBackend):
-    supports_defer = False
+    # A task with `run_after` waits in RQ's scheduled registry; the worker's
+    # scheduler (`manage.py run_worker`) queues it when due.
+    supports_defer = True
     supports_async_task = False
     supports_get_result = True
     supports_priority = False
@@ -91,11 +93,13 @@ class RQBackend(BaseTaskBackend):
             errors=[],
             worker_ids=[],
         )
-        job = self.queue().enqueue_call(
-            func=run_task,
-            args=(task.module_path, result.args, result.kwargs),
-            description=task.module_path,
-        )
+        call = (task.module_path, result.args, result.kwargs)
+        if task.run_after is not None:
+            job = self.queue().enqueue_at(
+                task.run_after, run_task, *call, description=task.module_path
+            )
+        else:
+            job = self.queue().enqueue_call(func=run_task, args=call, description=task.module_path)
         object.__setattr__(result, "id", job.id)
         object.__setattr__(result, "enqueued_at", job.enqueued_at)
         task_enqueued.send(type(self), task_result=result)

@@ -353,6 +353,11 @@ FEED_SHADOW_MODELS = env.str("FEED_SHADOW_MODELS", default="all" if _DEMO_DEFAUL
 # A copy past this many BSON bytes is not embedded (the entry links instead), so
 # FEED_CACHE_SIZE (or FEED_MONTH_CAP) copies stay well under the 16 MB limit.
 FEED_EMBED_MAX_BYTES = env.int("FEED_EMBED_MAX_BYTES", default=8192)
+# The embedded copies of a post follow its counts, votes and comment previews
+# at most once per this many seconds: every like, vote or comment of that
+# while joins one refresh (timelines/tasks.py `refresh_post_copies`). 0 in
+# tests, whose immediate backend runs it at once anyway.
+FEED_COPIES_REFRESH_SECONDS = env.float("FEED_COPIES_REFRESH_SECONDS", default=0 if TESTING else 3)
 FEED_CACHE_SIZE = env.int("FEED_CACHE_SIZE", default=800)
 FEED_BUCKET_SIZE = env.int("FEED_BUCKET_SIZE", default=50)
 # `month`: entries per month document; a fuller month rolls over into a new part.

@@ -26,9 +26,16 @@ DRAIN_AT_EXIT_SECONDS, within gunicorn's grace period; the sweepers finish
 the rest): a management command from cron (`redeliver_pending`,
 `rebuild_feeds`) queues its tasks here and exits, and they must not be lost.
 Results are kept for the latest RESULTS_KEPT tasks, for `get_result`.
+
+A task with a `run_after` (`task.using(run_after=...)`) waits in memory
+until then, beside the queue, and runs in turn after it: what a coalesced
+task asks (socialsite/durable.py), so the requests of those seconds join one
+run. Its mark holds it too: a process that dies meanwhile loses nothing.
 """
 
 import atexit
+import heapq
+import itertools
 import logging
 import os
 import queue
@@ -36,6 +43,7 @@ import socket
 import threading
 import time
 from collections import OrderedDict
+from datetime import UTC, datetime
 from traceback import format_exception
 
 from django.conf import settings
@@ -61,7 +69,7 @@ DRAIN_AT_EXIT_SECONDS = 8
 
 
 class ThreadBackend(BaseTaskBackend):
-    supports_defer = False
+    supports_defer = True
     supports_async_task = False
     supports_get_result = True
     supports_priority = False
@@ -75,6 +83,9 @@ class ThreadBackend(BaseTaskBackend):
         self._thread: threading.Thread | None = None
         self._pid: int | None = None
         self._sweeping = False
+        # Tasks with a `run_after`: (monotonic time due, order, result).
+        self._deferred: list[tuple[float, int, TaskResult]] = []
+        self._order = itertools.count()
 
     # --- the request's side -------------------------------------------------
 
@@ -99,7 +110,16 @@ class ThreadBackend(BaseTaskBackend):
         self._keep(result)
         task_enqueued.send(type(self), task_result=result)
         self._ensure_worker()
-        self._queue.put(result)
+        delay = 0.0
+        if task.run_after is not None:
+            delay = (task.run_after - datetime.now(UTC)).total_seconds()
+        if delay > 0:
+            with self._lock:
+                entry = (time.monotonic() + delay, next(self._order), result)
+                heapq.heappush(self._deferred, entry)
+            self._queue.put(None)  # the worker's wait now ends sooner
+        else:
+            self._queue.put(result)
         return result
 
     def get_result(self, result_id: str) -> TaskResult:
@@ -110,21 +130,23 @@ class ThreadBackend(BaseTaskBackend):
                 raise TaskResultDoesNotExist(result_id) from exc
 
     def wait_idle(self, timeout: float = 30.0) -> bool:
-        """Wait until every task queued so far has run; False on a timeout.
-        For tests and benchmarks that look at a task's effects."""
-        done = threading.Event()
-
-        def waiter() -> None:
-            self._queue.join()
-            done.set()
-
-        threading.Thread(target=waiter, daemon=True).start()
-        return done.wait(timeout)
+        """Wait until every task queued so far has run, deferred ones too;
+        False on a timeout. For tests and benchmarks that look at a task's
+        effects."""
+        deadline = time.monotonic() + timeout
+        while self.pending:
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.005)
+        return True
 
     @property
     def pending(self) -> int:
-        """Tasks queued and not finished yet (the health page shows it)."""
-        return self._queue.unfinished_tasks
+        """Tasks queued or deferred and not finished yet (the health page
+        shows it). A deferred task moves to the queue under the lock, so it
+        is never out of both."""
+        with self._lock:
+            return len(self._deferred) + self._queue.unfinished_tasks
 
     # --- the worker's side ---------------------------------------------------
 
@@ -137,6 +159,7 @@ class ThreadBackend(BaseTaskBackend):
                 # A forked child inherits the parent's queue object but no thread:
                 # what the parent queued is the parent's.
                 self._queue = queue.Queue()
+                self._deferred = []
                 if self._pid is not None:
                     self._sweeping = False  # the child's server starts its own
             if self._pid is None:
@@ -181,12 +204,15 @@ class ThreadBackend(BaseTaskBackend):
                 except Exception:  # the database away for a moment: next period
                     log.exception("periodic jobs could not run")
                 next_sweep = time.monotonic() + settings.TASKS_SWEEP_SECONDS
-            wait = max(0.0, next_sweep - time.monotonic()) if self._sweeping else None
+            wait = self._release_due()
+            if self._sweeping:
+                until_sweep = max(0.0, next_sweep - time.monotonic())
+                wait = until_sweep if wait is None else min(wait, until_sweep)
             try:
                 result = self._queue.get(timeout=wait)
             except queue.Empty:
                 continue
-            if result is None:  # start_sweeping's wake-up
+            if result is None:  # a wake-up: sweeping started, or a task deferred
                 self._queue.task_done()
                 continue
             try:
@@ -195,6 +221,15 @@ class ThreadBackend(BaseTaskBackend):
                 log.exception("task %s crashed its runner", result.task.module_path)
             finally:
                 self._queue.task_done()
+
+    def _release_due(self) -> float | None:
+        """Queue the deferred tasks that are due; seconds until the next one
+        (None: none waits)."""
+        with self._lock:
+            t = time.monotonic()
+            while self._deferred and self._deferred[0][0] <= t:
+                self._queue.put(heapq.heappop(self._deferred)[2])
+            return self._deferred[0][0] - t if self._deferred else None
 
     def _run(self, result: TaskResult) -> None:
         """The immediate backend's lifecycle, on this thread: RUNNING, then

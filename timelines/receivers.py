@@ -109,15 +109,15 @@ def _post_changed(
 ) -> None:
     if at_once:
         upkeep.refresh_copies(post_id, fields)
-    else:
-        tasks.refresh_copies.enqueue(str(post_id), fields)
+    elif stores_copies():
+        tasks.copies_refresh_due(post_id, fields)
 
 
 @receiver(events.post_counts_changed)
 def _post_counts_changed(sender: object, post_id: ObjectId, **kwargs: Any) -> None:
     # Only copies carry counts: link entries read them from the post.
     if stores_copies():
-        tasks.refresh_counts.enqueue(str(post_id))
+        tasks.copies_refresh_due(post_id, list(upkeep.COUNTS))
 
 
 @receiver(events.comments_shown_truncated)

@@ -5,15 +5,15 @@ set TASKS_BACKEND to rq (see README). Arguments are strings: they cross a
 queue. Nothing here is lost with a process (docs/operations.md#durable-background-work):
 a post's and a repost's delivery keep their state on their own documents
 (timelines/delivery/retry.py finishes them, run by feeds/sweeps.py's
-`pending_swept`); a copy's counts carry their version (`counts_v`, a later
-like queues the refresh again); the others are durable tasks,
-marked before they are queued (socialsite/durable.py).
+`pending_swept`); the others are durable tasks, marked before they are
+queued (socialsite/durable.py).
 """
 
 from bson import ObjectId
+from django.conf import settings
 from django.tasks import task
 
-from socialsite.durable import durable_task
+from socialsite.durable import coalesced_task, durable_task
 from timelines.delivery import fanout, upkeep
 
 
@@ -32,14 +32,21 @@ def rebuild(owner: str, kind: str) -> None:
     upkeep.rebuild(owner, kind)
 
 
-@durable_task
-def refresh_copies(post_id: str, fields: list[str]) -> None:
-    upkeep.refresh_copies(ObjectId(post_id), fields)
+@coalesced_task
+def refresh_post_copies(post_id: str, *, items: list[str]) -> None:
+    upkeep.refresh_post_copies(ObjectId(post_id), items)
 
 
-@task
-def refresh_counts(post_id: str) -> None:
-    upkeep.refresh_counts(ObjectId(post_id))
+def copies_refresh_due(post_id: ObjectId, fields: list[str]) -> None:
+    """Ask for the post's copies to follow `fields` (COUNTS for its likes and
+    reposts): one run per post every FEED_COPIES_REFRESH_SECONDS however many
+    ask, reaching only the timelines that hold it."""
+    refresh_post_copies.enqueue_coalesced(
+        f"copies:{post_id}",
+        str(post_id),
+        items=fields,
+        delay=settings.FEED_COPIES_REFRESH_SECONDS,
+    )
 
 
 @durable_task

@@ -240,12 +240,13 @@ def poll_vote(*, post_id: ObjectId, voter: User, option: int) -> None:
 def post_comments_summary_set(*, post_id: ObjectId, count: int, shown: list[dict]) -> None:
     """The comments app's summary of a post's thread (`comments_count` and the
     last FEED_COMMENTS_SHOWN comments, *Storing Updates and Profiles*'s `comment()`), on the post
-    and on every embedded copy of it."""
+    at once and on its embedded copies by the refresh that every comment of
+    a few seconds joins (docs/performance.md#copies-follow-in-one-refresh)."""
     Post._get_collection().update_one(
         {"_id": post_id}, {"$set": {"comments_count": count, "comments_shown": shown}}
     )
     events.post_changed.send(
-        sender=Post, post_id=post_id, fields=["comments_count", "comments_shown"], at_once=True
+        sender=Post, post_id=post_id, fields=["comments_count", "comments_shown"], at_once=False
     )
 
 

@@ -332,6 +332,66 @@ def test_a_burst_of_refreshes_writes_the_copies_once(settings, embedded, make_us
     assert c.total == 2
 
 
+def refresh_runs(backend) -> list:
+    """The copy refreshes queued on the dummy backend so far."""
+    return [r for r in backend.results if r.task.name == "refresh_post_copies"]
+
+
+def run_queued(result) -> None:
+    result.task.call(*result.args, **result.kwargs)
+
+
+def test_fifty_likes_in_a_burst_refresh_the_copies_once(
+    settings, embedded, round_trips, monkeypatch
+):
+    """docs/performance.md#copies-follow-in-one-refresh: the first like of
+    the burst marks one refresh, due FEED_COPIES_REFRESH_SECONDS later; the
+    other 49 join its mark, in the one round trip each would have spent
+    queueing one. A like that comes while the refresh runs starts the next."""
+    from django.tasks import task_backends
+
+    from socialsite.documents import TaskMark
+    from tests.feeds.test_fanout import insert_active_users
+
+    settings.TASKS, settings.FEED_COPIES_REFRESH_SECONDS = DUMMY, 3
+    backend = task_backends["default"]
+    handles = [f"fan{i:02d}" for i in range(51)]
+    insert_active_users(handles)
+    fans = {fan.handle: fan for fan in User.objects(handle__in=handles)}
+    for handle in handles[:50]:
+        likes.like_create(post_id=embedded.id, user=fans[handle])
+
+    [first] = refresh_runs(backend)
+    assert first.task.run_after is not None  # deferred: the burst joins it
+    [mark] = TaskMark._get_collection().find({"kind": first.task.module_path})
+    assert mark["key"] == f"copies:{embedded.id}"
+    assert sorted(mark["items"]) == ["likes_count", "reposts_count"]
+    assert {likes for likes, _ in copies(embedded)} == {0}  # nothing copied yet
+
+    real_stores, late = upkeep.write_stores, []
+
+    def one_more_like_meanwhile():
+        if not late:  # after the run took its mark's items and read the counts
+            late.append(likes.like_create(post_id=embedded.id, user=fans[handles[50]]))
+        return real_stores()
+
+    monkeypatch.setattr(upkeep, "write_stores", one_more_like_meanwhile)
+    run_queued(first)
+    monkeypatch.setattr(upkeep, "write_stores", real_stores)
+    assert {likes for likes, _ in copies(embedded)} == {50}
+
+    # The late like found no waiting mark and marked the next refresh, which
+    # copies the final count. Whatever the burst, a run costs the same: its
+    # mark's key released, the counts read, one write per store, the copied
+    # version noted, the mark deleted.
+    _, second = refresh_runs(backend)
+    with round_trips() as trips:
+        run_queued(second)
+    assert trips.total == 4 + len(write_stores()), trips.commands
+    assert {likes for likes, _ in copies(embedded)} == {51}
+    assert not TaskMark._get_collection().count_documents({"kind": first.task.module_path})
+
+
 # --- the post page's repost button ---
 
 

@@ -137,7 +137,7 @@ def act_reset(people):
 KINDS = {
     "timelines.tasks.resync": (act_unfollow, done_unfollow),
     "timelines.tasks.rebuild": (act_rebuild, done_rebuild),
-    "timelines.tasks.refresh_copies": (act_edit, done_edit),
+    "timelines.tasks.refresh_post_copies": (act_edit, done_edit),
     "timelines.tasks.refresh_circle_copies": (act_rename, done_rename),
     "comments.tasks.refresh_summary": (act_comment, done_summary),
     "notifications.tasks.tell_comment_created": (act_comment, done_comment_notice),

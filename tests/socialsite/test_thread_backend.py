@@ -70,6 +70,21 @@ def test_tasks_run_in_the_order_they_were_queued(backend):
     assert [value for value, _ in ran] == list("abcde")
 
 
+def test_a_deferred_task_waits_beside_the_queue_and_runs_when_due(backend):
+    from datetime import UTC, datetime, timedelta
+
+    later = remember.using(run_after=datetime.now(UTC) + timedelta(seconds=0.3))
+    later.enqueue("later")
+    remember.enqueue("now")
+    assert backend.pending >= 2  # the deferred one counts, though not queued
+    deadline = time.monotonic() + 10
+    while not ran and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert [value for value, _ in ran] == ["now"]  # not held up behind it
+    assert backend.wait_idle(10)  # waits for the deferred task too
+    assert [value for value, _ in ran] == ["now", "later"]
+
+
 def test_a_failing_task_is_recorded_and_the_worker_goes_on(backend, caplog):
     failed = explode.enqueue()
     after = remember.enqueue("still running")

@@ -117,6 +117,17 @@ def refresh_copies(post_id: ObjectId, fields: list[str]) -> None:
 COUNTS = ("likes_count", "reposts_count")
 
 
+def refresh_post_copies(post_id: ObjectId, fields: list[str]) -> None:
+    """One run of a coalesced refresh: `fields` are what every like, vote,
+    edit or comment since the last run changed (COUNTS for the likes and
+    reposts, which keep their version)."""
+    if set(fields) & set(COUNTS):
+        refresh_counts(post_id)
+    others = [name for name in fields if name not in COUNTS]
+    if others:
+        refresh_copies(post_id, others)
+
+
 def refresh_counts(post_id: ObjectId) -> None:
     """Copy the post's likes and reposts counts into its embedded copies, in
     every store, unless a later run copied them already.

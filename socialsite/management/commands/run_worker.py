@@ -60,7 +60,13 @@ class Command(BaseCommand):
                 daemon=True,
             ).start()
         try:
-            worker.work(burst=burst, logging_level=settings.LOGGING["root"]["level"])
+            # The scheduler queues the deferred jobs when they are due
+            # (socialsite/durable.py's coalesced tasks).
+            worker.work(
+                burst=burst,
+                with_scheduler=True,
+                logging_level=settings.LOGGING["root"]["level"],
+            )
         finally:
             stop.set()
 
