@@ -24,37 +24,36 @@ them).
 import argparse
 import cProfile
 import io
-import os
 import pstats
 import statistics
 import time
-
-# Production-like settings (read when Django sets up): DEBUG off, plain http
-# for the test client, and only this process's in-memory database.
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "socialsite.settings")
-os.environ["DEBUG"] = "false"
-os.environ.setdefault("SECRET_KEY", "benchmark-only-" + "x" * 40)
-os.environ["MONGODB_URI"] = ""
-for _flag in ("SECURE_SSL_REDIRECT", "SESSION_COOKIE_SECURE", "CSRF_COOKIE_SECURE"):
-    os.environ[_flag] = "false"
 
 PAGES = ("feed", "wall", "post", "search")
 # Where the in-process database's frames come from, left out of `--profile`.
 DATABASE_FRAMES = ("/mongomock/", "/embedded_mongo/")
 
 
-def build_world(users: int, maxfollows: int) -> dict[str, str]:
-    """Seed the demo world; the four pages' paths, as alice sees them."""
+def seed_world(users: int, maxfollows: int) -> tuple[float, int]:
+    """Empty the database and seed the demo world (`seed_demo`): the CPU
+    seconds it took this thread and its round trips (the seeders' tasks run
+    inline, on this thread)."""
     from django.core.management import call_command
 
-    from feeds.documents import Post
-    from socialsite import indexes
+    from socialsite import indexes, roundtrips
 
     for document in indexes.all_documents():
         document._get_collection().delete_many({})
-    started = time.thread_time()
+    started, trips = time.thread_time(), roundtrips.total()
     call_command("seed_demo", users=users, maxfollows=maxfollows, stdout=io.StringIO())
-    print(f"Seeded {users} demo users in {time.thread_time() - started:.1f} s.")
+    return time.thread_time() - started, roundtrips.total() - trips
+
+
+def build_world(users: int, maxfollows: int) -> dict[str, str]:
+    """Seed the demo world; the four pages' paths, as alice sees them."""
+    from feeds.documents import Post
+
+    cpu, _ = seed_world(users, maxfollows)
+    print(f"Seeded {users} demo users in {cpu:.1f} s.")
     posts = Post._get_collection()
     # The busiest public thread, and the wall of its author (a wall with posts).
     busiest = posts.find_one(
@@ -154,23 +153,14 @@ def main(argv=None) -> None:
     parser.add_argument("--sort", choices=("own", "cum"), default="own", help="--profile's order")
     args = parser.parse_args(argv)
 
+    from benchmarks.common import production_like, serving_overrides, silence_request_log, table
+
+    production_like()
     import django
 
     django.setup()
-    from django.test.utils import override_settings
-
-    from benchmarks.common import table
-
-    quiet = override_settings(
-        # Unhashed static names: no collectstatic manifest needed to render.
-        STORAGES={
-            "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}
-        },
-        PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"],
-        RATELIMIT_ENABLED=False,
-    )
-    quiet.enable()
-    _silence_request_log()
+    serving_overrides().enable()
+    silence_request_log()
     paths = build_world(args.users, args.maxfollows)
     client = signed_in_client()
     if args.profile:
@@ -193,17 +183,6 @@ def main(argv=None) -> None:
         )
     print(f"\nMedians of {args.runs} renders per page, signed in as alice ({args.users} users):")
     print(table(rows))
-
-
-def _silence_request_log() -> None:
-    """The JSON request log still formats each line (that is app time), but
-    writes it nowhere, so the table is readable."""
-    import logging
-
-    sink = open(os.devnull, "w")  # noqa: SIM115 - lives as long as the process
-    for handler in logging.getLogger().handlers:
-        if isinstance(handler, logging.StreamHandler):
-            handler.setStream(sink)
 
 
 if __name__ == "__main__":

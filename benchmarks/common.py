@@ -3,6 +3,10 @@
 import argparse
 import os
 import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from django.test.utils import override_settings
 
 
 def setup_django() -> None:
@@ -15,6 +19,46 @@ def setup_django() -> None:
     import django
 
     django.setup()
+
+
+def production_like() -> None:
+    """The environment of a process that measures the site as it serves
+    (benchmarks/app_cpu.py, benchmarks/growth.py), read when Django sets up:
+    DEBUG off (the cached template loader, Django's template engine as in
+    production), plain http for the test client, and only this process's
+    in-memory database."""
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "socialsite.settings")
+    os.environ["DEBUG"] = "false"
+    os.environ.setdefault("SECRET_KEY", "benchmark-only-" + "x" * 40)
+    os.environ["MONGODB_URI"] = ""
+    for flag in ("SECURE_SSL_REDIRECT", "SESSION_COOKIE_SECURE", "CSRF_COOKIE_SECURE"):
+        os.environ[flag] = "false"
+
+
+def serving_overrides() -> "override_settings":
+    """Settings a measuring process enables over production's: static names
+    unhashed (no collectstatic manifest needed to render), a fast password
+    hasher for the sign-in, no rate limits."""
+    from django.test.utils import override_settings
+
+    return override_settings(
+        STORAGES={
+            "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}
+        },
+        PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"],
+        RATELIMIT_ENABLED=False,
+    )
+
+
+def silence_request_log() -> None:
+    """The JSON request log still formats each line (that is the app's
+    time), but writes it nowhere, so the tables are readable."""
+    import logging
+
+    sink = open(os.devnull, "w")  # noqa: SIM115 - lives as long as the process
+    for handler in logging.getLogger().handlers:
+        if isinstance(handler, logging.StreamHandler):
+            handler.setStream(sink)
 
 
 def empty_database() -> None:

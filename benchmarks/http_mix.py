@@ -16,8 +16,16 @@ and unfollow (`POST /u/<handle>/follow/`, `/unfollow/`). Before the clock starts
 deliberately slow password hash, so it is kept out of the timed mix); each
 thread holds its share of them on its own keep-alive connection and picks the
 acting user Zipf-wise too, the more popular users acting more. Follow targets
-are Zipf-chosen from the whole world. Round trips and documents per operation
-come from the response's Server-Timing header ("-" when it carries none).
+are Zipf-chosen from the whole world.
+
+An operation is what a browser does (benchmarks/http_client.py): a send, a
+follow or an unfollow is the form's POST and, since the site answers it with
+a redirect, the GET of the page it leads to, on the same connection with the
+session's cookies (that page shows the flash message the POST left, so the
+messages cookie does not grow from one operation to the next). Its time,
+round trips and documents are the two requests' together; round trips and
+documents come from the responses' Server-Timing headers ("-" when they
+carry none). A 4xx or 5xx of either request counts against the operation.
 
 `--cpu-seconds N` then runs each operation alone for N seconds and prints
 the server's CPU per operation (the page threads and the task worker
@@ -164,8 +172,8 @@ def row(name: str, samples: list[Sample], seconds: float) -> tuple[str, ...]:
         f"{percentile(times, 0.99):.1f}",
         f"{sum(s.trips for s in timed) / len(timed):.1f}" if timed else "-",
         f"{sum(s.docs for s in timed) / len(timed):.1f}" if timed else "-",
-        str(sum(1 for s in samples if 400 <= s.status < 500)),
-        str(sum(1 for s in samples if s.status >= 500)),
+        str(sum(1 for s in samples if 400 <= s.worst < 500)),
+        str(sum(1 for s in samples if s.worst >= 500)),
     )
 
 
@@ -311,7 +319,7 @@ def main(argv=None) -> int:
     failures = [d.failure for d in drivers if d.failure]
     for failure in failures:
         print(f"a client thread stopped: {failure!r}", file=sys.stderr)
-    server_errors = any(s.status >= 500 for d in drivers for v in d.samples.values() for s in v)
+    server_errors = any(s.worst >= 500 for d in drivers for v in d.samples.values() for s in v)
     if server and (failures or server_errors):
         print(f"server logs kept in {logs}", file=sys.stderr)
     else:

@@ -24,6 +24,15 @@ def test_a_short_run_drives_every_operation_without_errors(capsys, monkeypatch):
     monkeypatch.setenv("MONGODB_URI", "")  # the demo database, never a real server
     # A small world's feeds are short: small pages give the scrolls a next page.
     monkeypatch.setenv("FEED_PAGE_SIZE", "5")
+    runs = []
+
+    def run_mix(args, url):
+        drivers, seconds = real_run_mix(args, url)
+        runs.append(drivers)
+        return drivers, seconds
+
+    real_run_mix = http_mix.run_mix
+    monkeypatch.setattr(http_mix, "run_mix", run_mix)
     argv = ["--users", "20", "--seconds", "3", "--threads", "2", "--sessions", "2"]
     assert http_mix.main([*argv, "--cpu-seconds", "0.5"]) == 0
     output, cpu = capsys.readouterr().out.split("server CPU per operation")
@@ -42,6 +51,15 @@ def test_a_short_run_drives_every_operation_without_errors(capsys, monkeypatch):
     assert "seeding: -" not in seeding  # the server's start line was found
     assert "all operations:" in output
     assert "/healthz, 200 on one keep-alive connection: p50" in output
+    # Each POST's redirect was followed as a browser follows it: the page it
+    # led to answered, and showed (so consumed) the flash message the POST
+    # left, so no session carries a messages cookie growing with each form.
+    (drivers,) = runs
+    forms = ("send", "follow", "unfollow")
+    posts = [s for d in drivers for name in forms for s in d.samples[name]]
+    assert posts and all(s.status == 302 and s.followed == 200 for s in posts)
+    for session in (session for d in drivers for session in d.sessions):
+        assert "messages" not in session.cookies, session.handle
     # Then each operation alone: the server's CPU per operation, and the
     # ceiling of one process that makes.
     costs = parse_table(cpu)
