@@ -88,9 +88,9 @@ def _narrow(state, fields: dict, spec: dict):
     # edges, not the union of many people's followers to intersect them
     # with, and `{_t: me, _f: {$in: []}}` is nobody, not all my followers.
     plain.sort(key=lambda item: _size(state, *item))
-    for key, search in plain:
+    for at, (key, search) in enumerate(plain):
         if best is not None and len(best) <= _FEW:
-            return best
+            return _held(state, best, plain[at:])
         best = _both(best, _clause(state, key, search, ranged=fields[key]))
     if best is not None and len(best) <= _FEW:
         return best
@@ -108,6 +108,36 @@ def _narrow(state, fields: dict, spec: dict):
         elif not key.startswith("$") and isinstance(search, dict) and "$elemMatch" in search:
             best = _both(best, _elem_match(state, fields, key, search["$elemMatch"]))
     return best
+
+
+def _held(state, keys: set, clauses: list) -> set:
+    """The few `keys` whose indexed values also meet the other equality and
+    `$in` clauses, read off the maps' per-document values, not off the
+    documents: `{post: {$in: page}, by: reader}` is the reader's likes of
+    the page, as a server reads the `(post, by)` index, not every like of
+    the reader's to be filtered."""
+    for field, search in clauses:
+        if isinstance(search, dict) and list(search) == ["$eq"]:
+            search = search["$eq"]
+        if isinstance(search, dict):
+            values = search.get("$in") if list(search) == ["$in"] else None
+            if not isinstance(values, (list, tuple)):
+                continue
+        else:
+            values = [search]
+        if not all(indexes._plain(v) and not isinstance(v, filtering._RE_TYPES) for v in values):
+            continue
+        wanted = set(values)
+        if field == "_id":
+            keys = {key for key in keys if key in wanted}
+            continue
+        held = state.hash_keys.get(field)
+        if held is None:
+            continue
+        # mongomock also matches an ObjectId's string in an array (`equal`).
+        wanted |= {str(value) for value in values if isinstance(value, ObjectId)}
+        keys = {key for key in keys if not wanted.isdisjoint(held.get(key, ()))}
+    return keys
 
 
 def _elem_match(state, fields: dict, array: str, clauses):

@@ -319,6 +319,17 @@ def test_an_indexed_lookup_runs_the_filter_on_its_candidates_only(coll, monkeypa
     assert len(runs) < 100  # a scan would have run it 2,000 times per query
 
 
+def test_equalities_on_two_indexed_fields_examine_only_their_common_documents(coll):
+    """`{a: 3, s.x: {$in: [1, 2]}}` (a like's `{post: {$in: page}, by:
+    reader}`): the smaller group is checked against the other clause in the
+    index, as a compound index reads it; only common documents are examined."""
+    coll.insert_many([{"_id": n, "a": n % 10, "s": {"x": n % 7}} for n in range(700)])
+    before = examined.total()
+    found = [d["_id"] for d in coll.find({"a": 3, "s.x": {"$in": [1, 2]}})]
+    assert found == [n for n in range(700) if n % 10 == 3 and n % 7 in (1, 2)]
+    assert examined.total() - before == len(found) == 20
+
+
 def test_a_find_copies_only_what_it_returns(coll, monkeypatch):
     coll.insert_many([{"_id": n, "a": 1, "t": n} for n in range(300)])
     copied = []
