@@ -25,6 +25,8 @@ from mongomock import filtering, helpers
 
 from embedded_mongo import indexes
 
+# `_id` values a point read looks up as they are (no date to make naive).
+_POINT_TYPES = frozenset({str, ObjectId, int})
 # Past this share of the collection, a scan in store order is the cheaper plan.
 _SCAN_SHARE = 0.5
 
@@ -45,6 +47,9 @@ def candidates(store, spec):
     if not indexes.enabled() or not isinstance(spec, dict) or not spec:
         return None
     state = indexes.state(store)
+    point = spec.get("_id", state)
+    if type(point) in _POINT_TYPES:  # a point read, the commonest query: nothing to plan
+        return [point] if point in state.seq else []
     found = _narrow(
         state, indexed_fields(store), helpers.patch_datetime_awareness_in_document(spec)
     )
