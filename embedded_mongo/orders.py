@@ -21,8 +21,8 @@ leaves the sort); a range on the first sort key bounds the walk. With
 as a server explodes them). An `$or` whose every branch, with the clauses
 beside it, has a plan walks them merged (a server's SORT_MERGE). The plan
 that reads the fewest documents wins. A filter with an equality group of
-fewer than MIN_GROUP documents is left to the planner and a sort of that
-group, which costs less.
+fewer than MIN_GROUP documents, or one smaller than the best plan would
+read, is left to the planner and a sort of that group, which costs less.
 
 The order is mongomock's: documents with equal sort values come in insertion
 order (sorted_index.py), so a read answers what the scan and its sort did.
@@ -36,7 +36,7 @@ import math
 from bson import ObjectId
 from mongomock import filtering, helpers
 
-from embedded_mongo import indexes, planner
+from embedded_mongo import indexes, planner, prefixes
 from embedded_mongo.sorted_index import sort_value
 
 # Below this many documents, sorting a group per read costs less than a walk.
@@ -105,10 +105,10 @@ class _Clauses:
         self.points.setdefault(field, []).append(points)
 
     def _prefix(self, field: str, pattern, options) -> None:
-        prefix = planner.regex_prefix(pattern, options)
+        prefix = prefixes.regex_prefix(pattern, options)
         if prefix is not None:
             bounds = {"$gte": prefix}
-            following = planner.successor(prefix)
+            following = prefixes.successor(prefix)
             if following is not None:
                 bounds["$lt"] = following
             self.ranges.setdefault(field, []).append(bounds)

@@ -17,13 +17,11 @@ exactly.
 
 import bisect
 import math
-import re
 
 from bson import ObjectId
-from bson.regex import Regex
 from mongomock import filtering, helpers
 
-from embedded_mongo import indexes
+from embedded_mongo import indexes, prefixes
 
 # `_id` values a point read looks up as they are (no date to make naive).
 _POINT_TYPES = frozenset({str, ObjectId, int})
@@ -270,75 +268,14 @@ def _prefix(state, field: str, pattern, options, ranged: bool):
     """A regex anchored at the start with a literal prefix, case-sensitive:
     the strings from the prefix up to the next one (docs/performance.md:
     a regex is index-bounded only as such a prefix)."""
-    prefix = regex_prefix(pattern, options)
+    prefix = prefixes.regex_prefix(pattern, options)
     if prefix is None or not ranged:
         return None
     bounds = {"$gte": prefix}
-    following = successor(prefix)
+    following = prefixes.successor(prefix)
     if following is not None:
         bounds["$lt"] = following
     return _range(state, field, bounds)
-
-
-# Characters that end a regex's literal prefix; a quantifier after it makes
-# its last character optional.
-_REGEX_META = frozenset(".[]()*+?{}|^$\\")
-_OPTIONAL = frozenset("*?{")
-
-
-def regex_prefix(pattern, options) -> str | None:
-    """The literal text every match of `pattern` starts with, or None when
-    the pattern is not anchored there (no `^`, an alternation, or a flag
-    that lets `^` or the letters match otherwise: i, m, x)."""
-    flags = options or ""
-    if isinstance(pattern, (re.Pattern, Regex)):
-        kept = pattern.flags
-        flags += kept if isinstance(kept, str) else _letters(kept)
-        pattern = pattern.pattern
-    if not isinstance(pattern, str) or not isinstance(flags, str) or set(flags) & set("imx"):
-        return None
-    if not pattern.startswith("^") or "|" in pattern:
-        return None
-    try:
-        re.compile(pattern)
-    except re.error:
-        return None  # the filter raises it, on whatever it is run on
-    literal: list[str] = []
-    at = 1
-    while at < len(pattern):
-        char = pattern[at]
-        if char == "\\":
-            escaped = pattern[at + 1 : at + 2]
-            if not escaped or escaped.isalnum():
-                break  # a class (\d, \w), an anchor (\b) or a back reference
-            literal.append(escaped)
-            at += 2
-            continue
-        if char in _REGEX_META:
-            break
-        literal.append(char)
-        at += 1
-    if literal and pattern[at : at + 1] and pattern[at] in _OPTIONAL:
-        literal.pop()
-    return "".join(literal) or None
-
-
-def _letters(flags: int) -> str:
-    letters = {re.IGNORECASE: "i", re.MULTILINE: "m", re.VERBOSE: "x"}
-    return "".join(letter for flag, letter in letters.items() if flags & flag)
-
-
-def successor(prefix: str) -> str | None:
-    """The least string above every string that starts with `prefix`, or
-    None when there is none (it ends with the last code point)."""
-    while prefix:
-        following = ord(prefix[-1]) + 1
-        if 0xD800 <= following <= 0xDFFF:  # surrogates: skip past them
-            following = 0xE000
-        if following <= 0x10FFFF:
-            return prefix[:-1] + chr(following)
-        prefix = prefix[:-1]
-    return None
 
 
 def _range(state, field: str, search: dict):
