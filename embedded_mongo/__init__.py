@@ -19,9 +19,11 @@ Its patches live one concern a module: `uniques` (fast unique-index and
 `$in` checks), `bulk` (`bulk_write`), `batches` (getMore counting),
 `push_sort` (compound `$push` `$sort`), `concurrency` (cursors and the
 collection table under the server lock), and `reads` with `indexes`,
-`planner` and `orders` (lookups, ranges, sorts, `$match`-first aggregates and
-TTL expiry served by secondary indexes, so a page does not scan or copy whole
-collections), `copies` (copies that share immutable values), `lookup`
+`planner`, `prefixes`, `orders` and `sorted_index` (lookups, ranges, prefix regexes,
+`$elemMatch`, sorts in a declared index's order, `$match`-first aggregates
+and TTL expiry served by secondary indexes, so a page does not scan or copy
+whole collections) and `examined` (the documents the filters ran on, a
+server's `totalDocsExamined`), `copies` (copies that share immutable values), `lookup`
 (`$lookup` with a pipeline, batched and index-served) and `unwind` (`$unwind`
 without a copy of the document per element).
 """

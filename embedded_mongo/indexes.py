@@ -142,13 +142,8 @@ class State:
         self.range_keys: dict = {}  # field -> {key: its (class, value)s}
         self.odd: dict = {}  # field -> keys holding a comparable, unsortable value
         self.ttl: dict = {}  # field -> [sorted [(when, seq, key)], {key: when}]
-        # (field, value) -> writes to the documents holding it, which date the
-        # sorted orders of a group kept by orders.py (in `orders`).
-        self.generations: dict = {}
-        self.orders: dict = {}
-
-    def generation(self, field: str, value) -> int:
-        return self.generations.get((field, value), 0)
+        # (fields, sort) -> a declared index in key order (sorted_index.py)
+        self.sorted: dict = {}
 
     # --- building and keeping -------------------------------------------------
 
@@ -166,6 +161,15 @@ class State:
                 self._range_add(field, key, document)
         return self.ranges[field]
 
+    def sorted_index(self, fields: tuple, sort: tuple):
+        found = self.sorted.get((fields, sort))
+        if found is None:
+            from embedded_mongo.sorted_index import SortedIndex  # it files by hash_values
+
+            found = self.sorted[fields, sort] = SortedIndex(fields, sort)
+            found.build(self.documents, self.seq)
+        return found
+
     def ttl_index(self, field: str) -> list:
         if field not in self.ttl:
             self.ttl[field] = [[], {}]
@@ -175,22 +179,44 @@ class State:
 
     def on_set(self, key, document) -> None:
         if key in self.seq:  # replaced in place: the store keeps its position
-            self._remove(key)
-        else:
-            self.seq[key] = self.next_seq
-            self.next_seq += 1
+            self._change(key, document)
+            return
+        self.seq[key] = self.next_seq
+        self.next_seq += 1
         self._add(key, document)
+        for index in self.sorted.values():
+            index.add(key, self.seq[key], document)
 
     def on_delete(self, key) -> None:
         if key in self.seq:
             self._remove(key)
+            for index in self.sorted.values():
+                index.remove(key)
             del self.seq[key]
 
     def reindex(self, key) -> None:
         document = self.documents.get(key)
         if document is not None and key in self.seq:
-            self._remove(key)
-            self._add(key, document)
+            self._change(key, document)
+
+    def _change(self, key, document) -> None:
+        """Refile a document written in place: only the fields whose values
+        changed move (a like changes a count, not an author or a word)."""
+        for field in self.hashes:
+            values = hash_values(field, document)
+            if values != self.hash_keys[field].get(key):
+                self._hash_remove(field, key)
+                self._hash_add(field, key, document, values)
+        seq = self.seq[key]
+        for field in self.ranges:
+            if range_values(field, document) != self.range_keys[field].get(key):
+                self._range_remove(field, key, seq)
+                self._range_add(field, key, document)
+        for field in self.ttl:
+            self._ttl_remove(field, key, seq)
+            self._ttl_add(field, key, document)
+        for index in self.sorted.values():
+            index.update(key, seq, document)
 
     def _add(self, key, document) -> None:
         for field in self.hashes:
@@ -201,34 +227,42 @@ class State:
             self._ttl_add(field, key, document)
 
     def _remove(self, key) -> None:
-        for field, by_value in self.hashes.items():
-            for value in self.hash_keys[field].pop(key, ()):
-                self._touch(field, value)
-                holders = by_value[value]
-                holders.discard(key)
-                if not holders:
-                    del by_value[value]
+        for field in self.hashes:
+            self._hash_remove(field, key)
         seq = self.seq[key]
-        for field, by_class in self.ranges.items():
-            self.odd[field].discard(key)
-            for cls, value in self.range_keys[field].pop(key, ()):
-                if cls != _ODD:
-                    _sorted_remove(by_class[cls], (value, seq, key))
-        for sorted_list, when_of in self.ttl.values():
-            when = when_of.pop(key, None)
-            if when is not None:
-                _sorted_remove(sorted_list, (when, seq, key))
+        for field in self.ranges:
+            self._range_remove(field, key, seq)
+        for field in self.ttl:
+            self._ttl_remove(field, key, seq)
 
-    def _hash_add(self, field, key, document) -> None:
-        values = hash_values(field, document)
+    def _hash_remove(self, field, key) -> None:
+        by_value = self.hashes[field]
+        for value in self.hash_keys[field].pop(key, ()):
+            holders = by_value[value]
+            holders.discard(key)
+            if not holders:
+                del by_value[value]
+
+    def _range_remove(self, field, key, seq: int) -> None:
+        self.odd[field].discard(key)
+        by_class = self.ranges[field]
+        for cls, value in self.range_keys[field].pop(key, ()):
+            if cls != _ODD:
+                _sorted_remove(by_class[cls], (value, seq, key))
+
+    def _ttl_remove(self, field, key, seq: int) -> None:
+        sorted_list, when_of = self.ttl[field]
+        when = when_of.pop(key, None)
+        if when is not None:
+            _sorted_remove(sorted_list, (when, seq, key))
+
+    def _hash_add(self, field, key, document, values=None) -> None:
+        if values is None:
+            values = hash_values(field, document)
         self.hash_keys[field][key] = values
         by_value = self.hashes[field]
         for value in values:
-            self._touch(field, value)
             by_value.setdefault(value, set()).add(key)
-
-    def _touch(self, field, value) -> None:
-        self.generations[field, value] = self.generations.get((field, value), 0) + 1
 
     def _range_add(self, field, key, document) -> None:
         values = range_values(field, document)

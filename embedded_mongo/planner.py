@@ -3,22 +3,28 @@
 `candidates(store, spec)` answers the store keys of a superset of what
 `spec` matches, in insertion order, or None when no indexed clause narrows
 it (then the caller scans, as mongomock does). It reads the clauses a server
-would serve from an index: equality (`{f: v}`, `$eq`), `$in`, and
-`$gt`/`$gte`/`$lt`/`$lte` ranges on `_id` or the first key of a declared
-index, also inside `$and`, and `$or` when every branch narrows, and the
-clauses of an `$elemMatch` on an indexed array field (`entries.id`). The
-clauses' candidate sets are intersected. Bounds are taken inclusively; the filter run on each
-candidate afterwards applies them exactly.
+would serve from an index, on `_id` or the first key of a declared index
+(a dotted path into an array of sub-documents, `entries.id`, is a multikey
+one): equality (`{f: v}`, `$eq`), `$in`, `$all` (every element's
+documents), `$gt`/`$gte`/`$lt`/`$lte` ranges, and a case-sensitive prefix
+regex (`^ada`: the range of strings from "ada" up to "adb"), also inside
+`$and`, `$or` when every branch narrows, and the clauses of an `$elemMatch`
+on an indexed array field (`entries: {$elemMatch: {id: ...}}`). The
+clauses' candidate sets are intersected, the smallest first. Bounds are
+taken inclusively; the filter run on each candidate afterwards applies them
+exactly.
 """
 
 import bisect
 import math
 
 from bson import ObjectId
-from mongomock import helpers
+from mongomock import filtering, helpers
 
-from embedded_mongo import indexes
+from embedded_mongo import indexes, prefixes
 
+# `_id` values a point read looks up as they are (no date to make naive).
+_POINT_TYPES = frozenset({str, ObjectId, int})
 # Past this share of the collection, a scan in store order is the cheaper plan.
 _SCAN_SHARE = 0.5
 
@@ -39,6 +45,9 @@ def candidates(store, spec):
     if not indexes.enabled() or not isinstance(spec, dict) or not spec:
         return None
     state = indexes.state(store)
+    point = spec.get("_id", state)
+    if type(point) in _POINT_TYPES:  # a point read, the commonest query: nothing to plan
+        return [point] if point in state.seq else []
     found = _narrow(
         state, indexed_fields(store), helpers.patch_datetime_awareness_in_document(spec)
     )
@@ -78,12 +87,13 @@ def _narrow(state, fields: dict, spec: dict):
         for key, search in spec.items()
         if not key.startswith("$") and key in fields and not _ranged(search)
     ]
-    # An equality before an `$in`: `{_f: me, _t: {$in: many}}` is my few
-    # edges, not the union of many people's followers to intersect them with.
-    plain.sort(key=lambda item: isinstance(item[1], dict) and "$in" in item[1])
-    for key, search in plain:
+    # The fewest documents first: `{_f: me, _t: {$in: many}}` is my few
+    # edges, not the union of many people's followers to intersect them
+    # with, and `{_t: me, _f: {$in: []}}` is nobody, not all my followers.
+    plain.sort(key=lambda item: _size(state, *item))
+    for at, (key, search) in enumerate(plain):
         if best is not None and len(best) <= _FEW:
-            return best
+            return _held(state, best, plain[at:])
         best = _both(best, _clause(state, key, search, ranged=fields[key]))
     if best is not None and len(best) <= _FEW:
         return best
@@ -101,6 +111,36 @@ def _narrow(state, fields: dict, spec: dict):
         elif not key.startswith("$") and isinstance(search, dict) and "$elemMatch" in search:
             best = _both(best, _elem_match(state, fields, key, search["$elemMatch"]))
     return best
+
+
+def _held(state, keys: set, clauses: list) -> set:
+    """The few `keys` whose indexed values also meet the other equality and
+    `$in` clauses, read off the maps' per-document values, not off the
+    documents: `{post: {$in: page}, by: reader}` is the reader's likes of
+    the page, as a server reads the `(post, by)` index, not every like of
+    the reader's to be filtered."""
+    for field, search in clauses:
+        if isinstance(search, dict) and list(search) == ["$eq"]:
+            search = search["$eq"]
+        if isinstance(search, dict):
+            values = search.get("$in") if list(search) == ["$in"] else None
+            if not isinstance(values, (list, tuple)):
+                continue
+        else:
+            values = [search]
+        if not all(indexes._plain(v) and not isinstance(v, filtering._RE_TYPES) for v in values):
+            continue
+        wanted = set(values)
+        if field == "_id":
+            keys = {key for key in keys if key in wanted}
+            continue
+        held = state.hash_keys.get(field)
+        if held is None:
+            continue
+        # mongomock also matches an ObjectId's string in an array (`equal`).
+        wanted |= {str(value) for value in values if isinstance(value, ObjectId)}
+        keys = {key for key in keys if not wanted.isdisjoint(held.get(key, ()))}
+    return keys
 
 
 def _elem_match(state, fields: dict, array: str, clauses):
@@ -133,8 +173,31 @@ def _union(state, fields: dict, branches: list):
     return union
 
 
+def _size(state, field: str, search) -> float:
+    """How many documents a plain clause leaves, read off the hash map
+    without building a set (inf: unknown until its candidates are built)."""
+    if isinstance(search, dict) and list(search) == ["$eq"]:
+        search = search["$eq"]
+    if not isinstance(search, dict):
+        if field == "_id" or not indexes._plain(search):
+            return 1 if field == "_id" else math.inf
+        return len(state.hash_index(field).get(search, indexes._EMPTY))
+    values = search.get("$in")
+    if (
+        list(search) == ["$in"]
+        and isinstance(values, (list, tuple))
+        and field != "_id"
+        and all(indexes._plain(value) for value in values)
+    ):
+        by_value = state.hash_index(field)
+        return sum(len(by_value.get(value, indexes._EMPTY)) for value in values)
+    return math.inf
+
+
 def _clause(state, field: str, search, ranged: bool):
     if not isinstance(search, dict):
+        if isinstance(search, filtering._RE_TYPES):
+            return _prefix(state, field, search, "", ranged)
         return equal(state, field, search)
     if not search or not all(op.startswith("$") for op in search):
         return None  # a sub-document compared whole
@@ -142,7 +205,11 @@ def _clause(state, field: str, search, ranged: bool):
     if "$eq" in search:
         best = _both(best, equal(state, field, search["$eq"]))
     if "$in" in search:
-        best = _both(best, _in(state, field, search["$in"]))
+        best = _both(best, _in(state, field, search["$in"], ranged))
+    if "$all" in search:
+        best = _both(best, _all(state, field, search["$all"]))
+    if "$regex" in search:
+        best = _both(best, _prefix(state, field, search["$regex"], search.get("$options"), ranged))
     if ranged and any(op in search for op in indexes._RANGE_OPS):
         best = _both(best, _range(state, field, search))
     return best
@@ -160,16 +227,55 @@ def equal(state, field: str, value):
     return by_value.get(value, indexes._EMPTY)
 
 
-def _in(state, field: str, values):
-    if not isinstance(values, (list, tuple)) or not all(indexes._plain(v) for v in values):
+def _in(state, field: str, values, ranged: bool):
+    """`$in`: the documents of each value, and of each prefix regex in it."""
+    if not isinstance(values, (list, tuple)):
+        return None
+    patterns = [value for value in values if isinstance(value, filtering._RE_TYPES)]
+    points = [value for value in values if not isinstance(value, filtering._RE_TYPES)]
+    if not all(indexes._plain(v) for v in points):
         return None
     if field == "_id":
-        return {value for value in values if value in state.documents}
-    by_value = state.hash_index(field)
-    found: set = set()
-    for value in values:
-        found |= by_value.get(value, indexes._EMPTY)
+        found = {value for value in points if value in state.documents}
+    else:
+        by_value = state.hash_index(field)
+        found = set()
+        for value in points:
+            found |= by_value.get(value, indexes._EMPTY)
+    for pattern in patterns:
+        matches = _prefix(state, field, pattern, None, ranged)
+        if matches is None:
+            return None
+        found |= matches
     return found
+
+
+def _all(state, field: str, values):
+    """`$all`: the documents holding every plain value (an element that is
+    an array or an `$elemMatch` only filters)."""
+    if not isinstance(values, (list, tuple)):
+        return None
+    best = None
+    for value in values:
+        if indexes._plain(value) and not isinstance(value, filtering._RE_TYPES):
+            best = _both(best, equal(state, field, value))
+            if not best:
+                return best
+    return best
+
+
+def _prefix(state, field: str, pattern, options, ranged: bool):
+    """A regex anchored at the start with a literal prefix, case-sensitive:
+    the strings from the prefix up to the next one (docs/performance.md:
+    a regex is index-bounded only as such a prefix)."""
+    prefix = prefixes.regex_prefix(pattern, options)
+    if prefix is None or not ranged:
+        return None
+    bounds = {"$gte": prefix}
+    following = prefixes.successor(prefix)
+    if following is not None:
+        bounds["$lt"] = following
+    return _range(state, field, bounds)
 
 
 def _range(state, field: str, search: dict):

@@ -5,15 +5,18 @@ What mongomock did per call, and what this changes (results are unchanged):
   the candidates the planner finds, still in insertion order;
 - a cursor deep-copied every matching document before applying its limit:
   now it copies the first skip + limit after sorting, and `find_one` the first;
-- a sort sorted every match on every read: a large equality group keeps its
-  order between writes (orders.py), and the read stops at skip + limit;
+- a sort sorted every match on every read: a read whose sort a declared
+  index serves walks that index in order (orders.py, sorted_index.py), and
+  stops at skip + limit, in a `find` and in a `$match`, `$sort`, `$limit`
+  aggregate alike;
 - `aggregate` deep-copied the whole collection before its first stage: a
   pipeline that starts with `$match` now starts from the candidates (the
   `$match` stage itself still runs on them);
 - every access to a collection with a TTL index checked each document for
   expiry: now a sorted list of the expiry times tells which ones are due.
 Writes keep the indexes current: the store's set and delete, and the
-in-place changes an update makes to a stored document.
+in-place changes an update makes to a stored document. Every document a
+filter runs on is counted (examined.py).
 """
 
 import functools
@@ -24,7 +27,7 @@ import mongomock
 from mongomock import aggregate, filtering, helpers
 from mongomock.store import CollectionStore
 
-from embedded_mongo import copies, indexes, orders, planner
+from embedded_mongo import copies, examined, indexes, orders, planner
 
 
 def route_reads() -> None:
@@ -86,12 +89,19 @@ def _scan_candidates_only(collection_class) -> None:
 
     def iter_documents(self, filter):
         store = self._store
-        keys = planner.candidates(store, filter) if not store.is_empty else None
+        if store.is_empty:
+            return scan(self, filter)  # which checks the filter, as a server would
+        keys = planner.candidates(store, filter)
         if keys is None:
-            return scan(self, filter)
-        documents = store._documents
-        chosen = [documents[key] for key in keys]
-        return (document for document in chosen if filtering.filter_applies(filter, document))
+            chosen = list(store.documents)
+        else:
+            documents = store._documents
+            chosen = [documents[key] for key in keys]
+        return (
+            document
+            for document in examined.counted(self.name, chosen)
+            if filtering.filter_applies(filter, document)
+        )
 
     collection_class._iter_documents = iter_documents
 
@@ -107,7 +117,8 @@ def _copy_what_is_returned(collection_class, cursor_class) -> None:
             yield from get_dataset(self, spec, sort, fields, as_class)
             return
         documents = store._documents
-        for key in order:  # lazily: the cursor stops reading at skip + limit
+        # Lazily: the cursor stops reading at skip + limit.
+        for key in examined.counted(self.name, order):
             document = documents.get(key)
             if document is not None and filtering.filter_applies(spec, document):
                 yield self._copy_only_fields(document, fields, as_class)
@@ -122,8 +133,10 @@ def _copy_what_is_returned(collection_class, cursor_class) -> None:
             bound = (self._skip or 0) + abs(self._limit)
         previous = getattr(self, "_demo_bound", None)
         covered = previous is None or (bound is not None and bound <= previous)
+        # An empty result is a result: mongomock's `not self._results` ran
+        # the query again on every look at a cursor that found nothing.
         if (
-            not self._results
+            self._results is None
             or self._factory_last_generated_results != self._factory
             or not covered
         ):
@@ -172,9 +185,15 @@ def _aggregate_from_candidates(collection_class) -> None:
         if not (isinstance(first, dict) and list(first) == ["$match"]):
             return run(self, pipeline, session, **kwargs)
         store = self._store
-        keys = planner.candidates(store, first["$match"]) if not store.is_empty else None
+        if store.is_empty:
+            return run(self, pipeline, session, **kwargs)
+        page = _page_in_index_order(self, stages, session)
+        if page is not None:
+            return page
+        keys = planner.candidates(store, first["$match"])
         if keys is None:
             return run(self, pipeline, session, **kwargs)
+        examined.EXAMINED.add(self.name, len(keys))
         documents, tz_aware = store._documents, self.codec_options.tz_aware
         match = first["$match"]
         if tz_aware and _top_level_only(match):
@@ -202,6 +221,38 @@ def _aggregate_from_candidates(collection_class) -> None:
         return aggregate.process_pipeline(found, self.database, stages, session)
 
     collection_class.aggregate = aggregate_pipeline
+
+
+def _page_in_index_order(collection, stages: list, session):
+    """`$match`, `$sort`, `$limit` (a page of posts): the documents read in
+    the order of an index that serves the sort (orders.py), the filter run
+    on each until the page is full, and only those copied. The stages run
+    on them as before (the sort of a sorted page keeps its order). None when
+    no index serves it."""
+    if len(stages) < 3 or list(stages[1]) != ["$sort"] or list(stages[2]) != ["$limit"]:
+        return None
+    sort, limit = stages[1]["$sort"], stages[2]["$limit"]
+    if not isinstance(sort, dict) or type(limit) is not int or limit <= 0:
+        return None
+    store = collection._store
+    match = stages[0]["$match"]
+    order = orders.ordered(store, match, list(sort.items()))
+    if order is None:
+        return None
+    # Stored dates are naive UTC: so are the filter's, as `$match` has them.
+    spec = helpers.patch_datetime_awareness_in_document(match)
+    documents, kept = store._documents, []
+    for key in examined.counted(collection.name, order):
+        document = documents.get(key)
+        if document is not None and filtering.filter_applies(spec, document):
+            kept.append(document)
+            if len(kept) == limit:
+                break
+    if collection.codec_options.tz_aware:
+        found = [copies.aware_copy(document) for document in kept]
+    else:
+        found = [collection._copy_only_fields(document, None, dict) for document in kept]
+    return aggregate.process_pipeline(found, collection.database, stages[1:], session)
 
 
 def _top_level_only(spec) -> bool:

@@ -8,7 +8,9 @@ strict side:
 
 - an index can serve a filter when its first key is bounded: an equality, an
   `$in`, a range, or a case-sensitive anchored prefix regex (no `i`, `m`, `u`
-  or `x` flag: Python's `re` patterns carry `u` and get no bounds);
+  or `x` flag: Python's `re` patterns carry `u` and get no bounds); an
+  `$elemMatch` on an array of documents bounds the sub-fields it fixes
+  (`{entries: {$elemMatch: {id: x}}}` reads the multikey `entries.id` index);
 - a sort is served when, after the index keys fixed by equalities (and `$in`
   of up to 200 points in all, which the planner explodes into merged scans),
   the next keys are the sort keys in order, all in the index's direction or
@@ -178,7 +180,8 @@ def _predicate(value) -> tuple[str, int]:
             kind = (_regex_kind(arg, value.get("$options", "")), 1)
         elif op == "$elemMatch" and isinstance(arg, dict) and all(k in _RANGE_OPS for k in arg):
             kind = (RANGE, 1)  # one element in the range: the multikey index bounds it
-        else:  # $ne, $nin, $exists, $not, $size, $type, $elemMatch...: no bounds
+        else:  # $ne, $nin, $exists, $not, $size, $type, $elemMatch of documents...: no bounds
+            # (an `$elemMatch` of documents bounds its sub-fields: `_element_clauses`)
             kind = (NONE, 1)
         if _BOUNDS[kind[0]] > _BOUNDS[best[0]]:
             best = kind
@@ -197,7 +200,20 @@ def _parse(query: dict, into: _Conjunction | None = None) -> _Conjunction:
             continue
         else:
             conj.add(key, *_predicate(value))
+            for name, inner in _element_clauses(value):
+                conj.add(f"{key}.{name}", *_predicate(inner))
     return conj
+
+
+def _element_clauses(value) -> list:
+    """The sub-field clauses of an `$elemMatch` on an array of documents:
+    `{entries: {$elemMatch: {id: x, ...}}}` is bounded by the multikey
+    index on `entries.id` as `{"entries.id": x}` is (one element meets
+    them all, so that element's `id` is x)."""
+    inner = value.get("$elemMatch") if isinstance(value, dict) else None
+    if not isinstance(inner, dict):
+        return []
+    return [(name, clause) for name, clause in inner.items() if not name.startswith("$")]
 
 
 def _merge(outer: _Conjunction, clause: _Conjunction, residual: list) -> _Conjunction:

@@ -263,6 +263,41 @@ def test_the_new_posts_count_is_index_served(feed_model, world, login, recorder)
     assert_index_served(recorder, ["/feed/new/"])
 
 
+@pytest.fixture
+def embedded_copies(settings):
+    """FEED_EMBED on before the world is built: its timelines hold copies."""
+    settings.FEED_EMBED = True
+
+
+@pytest.mark.parametrize("feed_model", ["cache", "month", "size"], indirect=True)
+def test_copy_refreshes_are_index_served(feed_model, embedded_copies, world, recorder):
+    """With FEED_EMBED, a like's new counts and an edit's new text reach
+    every embedded copy of the post in one `update_many` per store, on
+    `{entries: {$elemMatch: {id: post, ...}}}` (timelines/stores/base.py
+    `update_counts`, `update_embedded`): the multikey `entries.id` index
+    bounds it, never a scan of every timeline document."""
+    from feeds.services import likes
+
+    post = world["post"]
+    recorder.on = True
+    try:
+        likes.like_create(post_id=post.id, user=world["bob"])
+        feed_services.post_edit(post_id=post.id, actor=world["ada"], changes={"text": "new"})
+    finally:
+        recorder.on = False
+    collection = f"timeline_{feed_model}"
+    refreshes = {
+        q.caller.rsplit(".", 1)[1]
+        for q in recorder.queries
+        if q.collection == collection and q.op == "update_many" and "entries" in q.filter
+    }
+    assert refreshes == {"update_counts", "update_embedded"}, recorder.queries
+    assert_index_served(recorder, ["a like's copy refresh", "an edit's copy refresh"])
+    holders = mongo.database()[collection].find({"entries.id": post.id})
+    copies = [e["post"] for d in holders for e in d["entries"] if e["id"] == post.id]
+    assert copies and all(c["likes_count"] == 1 and c["detail"]["text"] == "new" for c in copies)
+
+
 def test_like_state_and_atom_feed_are_index_served(world, login, recorder):
     from feeds.services import likes
 
@@ -690,6 +725,7 @@ INDEXES = [
     plans.Index("by_ts", (("by", 1), ("ts", -1), ("_id", -1))),
     plans.Index("status_created", (("status", 1), ("created", -1))),
     plans.Index("tags", (("tags", 1), ("_id", 1))),
+    plans.Index("entries_id", (("entries.id", 1),)),
 ]
 
 
@@ -736,6 +772,16 @@ def test_the_checker_passes_what_an_index_serves():
     assert verdict({"$or": [{"by": "ada"}, {"by": "bob"}]}, [("ts", -1)]) is None
     assert verdict({"tags": "a", "_id": {"$gt": "m"}}, [("_id", 1)]) is None
     assert verdict({"_id": {"$regex": "^ad"}}, [("_id", 1)]) is None
+    copy_refresh = {"entries": {"$elemMatch": {"id": 7, "post": {"$exists": True}}}}
+    assert verdict(copy_refresh, limit=0) is None  # the multikey entries.id index
+    assert verdict({"tags": {"$elemMatch": {"$gte": "a", "$lt": "b"}}}) is None
+
+
+def test_the_checker_flags_an_elem_match_that_fixes_no_indexed_field():
+    assert verdict({"entries": {"$elemMatch": {"by": "ada"}}}, limit=0) == plans.COLLSCAN
+    unbounded = {"entries": {"$elemMatch": {"id": {"$ne": 7}}}}
+    assert verdict(unbounded, limit=0) == plans.COLLSCAN
+    assert verdict({"entries": {"$not": {"$elemMatch": {"id": 7}}}}, limit=0) == plans.COLLSCAN
 
 
 def test_a_regex_is_bounded_only_as_a_plain_prefix():

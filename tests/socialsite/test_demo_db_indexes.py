@@ -8,6 +8,7 @@ afresh from the stored documents.
 """
 
 import datetime
+import re
 from unittest import mock
 
 import pytest
@@ -17,7 +18,7 @@ from hypothesis import strategies as st
 from mongomock import filtering
 from pymongo import DeleteMany, InsertOne, ReplaceOne, UpdateOne
 
-from embedded_mongo import indexes, orders, planner, reads
+from embedded_mongo import examined, indexes, orders, planner, reads
 from socialsite import mongo, roundtrips
 
 pytestmark = pytest.mark.mongomock_only(reason="checks the demo database's own indexes")
@@ -47,12 +48,25 @@ DOCUMENTS = st.fixed_dictionaries(
 FIELDS = st.sampled_from(["a", "s.x", "t", "u", "_id", "s.0.x"])
 
 
+# Prefix regexes an index bounds (and some it cannot: unanchored, optional
+# last letter, case-insensitive, an alternation).
+PATTERNS = st.sampled_from(["^a", "^ab", "^b", "^a.?", "^ab?", "^", "a", "^a|b", "^\\.", "^B"])
+REGEXES = st.one_of(
+    PATTERNS.map(lambda p: {"$regex": p}),
+    PATTERNS.map(lambda p: {"$regex": p, "$options": "i"}),
+    PATTERNS.map(re.compile),
+    PATTERNS.map(lambda p: {"$in": [re.compile(p), "b", 1]}),
+)
+
+
 def _clause(field):
     ops = st.sampled_from(["$gt", "$gte", "$lt", "$lte"])
     return st.one_of(
         SCALARS.map(lambda v: {field: v}),
         SCALARS.map(lambda v: {field: {"$eq": v}}),
         st.lists(SCALARS, max_size=3).map(lambda vs: {field: {"$in": vs}}),
+        st.lists(SCALARS, max_size=3).map(lambda vs: {field: {"$all": vs}}),
+        REGEXES.map(lambda r: {field: r}),
         st.tuples(ops, SCALARS).map(lambda p: {field: {p[0]: p[1]}}),
         st.tuples(SCALARS, SCALARS).map(lambda p: {field: {"$gte": p[0], "$lt": p[1]}}),
         SCALARS.map(lambda v: {field: {"$ne": v}}),
@@ -74,7 +88,18 @@ FILTERS = st.one_of(
     st.lists(CLAUSES, min_size=2, max_size=3).map(lambda cs: {"$or": cs}),
     st.tuples(CLAUSES, CLAUSES).map(lambda p: {**p[0], **p[1]}),
 )
-SORTS = st.sampled_from([None, [("a", 1)], [("t", -1), ("_id", 1)], [("s.x", 1)]])
+SORTS = st.sampled_from(
+    [
+        None,
+        [("a", 1)],
+        [("t", -1), ("_id", 1)],
+        [("s.x", 1)],
+        [("t", -1), ("_id", -1)],
+        [("_id", -1)],
+        [("a", 1), ("t", 1)],
+        [("s.x", -1), ("t", 1)],
+    ]
+)
 
 
 @pytest.fixture
@@ -86,6 +111,7 @@ def coll(monkeypatch):
     collection.create_index([("a", 1)])
     collection.create_index([("s.x", 1), ("t", -1)])
     collection.create_index([("t", "hashed")])
+    collection.create_index([("a", 1), ("t", -1), ("_id", -1)])
     yield collection
     collection.drop()
     indexes.set_enabled(True)
@@ -141,6 +167,12 @@ def _assert_indexes_match_a_rebuild(coll):
         }
         assert relative == rebuilt, field
         assert kept.odd[field] == fresh.odd[field]
+    for (fields, sort), index in kept.sorted.items():
+        again = fresh.sorted_index(fields, sort)
+        assert {g: [(v, k) for v, _, k in items] for g, items in index.groups.items()} == {
+            g: [(v, k) for v, _, k in items] for g, items in again.groups.items()
+        }, (fields, sort)
+        assert index.unsortable == again.unsortable
     assert sorted(kept.seq, key=kept.seq.get) == list(store._documents)
 
 
@@ -169,6 +201,23 @@ def test_find_answers_what_the_scan_answers(coll, documents, spec, sort, limit):
 def test_match_first_aggregate_answers_what_the_scan_answers(coll, documents, spec):
     _fill(coll, documents)
     pipeline = [{"$match": spec}, {"$limit": 3}, {"$project": {"a": 1, "s": 1}}]
+    narrowed, scanned = _both(lambda: _outcome(lambda: list(coll.aggregate(pipeline))))
+    assert narrowed == scanned
+
+
+@settings(
+    max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    documents=st.lists(DOCUMENTS, max_size=12),
+    spec=FILTERS,
+    sort=SORTS.filter(bool),
+    limit=st.integers(1, 4),
+)
+def test_a_sorted_page_aggregate_answers_what_the_scan_answers(coll, documents, spec, sort, limit):
+    """`$match`, `$sort`, `$limit` (a page of posts) read in index order."""
+    _fill(coll, documents)
+    pipeline = [{"$match": spec}, {"$sort": dict(sort)}, {"$limit": limit}]
     narrowed, scanned = _both(lambda: _outcome(lambda: list(coll.aggregate(pipeline))))
     assert narrowed == scanned
 
@@ -231,6 +280,9 @@ def test_writes_keep_the_indexes_right(coll, documents, writes, spec):
     for field in ("a", "s.x", "t", "_id"):  # built before the writes, so kept by them
         planner.candidates(coll._store, {field: {"$gte": 0}})
         planner.candidates(coll._store, {field: 0})
+    state = indexes.state(coll._store)
+    for fields, sort in [((), (("_id", 1),)), (("a",), (("t", -1), ("_id", -1)))]:
+        state.sorted_index(fields, sort)
     for sort in ([("t", -1), ("_id", 1)], [("a", 1)]):
         _outcome(lambda sort=sort: list(coll.find(spec, sort=sort)))  # orders kept
     for op in writes:
@@ -265,6 +317,17 @@ def test_an_indexed_lookup_runs_the_filter_on_its_candidates_only(coll, monkeypa
     coll.update_many({"a": {"$in": [8, 9]}}, {"$set": {"a": 7}})
     assert coll.count_documents({"a": 7}) == 12
     assert len(runs) < 100  # a scan would have run it 2,000 times per query
+
+
+def test_equalities_on_two_indexed_fields_examine_only_their_common_documents(coll):
+    """`{a: 3, s.x: {$in: [1, 2]}}` (a like's `{post: {$in: page}, by:
+    reader}`): the smaller group is checked against the other clause in the
+    index, as a compound index reads it; only common documents are examined."""
+    coll.insert_many([{"_id": n, "a": n % 10, "s": {"x": n % 7}} for n in range(700)])
+    before = examined.total()
+    found = [d["_id"] for d in coll.find({"a": 3, "s.x": {"$in": [1, 2]}})]
+    assert found == [n for n in range(700) if n % 10 == 3 and n % 7 in (1, 2)]
+    assert examined.total() - before == len(found) == 20
 
 
 def test_a_find_copies_only_what_it_returns(coll, monkeypatch):
@@ -344,23 +407,26 @@ def test_unique_indexes_are_checked_through_the_index(coll):
     assert coll.find_one({"g": 8})["g"] == 8
 
 
-def test_a_large_group_is_read_in_its_kept_order_up_to_the_limit(coll, monkeypatch):
+def test_a_large_group_is_read_in_its_index_order_up_to_the_limit(coll, monkeypatch):
+    """`{a: 1, t: {$lt: 40}}` by `(t, u)` newest first, on a declared
+    `(a, t, u)` index: the read starts at the range's bound in the group's
+    kept order and stops at the limit, as a server's index scan does."""
     monkeypatch.setattr(orders, "MIN_GROUP", 64)
+    coll.create_index([("a", 1), ("t", -1), ("u", -1)])
     coll.insert_many([{"a": n % 2, "t": n % 50, "u": n} for n in range(400)])
-    page = [("t", -1), ("u", 1)]
+    page = [("t", -1), ("u", -1)]
     first = [d["u"] for d in coll.find({"a": 1, "t": {"$lt": 40}}, sort=page, limit=3)]
-    assert first == [39, 89, 139]
-    runs = []
-    apply = filtering._filterer_inst.apply
-    monkeypatch.setattr(filtering._filterer_inst, "apply", lambda *a: runs.append(1) or apply(*a))
+    assert first == [389, 339, 289]
+    before = examined.total()
     again = [d["u"] for d in coll.find({"a": 1, "t": {"$lt": 40}}, sort=page, limit=3)]
-    assert again == first and len(runs) < 50  # read down the kept order, not all 200
-    coll.update_one({"u": 139}, {"$set": {"t": 45}})  # out of the page
-    coll.insert_one({"a": 1, "t": 39, "u": 0})
+    assert again == first and examined.total() - before == 3  # not the group's 200
+    coll.update_one({"u": 339}, {"$set": {"t": 45}})  # out of the page
+    coll.insert_one({"a": 1, "t": 39, "u": 389})
     narrowed, scanned = _both(
-        lambda: [d["u"] for d in coll.find({"a": 1, "t": {"$lt": 40}}, sort=page, limit=3)]
+        lambda: [d["_id"] for d in coll.find({"a": 1, "t": {"$lt": 40}}, sort=page, limit=3)]
     )
-    assert narrowed == scanned == [0, 39, 89]
+    assert narrowed == scanned
+    assert [coll.find_one({"_id": i})["u"] for i in narrowed] == [389, 389, 289]
 
 
 def test_an_elem_match_on_an_indexed_array_reads_its_candidates_only(coll):
@@ -402,3 +468,101 @@ def test_a_long_cursor_is_read_in_one_pass(coll):
     assert sum(1 for _ in coll.find({}).batch_size(100_000)) == 5_000
     assert sum(1 for _ in coll.find({}).skip(10).limit(3_000)) == 3_000
     assert reads.WINDOWS.built - before <= 2
+
+
+def test_a_likes_copy_refresh_examines_the_same_documents_at_any_size():
+    """A like's copy refresh (`EntryArrayStore.update_counts`: `update_many`
+    on `{entries: {$elemMatch: {id: post, ...}}}`) reads its candidates from
+    the declared multikey `entries.id` index, as a server does: with 1,000
+    timeline documents or 10,000 it examines the 10 that hold the post."""
+    from timelines.stores.cache import CacheStore
+
+    store = CacheStore()
+    timelines = store.collection()
+    post = ObjectId()
+
+    def timelines_up_to(documents: int) -> None:
+        start = timelines.estimated_document_count()
+        timelines.insert_many(
+            {
+                "owner": f"reader{n}",
+                "kind": "news",
+                "entries": [{"id": post if n < 10 else ObjectId(), "post": {"likes_count": 0}}],
+            }
+            for n in range(start, documents)
+        )
+
+    def examined_by_a_refresh(version: int) -> int:
+        before = examined.total()
+        store.update_counts(post, {"likes_count": version}, version)
+        return examined.total() - before
+
+    timelines_up_to(1_000)
+    small = examined_by_a_refresh(1)
+    timelines_up_to(10_000)
+    assert examined_by_a_refresh(2) == small == 10
+    copies = [d["entries"][0]["post"] for d in timelines.find({"entries.id": post})]
+    assert copies == [{"likes_count": 2, "counts_v": 2}] * 10
+
+
+def test_people_and_post_searches_examine_the_same_documents_at_any_size(make_user):
+    """A people search (`search_people`: a name-word prefix on the
+    `(name_terms, _id)` index and a handle range on `_id`, in handle order)
+    and a post search (`search_page`: a word on `(terms, ts, _id)`, newest
+    first) read their page in index order and stop when it is full: with 500
+    users and posts or 5,000, one in five of them matching, they examine the
+    same documents."""
+    from explore.selectors.discovery import search_page
+    from feeds.documents import Post
+    from profiles.documents import User
+    from profiles.selectors.people import search_people
+
+    viewer = make_user("viewer")
+    users, posts = User._get_collection(), Post._get_collection()
+    start = datetime.datetime(2026, 1, 1)
+
+    def world_of(size: int) -> None:
+        have = posts.estimated_document_count()
+        users.insert_many(
+            {
+                # The others' handles sort first: a read of everyone in
+                # handle order would meet them all before the page.
+                "_id": f"{'al' if n % 5 == 0 else 'aa'}{n:05d}",
+                "name": "Alma Lind" if n % 5 == 0 else "Bo Berg",
+                "name_terms": ["a", "al", "alm", "l", "li"] if n % 5 == 0 else ["b", "bo"],
+                "status": "active",
+            }
+            for n in range(have, size)
+        )
+        posts.insert_many(
+            {
+                "by": {"id": "viewer", "name": "Viewer"},
+                "ts": start + datetime.timedelta(minutes=n),
+                "circles": ["*public*"],
+                "terms": ["coffee", "cup"] if n % 5 == 0 else ["tea"],
+                "removed": None,
+            }
+            for n in range(have, size)
+        )
+
+    def examined_by_searches() -> dict:
+        found = {}
+        for name, search in (
+            ("people", lambda: search_people("al", viewer=viewer)),
+            ("posts", lambda: search_page("coffee", viewer, None)),
+        ):
+            before = examined.EXAMINED.by_collection.copy()
+            page = search()
+            assert len(getattr(page, "items", None) or page.posts) == 20
+            found[name] = {
+                collection: count - before[collection]
+                for collection, count in examined.EXAMINED.by_collection.items()
+                if count != before[collection]
+            }
+        return found
+
+    world_of(500)
+    small = examined_by_searches()
+    world_of(5_000)
+    assert examined_by_searches() == small
+    assert small["people"]["user"] <= 2 * 21 and small["posts"]["post"] == 21
