@@ -15,8 +15,9 @@ every call into the in-process database and every cursor batch, the same
 figure as the `Server-Timing` db entry; on a real server that is the wait
 for the reply) and the difference, the app's time: Django, middleware,
 templates and our Python. Those three are wall-clock times: on a loaded
-machine compare the `cpu ms` column, or the `app min` column of paired runs. Production settings: DEBUG off, so the cached
-template loader and Django's template engine run as they do when serving.
+machine compare the `cpu ms` column, or the `app min` column of paired runs.
+Production settings: DEBUG off, so the cached template loader and Django's
+template engine run as they do when serving.
 
 `--profile <page>` runs that page under cProfile and lists the functions that
 take the most app time: the in-process database's frames are left out of the
