@@ -4,16 +4,20 @@
     .venv/bin/python -m benchmarks.app_cpu --profile feed   # where the app time goes
 
 Seeds a demo world (`seed_demo`) in the in-process database, signs in as
-alice, and renders the signed-in feed, a wall, a post page with comments and a
-people search through Django's test client, `--runs` times each. Per page it
-prints the total time, the time spent inside the database (as the
-round-trip counter clocks it, `socialsite.roundtrips`: every call into the
-in-process database and every cursor batch, the same figure as the
-`Server-Timing` db entry; on a real server that is the wait for the reply)
-and the difference, the app's time: Django, middleware, templates and our
-Python. Both are wall-clock times, so on a loaded machine compare the `app
-min` column of paired runs. Production settings: DEBUG off, so the cached
-template loader and Django's template engine run as they do when serving.
+alice, and renders the signed-in feed, a wall, a post page with comments, a
+people search, her notifications and her longest conversation (its newest
+page: MESSAGES_PAGE_SIZE messages) through Django's test client, `--runs`
+times each. Per page it prints the CPU time of the request (this thread's,
+`time.thread_time`, the in-process database's share included: the figure
+to compare on a loaded machine), the total time, the time spent inside the
+database (as the round-trip counter clocks it, `socialsite.roundtrips`:
+every call into the in-process database and every cursor batch, the same
+figure as the `Server-Timing` db entry; on a real server that is the wait
+for the reply) and the difference, the app's time: Django, middleware,
+templates and our Python. Those three are wall-clock times: on a loaded
+machine compare the `cpu ms` column, or the `app min` column of paired runs.
+Production settings: DEBUG off, so the cached template loader and Django's
+template engine run as they do when serving.
 
 `--profile <page>` runs that page under cProfile and lists the functions that
 take the most app time: the in-process database's frames are left out of the
@@ -28,7 +32,7 @@ import pstats
 import statistics
 import time
 
-PAGES = ("feed", "wall", "post", "search")
+PAGES = ("feed", "wall", "post", "search", "notifications", "conversation")
 # Where the in-process database's frames come from, left out of `--profile`.
 DATABASE_FRAMES = ("/mongomock/", "/embedded_mongo/")
 
@@ -49,8 +53,9 @@ def seed_world(users: int, maxfollows: int) -> tuple[float, int]:
 
 
 def build_world(users: int, maxfollows: int) -> dict[str, str]:
-    """Seed the demo world; the four pages' paths, as alice sees them."""
+    """Seed the demo world; the pages' paths, as alice sees them."""
     from feeds.documents import Post
+    from messaging.documents import Conversation
 
     cpu, _ = seed_world(users, maxfollows)
     print(f"Seeded {users} demo users in {cpu:.1f} s.")
@@ -59,11 +64,15 @@ def build_world(users: int, maxfollows: int) -> dict[str, str]:
     busiest = posts.find_one(
         {"circles": "*public*", "removed": None}, sort=[("comments_count", -1)]
     )
+    # Her longest conversation: its newest page is a full page of messages.
+    longest = Conversation._get_collection().find_one({"active": "alice"}, sort=[("count", -1)])
     return {
         "feed": "/feed/",
         "wall": f"/u/{busiest['by']['id']}/",
         "post": f"/posts/{busiest['_id']}/",
         "search": "/search/?q=a",
+        "notifications": "/notifications/",
+        "conversation": f"/messages/{longest['_id']}/",
     }
 
 
@@ -84,11 +93,12 @@ def measure(client, path: str, runs: int) -> dict:
 
     for _ in range(3):  # warm: template loader, URL resolver, imports
         client.get(path)
-    totals, dbs, trips = [], [], 0
+    totals, cpus, dbs, trips = [], [], [], 0
     for _ in range(runs):
         with roundtrips.count() as counted:
-            started = time.perf_counter()
+            started, cpu_started = time.perf_counter(), time.thread_time()
             response = client.get(path)
+            cpus.append((time.thread_time() - cpu_started) * 1000)
             totals.append((time.perf_counter() - started) * 1000)
         if response.status_code != 200:
             raise SystemExit(f"{path} answered {response.status_code}")
@@ -97,6 +107,7 @@ def measure(client, path: str, runs: int) -> dict:
     total, db = statistics.median(totals), statistics.median(dbs)
     apps = sorted(t - d for t, d in zip(totals, dbs, strict=True))
     return {
+        "cpu": statistics.median(cpus),
         "total": total,
         "db": db,
         "app": statistics.median(apps),
@@ -166,13 +177,14 @@ def main(argv=None) -> None:
     if args.profile:
         profile(client, paths[args.profile], args.runs, args.top, args.sort)
         return
-    rows = [("page", "path", "total ms", "db ms", "app ms", "app min", "trips", "KB")]
+    rows = [("page", "path", "cpu ms", "total ms", "db ms", "app ms", "app min", "trips", "KB")]
     for page in PAGES:
         got = measure(client, paths[page], args.runs)
         rows.append(
             (
                 page,
                 paths[page],
+                f"{got['cpu']:.1f}",
                 f"{got['total']:.1f}",
                 f"{got['db']:.1f}",
                 f"{got['app']:.1f}",

@@ -21,3 +21,7 @@ class ModerationConfig(AppConfig):
         from socialsite import extensions
 
         extensions.add_to_slot("report", "moderation/_report.html")
+        # A conversation's messages: one report dialog for the page, and per
+        # message a link to the report page that the dialog stands in for.
+        extensions.add_to_slot("report_form", "moderation/_report_dialog.html")
+        extensions.add_link("report", "moderation:report")

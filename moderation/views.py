@@ -12,7 +12,7 @@ from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_http_methods, require_POST
 
 from feeds import words
 from feeds.selectors import pages as feed_selectors
@@ -23,8 +23,9 @@ from moderation.targets import Target, resolve_target
 from profiles import selectors as people
 from profiles.documents import ROLES, User
 from socialsite import ratelimit
-from socialsite.http import login_redirect, login_required, redirect_back
+from socialsite.http import login_redirect, login_required, redirect_back, safe_next
 from socialsite.ids import handle_or_404, parse_handle
+from socialsite.methods import page_of
 
 
 def moderator_required[**P](
@@ -59,12 +60,24 @@ def _reason(request: HttpRequest) -> str:
 
 
 @login_required
-@require_POST
+@require_http_methods(["GET", "POST"])
 def report(request: HttpRequest) -> HttpResponse:
-    """Any signed-in user reports a post, a comment, a user or a message."""
-    target = resolve_target(request.POST.get("target"))
+    """Any signed-in user reports a post, a comment, a user or a message.
+
+    A GET (`?target=`) is the report form on a page of its own: where a
+    page's Report control links when no script opens the page's one report
+    dialog in its place (docs/moderation.md#reports)."""
+    posted = request.method == "POST"
+    data = request.POST if posted else request.GET
+    if not posted and "target" not in data:
+        # The form's action reached without one (reloaded, or after logging
+        # in): the page it belongs to, as for every action (socialsite/methods.py).
+        return redirect(page_of(request.path))
+    target = resolve_target(data.get("target"))
     if target is None or not _may_see(request.user, target):
         raise Http404("Nothing to report.")
+    if not posted:
+        return _report_page(request, target)
     try:
         # Every report lands in a moderator's queue: a flood of them is abuse too.
         ratelimit.hit("report", [f"user:{request.user.handle}"], settings.RATELIMIT_REPORT)
@@ -85,6 +98,28 @@ def report(request: HttpRequest) -> HttpResponse:
                 request, "You reported this already: your report now has this reason and note."
             )
     return redirect_back(request, _back(target))
+
+
+def _report_page(request: HttpRequest, target: Target) -> HttpResponse:
+    # One's own, or what is gone already: no Report control leads here.
+    if target.author == request.user.handle or target.gone:
+        raise Http404("Nothing to report.")
+    if target.type == "user":
+        what, excerpt = f"@{target.id}", ""
+    else:
+        what, excerpt = WHAT[target.type], target.excerpt
+        if target.author:
+            what += f" by @{target.author}"
+    context = {
+        "target": target,
+        "what": what,
+        "excerpt": excerpt,
+        "back": safe_next(request, _back(target)),
+    }
+    return render(request, "moderation/report.html", context)
+
+
+WHAT = {"post": "a post", "comment": "a comment", "message": "a message"}
 
 
 def _back(target: Target) -> str:

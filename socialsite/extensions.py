@@ -40,6 +40,9 @@ PAGES = {
 #: Places in lower apps' templates where a higher app's template goes.
 SLOTS = {
     "report": "a Report control: target, owner",
+    # For a list of many items (a conversation's messages), where a control
+    # each is too much: each item links `link("report")` + `?target=<key>`.
+    "report_form": "the page's one Report dialog, for the links of its items",
     "ad": "an ad slot: zone, keywords",
 }
 

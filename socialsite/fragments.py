@@ -33,6 +33,7 @@ import hashlib
 import re
 import threading
 from collections import OrderedDict
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cached_property
@@ -175,6 +176,8 @@ class _SlotRequest:
 
 
 SLOT_REQUEST = _SlotRequest()
+#: What a fragment's template sees instead of the page's own values.
+SLOTS = {"csrf_token": CSRF_SLOT, "request": SLOT_REQUEST, "age": AGE_SLOT, "ends_in": ENDS_SLOT}
 
 
 def digest(key: dict) -> str:
@@ -195,13 +198,7 @@ def render(
     cache_key = f"{kind}:{ident}:{digest(key)}"
     html = cache.get(cache_key)
     if html is None:
-        slots = {
-            "csrf_token": CSRF_SLOT,
-            "request": SLOT_REQUEST,
-            "age": AGE_SLOT,
-            "ends_in": ENDS_SLOT,
-        }
-        html = get_template(template).render({**context, **slots})
+        html = get_template(template).render({**context, **SLOTS})
         cache.set(cache_key, html)
     return fill(html, page, context)
 
@@ -223,7 +220,30 @@ def render_list(
         cache.set(cache_key, html)
     html = fill(html, page, {})
     moments = [context.get("moment") for context in contexts]
-    return mark_safe(NUMBERED_AGE.sub(lambda slot: age(moments[int(slot.group(1))]), html))  # noqa: S308
+    return mark_safe(  # noqa: S308
+        NUMBERED_AGE.sub(lambda slot: age(moments[int(slot.group(1))], page.now), html)
+    )
+
+
+def render_each(
+    kind: str, items: Iterable[tuple[str, dict, dict]], template: str, page: "Page"
+) -> SafeString:
+    """One fragment of `template` per item, each cached under its own key
+    (a conversation's messages, a page of notifications): a page that gains
+    an item renders that one and serves the others from the cache, where
+    one key for the whole list would render them all again. An item is
+    `(ident, key, context)`; its context's `moment` fills its age slot."""
+    compiled = None
+    parts = []
+    for ident, key, context in items:
+        cache_key = f"{kind}:{ident}:{digest(key)}"
+        html = cache.get(cache_key)
+        if html is None:
+            compiled = compiled or get_template(template)
+            html = compiled.render({**context, **SLOTS})
+            cache.set(cache_key, html)
+        parts.append(fill(html, page, context))
+    return mark_safe("".join(parts))  # noqa: S308 - rendered templates, filled as `fill` says
 
 
 def fill(html: str, page: "Page", context: dict) -> SafeString:
@@ -235,9 +255,9 @@ def fill(html: str, page: "Page", context: dict) -> SafeString:
         html = html.replace(NEXT_SLOT, page.path)
     if AGE_SLOT in html:
         # Digits, unit names, commas and spaces: nothing to escape.
-        html = html.replace(AGE_SLOT, age(context.get("moment")))
+        html = html.replace(AGE_SLOT, age(context.get("moment"), page.now))
     if ENDS_SLOT in html:
-        html = html.replace(ENDS_SLOT, until(context.get("ends")))
+        html = html.replace(ENDS_SLOT, until(context.get("ends"), page.now))
     return mark_safe(html)  # noqa: S308 - a rendered template, escaped values in its slots
 
 
@@ -253,6 +273,11 @@ class Page:
         self.signed_in = bool(user is not None and user.is_authenticated)
         self.moderator = bool(self.signed_in and user.is_moderator)
         self.handle = user.handle if self.signed_in else None
+
+    @cached_property
+    def now(self) -> datetime:
+        """One moment for every age on the page (and one clock read)."""
+        return clock.now()
 
     @cached_property
     def csrf_token(self) -> str:

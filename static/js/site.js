@@ -135,3 +135,23 @@ document.addEventListener("submit", async (event) => {
     each.querySelector(".like__count").textContent = label;
   });
 });
+
+// Report links (a conversation's messages): the page carries one report
+// dialog (templates/moderation/_report_dialog.html); a link opens it aimed at
+// its own item instead of leaving for the report page it names, which is
+// where it leads without this script. Cancel and Escape close the dialog,
+// and the browser gives the focus back to the link.
+document.addEventListener("click", (event) => {
+  const link = event.target instanceof Element ? event.target.closest("a[data-report]") : null;
+  const dialog = document.getElementById("report-dialog");
+  if (!link || !dialog || typeof dialog.showModal !== "function") return;
+  const form = dialog.querySelector("form");
+  const target = new URL(link.href, document.baseURI).searchParams.get("target");
+  if (!form || !target) return;
+  event.preventDefault();
+  form.reset();
+  form.elements.namedItem("target").value = target;
+  const hidden = link.querySelector(".visually-hidden");
+  dialog.querySelector("[data-report-what]").textContent = hidden ? `Reporting ${hidden.textContent.trim()}.` : "";
+  dialog.showModal();
+});

@@ -1,6 +1,7 @@
 """Direct messages in a real browser (docs/messages.md): ann writes to bob and
 cyd from her inbox; bob's header counts one unread conversation, his inbox
-marks it, and opening it reads it; he replies; cyd opens it and leaves
+marks it, and opening it reads it; he reports her message from its
+Report link (the page's one report dialog) and replies; cyd opens it and leaves
 (confirming the dialog), and it is closed to her; ann's header counts bob's
 reply, and she sees it with the line saying cyd left. The inbox and the
 conversation are saved at 1280 and 390 px as test-artifacts/messages-*.png."""
@@ -72,6 +73,26 @@ def test_ann_writes_to_bob_and_cyd_bob_replies_cyd_leaves(cast, new_page, sign_i
     expect(bob).to_have_url(CONVERSATION)
     expect(message(bob, "Lunch on Friday?")).to_have_attribute("data-by", "ann")
     expect(unread(bob)).to_have_attribute("data-unread", "0")
+    # Bob reports Ann's message: its Report link opens the page's one report
+    # dialog aimed at that message (docs/moderation.md#reports); Escape
+    # closes it and gives the focus back to the link.
+    report = message(bob, "Lunch on Friday?").get_by_role(
+        "link", name="Report the message from Ann Example"
+    )
+    report.click()
+    dialog = bob.get_by_role("dialog", name="Report")
+    expect(dialog).to_be_visible()
+    expect(dialog).to_contain_text("Reporting the message from Ann Example.")
+    expect(dialog.get_by_label("Reason")).to_be_focused()
+    bob.keyboard.press("Escape")
+    expect(dialog).to_be_hidden()
+    expect(report).to_be_focused()
+    report.click()
+    dialog.get_by_label("Reason").select_option("harassment")
+    dialog.get_by_label("Note (optional)").fill("not nice")
+    dialog.get_by_role("button", name="Send report").click()
+    expect(bob.locator("ul.messages")).to_contain_text("A moderator will look at it.")
+    expect(bob).to_have_url(re.compile(r"/messages/[0-9a-f]{24}/$"))
     bob.get_by_label("Your message").fill("Friday works for me.")
     bob.get_by_role("button", name="Send").click()
     expect(message(bob, "Friday works for me.")).to_have_class(re.compile(r"\bdm--mine\b"))

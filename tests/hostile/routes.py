@@ -318,7 +318,9 @@ ROUTES: dict[str, Route] = {
         path=COMMENT, query=NEXT, form={"dir": "vote_dir", **NEXT}
     ),
     "report/": Route(
-        query=NEXT, form={"target": "target", "reason": "mod_reason", "note": "text", **NEXT}
+        # A GET with a target is the report page (a Report link without a script).
+        query={"target": "target", **NEXT},
+        form={"target": "target", "reason": "mod_reason", "note": "text", **NEXT},
     ),
     "mod/": Route(staff=True),
     "mod/reports/": Route(

@@ -55,6 +55,11 @@ def report(client, target, reason="spam", note=""):
     return client.post("/report/", {"target": target, "reason": reason, "note": note})
 
 
+def report_form(client, target):
+    """The report page a message's Report link leads to without a script."""
+    return client.get("/report/", {"target": target})
+
+
 def row_of(html: str, key: str) -> str:
     found = re.search(rf'<tr class="report-item" data-key="{re.escape(key)}".*?</tr>', html, re.S)
     assert found, f"no queue row for {key}"
@@ -68,11 +73,19 @@ def shown_texts(client, page) -> list[str]:
 
 def test_a_member_reports_a_message_and_the_queue_shows_only_that_message(chat, login):
     cyd = login(chat.cyd)
-    # The control is under the others' messages, not under one's own.
+    # The control is under the others' messages, not under one's own: a link
+    # to the report page, which the page's one report dialog stands in for.
     html = cyd.get(chat.page).content.decode()
-    targets = re.findall(r'name="target" value="([^"]+)"', html)
+    targets = re.findall(r'<a class="report-control" href="/report/\?target=([^"]+)"', html)
     assert chat.key in targets
     assert f"message:{chat.conversation}/{chat.kind['_id']}" not in targets
+    assert html.count('<dialog class="report-dialog"') == 1
+    assert 'name="target" value=""' in html  # the dialog's, aimed by the link (site.js)
+    # Without a script the link leads to the report form for that message.
+    form = cyd.get(f"/report/?target={chat.key}").content.decode()
+    assert f'name="target" value="{chat.key}"' in form
+    assert "a message by @bob" in form and "buy cheap watches" in form
+    assert f'name="next" value="{chat.page}"' in form
 
     response = report(cyd, chat.key, "spam", "he does this a lot")
     assert response.status_code == 302
@@ -149,13 +162,17 @@ def test_a_key_in_capitals_names_the_same_message(chat, login):
 
 
 def test_only_a_member_in_it_now_may_report(chat, login):
-    # Dan was never in it: as if it did not exist.
+    # Dan was never in it: as if it did not exist, its report page too.
     assert report(login(chat.dan), chat.key).status_code == 404
+    assert report_form(login(chat.dan), chat.key).status_code == 404
     # Nor a moderator who is not in it.
     assert report(login(chat.mod), chat.key).status_code == 404
+    assert report_form(login(chat.mod), chat.key).status_code == 404
     # Cyd leaves: from then on it is closed to them, reports too.
+    assert report_form(login(chat.cyd), chat.key).status_code == 200
     messaging.conversation_leave(conversation_id=chat.conversation, member=chat.cyd)
     assert report(login(chat.cyd), chat.key).status_code == 404
+    assert report_form(login(chat.cyd), chat.key).status_code == 404
     assert Report.objects.count() == 0
     # The line saying Cyd left is nobody's words: not reportable.
     left = [
@@ -175,6 +192,7 @@ def test_only_a_member_in_it_now_may_report(chat, login):
 def test_a_message_across_a_block_is_not_reportable_from_either_side(chat, login):
     graph.block_create(blocker=chat.cyd, blocked="bob")
     assert report(login(chat.cyd), chat.key).status_code == 404  # Cyd blocked Bob
+    assert report_form(login(chat.cyd), chat.key).status_code == 404
     bobs_view = f"message:{chat.conversation}/{chat.kind['_id']}"
     assert report(login(chat.bob), bobs_view).status_code == 404  # Cyd blocked him
     assert Report.objects.count() == 0
@@ -182,6 +200,7 @@ def test_a_message_across_a_block_is_not_reportable_from_either_side(chat, login
 
 def test_reporting_your_own_message_is_refused(chat, login):
     bob = login(chat.bob)
+    assert report_form(bob, chat.key).status_code == 404  # no Report link leads there
     response = report(bob, chat.key)
     assert response.status_code == 302
     assert (

@@ -147,6 +147,9 @@ def test_what_the_reporter_cannot_see_is_404(cast, login, make_user):
     cyd = login(cast.cyd)  # follows Ada, but is in none of her circles
     assert report(cyd, f"post:{secret.id}").status_code == 404
     assert report(cyd, f"comment:{secret.id}/{reply.slug}").status_code == 404
+    # Nor does the report page show it (its words, who wrote it).
+    for key in (f"post:{secret.id}", f"comment:{secret.id}/{reply.slug}"):
+        assert cyd.get("/report/", {"target": key}).status_code == 404
     # Blocks hide too: Cyd blocked Ada.
     graph.block_create(blocker=cast.cyd, blocked="ada")
     public = new_post(cast.ada, "public")
@@ -274,3 +277,34 @@ def test_a_repeated_report_says_it_updated_the_first(cast, login):
     assert "A moderator will look at it" in first
     again = bob.get(report(bob, f"post:{post.id}", "other")["Location"]).content.decode()
     assert "You reported this already" in again
+
+
+def test_the_report_page_is_the_form_for_one_item(cast, login):
+    """Where a Report link leads without a script (docs/moderation.md#reports):
+    the form for that item, back to `next` or to the item; nothing for one's
+    own or for what is gone; a bare GET goes to the home page, as before."""
+    post = new_post(cast.ada, "a post about sourdough")
+    bob = login(cast.bob)
+    html = bob.get("/report/", {"target": f"post:{post.id}", "next": "/feed/"}).content.decode()
+    assert "Report a post by @ada" in html and "a post about sourdough" in html
+    assert f'name="target" value="post:{post.id}"' in html
+    assert 'name="next" value="/feed/"' in html and '<select id="report-reason"' in html
+    away = bob.get("/report/", {"target": f"post:{post.id}", "next": "https://evil.example/"})
+    assert f'name="next" value="/posts/{post.id}/"' in away.content.decode()
+    assert "Report @ada" in bob.get("/report/", {"target": "user:ada"}).content.decode()
+    # Sent from the page, the report lands as from the control.
+    response = bob.post(
+        "/report/", {"target": f"post:{post.id}", "reason": "spam", "next": "/feed/"}
+    )
+    assert response.status_code == 302 and response["Location"] == "/feed/"
+    assert [r.target_type for r in Report.objects] == ["post"]
+    # Not for one's own, nor for what a moderator removed.
+    assert login(cast.ada).get("/report/", {"target": f"post:{post.id}"}).status_code == 404
+    assert login(cast.ada).get("/report/", {"target": "user:ada"}).status_code == 404
+    services.ACTIONS[("post", "remove")](
+        moderator=cast.mod, target=resolve_target(f"post:{post.id}")
+    )
+    assert bob.get("/report/", {"target": f"post:{post.id}"}).status_code == 404
+    assert bob.get("/report/", {"target": "post:nothex"}).status_code == 404
+    response = bob.get("/report/")
+    assert response.status_code == 302 and response["Location"] == "/"

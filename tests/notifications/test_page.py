@@ -12,6 +12,7 @@ from notifications import services as notifications
 from notifications.documents import NotificationBucket
 from profiles import services as graph
 from profiles.documents import User
+from socialsite import fragments
 from socialsite.clock import now
 from tests.notifications.helpers import header_count, listed, make_post, unread
 
@@ -212,3 +213,36 @@ def test_the_page_stays_within_three_round_trips_at_1000_notifications(
     assert first.total - session.total <= 3 + 1, first.commands
     assert first.commands[-1] in ("update_one", "update")  # demo database, wire
     assert unread("ann") == 0
+
+
+def test_items_come_from_the_fragment_cache_and_follow_what_changed(world, login, monkeypatch):
+    """Each item is cached on every field the page shows of it
+    (docs/performance.md#the-fragment-cache): read or unread, "Follow back"
+    or not are new fragments; an unchanged page renders none; the CSRF token
+    and the page's path in a follow-back form are this page's own."""
+    ann, _people = world
+    post = make_post(ann)
+    notifications.notify(recipient="ann", kind="like", actor="bob", post_id=post)
+    notifications.notify(recipient="ann", kind="follow", actor="cat")
+    fragments.cache.clear()
+    rendered: list[str] = []
+    real = fragments.cache.set
+    monkeypatch.setattr(fragments.cache, "set", lambda k, h: (rendered.append(k), real(k, h)))
+    client = login(ann)
+
+    first = page(client)
+    assert len(rendered) == 2 and first.count("notification--unread") == 2
+    again = page(client)  # read now: both items change
+    assert len(rendered) == 4 and "notification--unread" not in again
+    rendered.clear()
+    third = page(client, "/notifications/?x=1")
+    assert rendered == [] and "notification--unread" not in third
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', third).group(1)
+    follow = next(n for n in listed(third) if n["kind"] == "follow")["body"]
+    assert f'name="csrfmiddlewaretoken" value="{token}"' in follow
+    assert 'name="next" value="/notifications/?x=1"' in follow
+    assert "<!--slot" not in third
+    # Ann follows cat back: that item changes, the like does not.
+    graph.follow_create(follower=User.objects.get(handle="ann"), followee="cat")
+    assert "Follow back" not in page(client)
+    assert len(rendered) == 1
