@@ -11,8 +11,10 @@ round-trip counter clocks it, `socialsite.roundtrips`: every call into the
 in-process database and every cursor batch, the same figure as the
 `Server-Timing` db entry; on a real server that is the wait for the reply)
 and the difference, the app's time: Django, middleware, templates and our
-Python. Both are wall-clock times, so on a loaded machine compare the `app
-min` column of paired runs. Production settings: DEBUG off, so the cached
+Python. Those three are wall-clock times, so on a loaded machine compare the
+`app min` column of paired runs. `cpu ms` is the request's CPU time (this
+thread's, the in-process database included), which other processes on the
+machine do not inflate. Production settings: DEBUG off, so the cached
 template loader and Django's template engine run as they do when serving.
 
 `--profile <page>` runs that page under cProfile and lists the functions that
@@ -85,11 +87,12 @@ def measure(client, path: str, runs: int) -> dict:
 
     for _ in range(3):  # warm: template loader, URL resolver, imports
         client.get(path)
-    totals, dbs, trips = [], [], 0
+    totals, dbs, cpus, trips = [], [], [], 0
     for _ in range(runs):
         with roundtrips.count() as counted:
-            started = time.perf_counter()
+            started, cpu_started = time.perf_counter(), time.thread_time()
             response = client.get(path)
+            cpus.append((time.thread_time() - cpu_started) * 1000)
             totals.append((time.perf_counter() - started) * 1000)
         if response.status_code != 200:
             raise SystemExit(f"{path} answered {response.status_code}")
@@ -102,6 +105,7 @@ def measure(client, path: str, runs: int) -> dict:
         "db": db,
         "app": statistics.median(apps),
         "app_min": apps[0],
+        "cpu": statistics.median(cpus),
         "trips": trips,
         "bytes": len(response.content),
     }
@@ -176,7 +180,7 @@ def main(argv=None) -> None:
     if args.profile:
         profile(client, paths[args.profile], args.runs, args.top, args.sort)
         return
-    rows = [("page", "path", "total ms", "db ms", "app ms", "app min", "trips", "KB")]
+    rows = [("page", "path", "total ms", "db ms", "app ms", "app min", "cpu ms", "trips", "KB")]
     for page in PAGES:
         got = measure(client, paths[page], args.runs)
         rows.append(
@@ -187,6 +191,7 @@ def main(argv=None) -> None:
                 f"{got['db']:.1f}",
                 f"{got['app']:.1f}",
                 f"{got['app_min']:.1f}",
+                f"{got['cpu']:.1f}",
                 str(got["trips"]),
                 f"{got['bytes'] / 1024:.0f}",
             )
