@@ -175,11 +175,16 @@ def _read(
         return found
     copier = copies.aware_copy if tz_aware else copies.deepcopy
     documents = store._documents
-    outside = _outside(spec, field)
+    among = _among(spec, field)
+    rest = {name: clause for name, clause in spec.items() if name != field}
     found = []
     for store_key in keys:
         document = documents[store_key]
-        if outside(document.get(field)) or not filtering.filter_applies(spec, document):
+        inside = among(document.get(field))
+        if inside is False:
+            continue
+        # The looked-up field decided already: the filter runs on the rest.
+        if not filtering.filter_applies(spec if inside is None else rest, document):
             continue
         values = tuple(map(copier, indexes.hash_values(field, document))) if grouped else ()
         copy = copier(document) if shape is None else shape.copy(document, copier)
@@ -187,18 +192,18 @@ def _read(
     return found
 
 
-# Values whose equality Python decides as the filter does (`_outside`).
+# Values whose equality Python decides as the filter does (`_among`).
 _KEYS = frozenset({str, int, ObjectId})
 
 
-def _outside(spec: dict, key: str):
-    """For a query `{key: {$in: [ids, handles]}, ...}` on a top-level field: a
-    test that a document's value cannot match it, so the filter need not run
-    (the indexes narrow by one clause, as a server's first index bounds do:
-    a reader's likes, of which the page's posts are a few). Never true of a
-    value it cannot decide on: an array, a missing field, another type (the
-    filter then decides), or the string form of an ObjectId asked for, which
-    mongomock matches too."""
+def _among(spec: dict, key: str):
+    """For a query `{key: {$in: [ids, handles]}, ...}` on a top-level field:
+    whether a document's value meets that clause (True, False), decided as
+    `$in` decides it, so the filter need not run for it (the indexes narrow
+    by one clause, as a server's first index bounds do: a reader's likes, of
+    which the page's posts are a few, are passed over at once). None for a
+    value it does not decide on: an array, a missing field, another type, or
+    the string form of an ObjectId asked for (the filter then decides)."""
     search = spec.get(key)
     among = search.get("$in") if "." not in key and isinstance(search, dict) else None
     if (
@@ -206,20 +211,25 @@ def _outside(spec: dict, key: str):
         or not isinstance(among, list)
         or not all(type(v) in _KEYS for v in among)
     ):
-        return _never
-    wanted = frozenset(among) | {str(v) for v in among if type(v) is ObjectId}
+        return _undecided
+    wanted = frozenset(among)
+    as_text = {str(v) for v in among if type(v) is ObjectId}
 
-    def outside(value) -> bool:
+    def decide(value) -> bool | None:
         kind = type(value)
-        if kind not in _KEYS or value in wanted:
-            return False
-        return kind is not ObjectId or str(value) not in wanted
+        if kind not in _KEYS:
+            return None
+        if value in wanted:
+            return True
+        if (kind is str and value in as_text) or (kind is ObjectId and str(value) in wanted):
+            return None
+        return False
 
-    return outside
+    return decide
 
 
-def _never(value) -> bool:
-    return False
+def _undecided(value) -> None:
+    return None
 
 
 def _same(value):

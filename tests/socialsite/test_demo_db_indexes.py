@@ -418,28 +418,66 @@ LOOKUP_PIPELINES = st.sampled_from(
         [{"$project": {"_id": 0}}, {"$limit": 2}],
         [{"$project": {"a": 1, "t": True}}, {"$limit": 1}],
         [{"$project": {"s.x": 0}}],
-        [{"$match": {"a": {"$exists": True}}}, {"$sort": {"t": -1, "_id": -1}}, {"$limit": 2}],
-        [{"$sort": {"a": 1}}, {"$limit": 3}, {"$project": {"s": 0}}],
+        # The newest few: `k` ties, `n` is the order of insertion.
+        [{"$match": {"a": {"$exists": True}}}, {"$sort": {"k": -1, "n": -1}}, {"$limit": 2}],
+        [{"$sort": {"k": 1}}, {"$limit": 3}, {"$project": {"s": 0}}],
+        [{"$sort": {"k": -1}}, {"$limit": 2}, {"$project": {"_id": 0, "n": 1}}],
+        [{"$sort": {"n": -1}}, {"$limit": 1}, {"$addFields": {"x": 1}}],
         [{"$sort": {"t": 1, "_id": 1}}, {"$limit": 2}, {"$project": {"_id": 0, "t": 1}}],
-        [{"$sort": {"_id": -1}}, {"$limit": 1}, {"$addFields": {"k": 1}}],
-        [{"$project": {"t": 0}}, {"$sort": {"t": -1}}, {"$limit": 2}],
+        [{"$project": {"k": 0}}, {"$sort": {"k": -1}}, {"$limit": 2}],
+        # Narrowed by another field first (a reader's likes, then the page's posts).
+        [{"$match": {"a": "a"}}, {"$project": {"_id": 0, "t": 1}}],
+        [{"$match": {"s.x": 1}}, {"$sort": {"n": 1}}, {"$limit": 2}],
         [{"$match": {"t": {"$exists": False}}}, {"$sort": {"s.x": 1}}, {"$limit": 2}],
     ]
 )
-LOCAL = st.fixed_dictionaries({}, optional={"v": VALUES})
+# Few values, so that rows find documents, among them the ones that compare
+# across types (1, 1.0 and True).
+FEW = st.sampled_from([0, 1, 1.0, True, "a", "b", OIDS[0], BASE, None])
+FEW_VALUES = st.one_of(FEW, st.lists(FEW, max_size=3))
+FEW_SUBDOC = st.fixed_dictionaries({}, optional={"x": FEW_VALUES})
+LOOKED_UP = st.fixed_dictionaries(
+    {},
+    optional={
+        "a": FEW_VALUES,
+        "s": st.one_of(FEW_SUBDOC, st.lists(FEW_SUBDOC, max_size=2)),
+        "t": FEW,
+        "u": FEW_VALUES,
+    },
+)
+LOCAL = st.fixed_dictionaries({}, optional={"v": FEW_VALUES})
 
 
 @settings(
-    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(
-    documents=st.lists(DOCUMENTS, max_size=12),
+    documents=st.lists(LOOKED_UP, max_size=12),
     rows=st.lists(LOCAL, min_size=1, max_size=3),
     field=st.sampled_from(["a", "t", "_id", "s.x", "u"]),
     pipeline=LOOKUP_PIPELINES,
 )
 def test_a_lookup_answers_what_its_pipeline_answers_alone(coll, documents, rows, field, pipeline):
-    _fill(coll, documents)
+    # Documents no row's value can match, so that the indexes narrow to a
+    # few candidates (past half the collection the read is a scan).
+    if coll.count_documents({"a": "z"}) == 0:
+        filler = {"a": "z", "s": {"x": "z"}, "t": "z", "k": 0, "n": 0}
+        coll.insert_many([{"_id": f"z{n}", **filler} for n in range(30)])
+    coll.delete_many({"a": {"$ne": "z"}})
+    if documents:
+        coll.insert_many(
+            [{"_id": n, **doc, "k": n * 7 % 4, "n": n} for n, doc in enumerate(documents)]
+        )
+    looked_up, expected = _lookup_and_alone(coll, rows, field, pipeline)
+    if isinstance(looked_up, str) or any(isinstance(row["found"], str) for row in expected):
+        return  # a pipeline mongomock refuses either way
+    assert looked_up == expected
+
+
+def _lookup_and_alone(coll, rows: list[dict], field: str, pipeline: list[dict]):
+    """(the rows with what the `$lookup` found, the rows with what the
+    pipeline answers alone over the documents matching their value, as
+    mongomock scans them)."""
     local = mongo.database()["demo_db_lookup_rows"]
     local.drop()
     local.insert_many([{"_id": n, **row} for n, row in enumerate(rows)])
@@ -466,9 +504,38 @@ def test_a_lookup_answers_what_its_pipeline_answers_alone(coll, documents, rows,
     finally:
         indexes.set_enabled(True)
         local.drop()
-    if isinstance(looked_up, str) or any(isinstance(row["found"], str) for row in expected):
-        return  # a pipeline mongomock refuses either way
+    return looked_up, expected
+
+
+@pytest.mark.parametrize(
+    ("rows", "field", "pipeline"),
+    [
+        # The newest few of one key and of several: each key's walk stops at
+        # the limit, ties in `k` fall in the order of insertion.
+        ([{"v": "x"}], "a", [{"$sort": {"k": -1, "n": -1}}, {"$limit": 3}]),
+        ([{"v": ["y", "x"]}], "a", [{"$sort": {"k": -1}}, {"$limit": 4}]),
+        ([{"v": ["x", "y"]}], "a", [{"$sort": {"n": 1}}, {"$limit": 2}, {"$project": {"t": 0}}]),
+        # A sort after a projection sorts what the projection left.
+        ([{"v": "x"}], "a", [{"$project": {"k": 0}}, {"$sort": {"k": -1}}, {"$limit": 2}]),
+        # Narrowed by another field first: values of other types and other
+        # values of the same type are not among those asked for.
+        ([{"v": [1, "q"]}], "t", [{"$match": {"a": "x"}}, {"$project": {"_id": 0, "t": 1}}]),
+        ([{"v": 2}], "t", [{"$match": {"a": "x"}}]),
+        # Rows sharing documents: each its own, in the order of the read.
+        ([{"v": "y"}, {"v": ["y", "x"]}], "a", [{"$project": {"n": 0}}]),
+    ],
+)
+def test_a_lookup_of_the_forms_pages_send_is_exact(coll, rows, field, pipeline):
+    coll.insert_many(
+        [
+            {"_id": n, "a": "x" if n % 3 else "y", "k": n % 4, "n": n, "t": [1, 2, "q"][n % 3]}
+            for n in range(24)
+        ]
+        + [{"_id": f"z{n}", "a": "z", "t": "z"} for n in range(60)]
+    )
+    looked_up, expected = _lookup_and_alone(coll, rows, field, pipeline)
     assert looked_up == expected
+    assert all(row["found"] for row in looked_up)
 
 
 def test_rows_that_look_up_the_same_document_each_have_their_own(coll):
