@@ -48,20 +48,57 @@ def _deep(value):
     return copy.deepcopy(value)
 
 
+# What `aware_copy` returns as it is: immutable, and not a date to make aware.
+_SHARED = _ATOMIC - {datetime.datetime}
+
+
 def aware_copy(value):
     """A stored document as a reader with `tz_aware` gets it, in one pass:
     `_copy_field` and then `make_datetime_timezone_aware_in_document` walk it
     twice, rebuilding every ObjectId on the way."""
     kind = type(value)
     if kind is dict or kind is OrderedDict:
-        return {key: aware_copy(item) for key, item in value.items()}
+        return _aware_dict(value)
     if kind is list:
-        return [aware_copy(item) for item in value]
+        return _aware_list(value)
     if kind is datetime.datetime:
         return value.replace(tzinfo=mongomock.helpers.utc)
     if kind in _ATOMIC:
         return value
     return copy.deepcopy(value)
+
+
+# The two containers decide each item's type in the loop, without a call for
+# every id, string and number: a timeline document is hundreds of entries of
+# a few such values each, copied whole on every read of it.
+def _aware_dict(value) -> dict:
+    out = {}
+    for key, item in value.items():
+        kind = type(item)
+        if kind in _SHARED:
+            out[key] = item
+        elif kind is datetime.datetime:
+            out[key] = item.replace(tzinfo=mongomock.helpers.utc)
+        elif kind is dict or kind is OrderedDict:
+            out[key] = _aware_dict(item)
+        elif kind is list:
+            out[key] = _aware_list(item)
+        else:
+            out[key] = copy.deepcopy(item)
+    return out
+
+
+def _aware_list(value) -> list:
+    out = []
+    for item in value:
+        kind = type(item)
+        if kind in _SHARED:
+            out.append(item)
+        elif kind is dict or kind is OrderedDict:
+            out.append(_aware_dict(item))
+        else:
+            out.append(aware_copy(item))
+    return out
 
 
 def shallow(value):

@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from profiles.auth import AnonymousVisitor
 
 # A wall whose entries are mostly hidden from this viewer needs several
-# chunks; this bounds the work of one page.
+# chunks (reads of the timeline); this bounds the work of one page.
 MAX_CHUNKS = 25
 
 
@@ -86,7 +86,8 @@ class PageAsk:
 class _Pager:
     """One page, read chunk by chunk: ask the configured store (or the read
     model) for entries (`_chunk`), keep the posts the page shows
-    (`_kept`), and go on from where the chunk was used up (`page`)."""
+    (`_kept`), and go on with the rest of the chunk, then with a chunk read
+    from where it was used up, while the page is short (`page`)."""
 
     def __init__(self, ask: PageAsk):
         self.kind, self.owner, self.keep, self.keep_read = (
@@ -122,19 +123,36 @@ class _Pager:
         self.once = once = Once(self.kind, self.owner.handle, before, self.hidden)
         collected: list[dict] = []
         cursor = before
-        for _ in range(MAX_CHUNKS):
-            # Room for the pins the page leaves out, so that they cost no second chunk.
-            want = self.limit + 1 - len(collected) + self.pins.room
-            chunk = self._chunk(cursor, want)
-            self.pins.found(chunk)
-            entries, used = once.pick(chunk.entries, want)
+        chunk: Chunk | None = None
+        left: list[dict] = []  # the entries of the last chunk not used yet
+        reads = 0
+        while True:
+            if left:
+                # The rest of the chunk read already, all of it: a page whose
+                # first posts the reader may not see (a wall's circle posts)
+                # reads no more, and a model whose entries came without their
+                # lookups resolves the rest in one batch
+                # (docs/performance.md#one-read-for-a-page).
+                entries, used = once.pick(left, len(left))
+            else:
+                if reads == MAX_CHUNKS:
+                    break
+                # Room for the pins the page leaves out, so that they cost no second chunk.
+                want = self.limit + 1 - len(collected) + self.pins.room
+                chunk = self._chunk(cursor, want)
+                reads += 1
+                self.pins.found(chunk)
+                left = chunk.entries
+                entries, used = once.pick(left, want)
             collected += self._kept(entries)
             if used:
-                cursor = Cursor.of(chunk.entries[used - 1])
+                cursor = Cursor.of(left[used - 1])
+            left = left[used:]
             if len(collected) > self.limit:
                 break
-            if used < len(chunk.entries):
-                continue  # the rest of this chunk, from the cursor
+            if left:
+                continue  # the rest of this chunk
+            assert chunk is not None  # nothing is left before the first read
             if not chunk.complete:
                 self.use_read = True
                 continue
