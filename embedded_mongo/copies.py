@@ -21,7 +21,7 @@ import mongomock.collection
 import mongomock.helpers
 from bson import Decimal128, Int64, ObjectId
 
-from embedded_mongo import indexes
+from embedded_mongo import indexes, snapshots
 
 _ATOMIC = frozenset(
     {str, int, float, bool, type(None), bytes, ObjectId, datetime.datetime, Decimal128, Int64}
@@ -113,62 +113,47 @@ def share_immutable_values() -> None:
     mongomock.aggregate.copy = fast
 
 
-# Update operators that, on a top-level field, either replace the field's value
-# or change the list it holds without changing the list's items.
-_REPLACING = frozenset({"$set", "$inc", "$unset", "$min", "$max", "$mul", "$currentDate"})
-_LIST_CHANGING = frozenset({"$push", "$addToSet", "$pull", "$pullAll", "$pop"})
 _updating = threading.local()
-
-
-def _snapshot(document, update) -> "OrderedDict | None":
-    """What mongomock's rollback needs of `document` before `update`: the
-    fields the update can change, copied as deep as it can change them, and
-    the others shared. A timeline update `$push`es one entry onto hundreds:
-    the list is copied, not the entries. None when the update's shape is not
-    one of these (mongomock's full deep copy then)."""
-    if not isinstance(update, dict):
-        return None
-    snapshot = OrderedDict(document)
-    for operator, fields in update.items():
-        if operator == "$setOnInsert":
-            continue
-        if operator not in _REPLACING | _LIST_CHANGING or not isinstance(fields, dict):
-            return None
-        for path in fields:
-            top = path.split(".", 1)[0]
-            if top not in document:
-                continue
-            if "." in path:  # changed inside: copy that field whole
-                snapshot[top] = _deep(document[top])
-            elif operator in _LIST_CHANGING and type(document[top]) is list:
-                snapshot[top] = list(document[top])
-    return snapshot
 
 
 def _remember_update(original):
     def _update(self, spec, document, *args, **kwargs):
         _updating.document = document
+        # As mongomock's `_update` reads it: `$` is resolved against this.
+        _updating.spec = mongomock.helpers.patch_datetime_awareness_in_document(spec)
+        _updating.stored = self._store._documents
         try:
             return original(self, spec, document, *args, **kwargs)
         finally:
-            _updating.document = None
+            _updating.document = _updating.spec = _updating.stored = None
 
     return _update
 
 
 def _snapshot_or_deepcopy(value, memo=None):
     update = getattr(_updating, "document", None)
-    if memo is None and update is not None and type(value) is OrderedDict and indexes.enabled():
-        snapshot = _snapshot(value, update)
+    if memo is None and update is not None and _is_stored(value) and indexes.enabled():
+        snapshot = snapshots.before_update(value, update, _updating.spec, _deep)
         if snapshot is not None:
             return snapshot
     return deepcopy(value, memo)
 
 
+def _is_stored(value) -> bool:
+    """Whether `value` is a document of the collection being updated, as it
+    is stored (what mongomock snapshots), not a value the update copies."""
+    if type(value) not in (OrderedDict, dict):
+        return False
+    try:
+        return _updating.stored.get(value.get("_id")) is value
+    except TypeError:  # an unhashable _id: not one mongomock keys its store by
+        return False
+
+
 def cheap_update_snapshots() -> None:
     """Before updating a document mongomock deep-copies it whole, to roll back
     a failed unique check and to tell whether anything changed; this copies
-    only what the update can change (`_snapshot`)."""
+    only what the update can change (`snapshots.before_update`)."""
     collection = mongomock.collection.Collection
     collection._update = _remember_update(collection._update)
     mongomock.collection.copy = types.SimpleNamespace(deepcopy=_snapshot_or_deepcopy, copy=shallow)
