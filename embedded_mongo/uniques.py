@@ -39,9 +39,12 @@ def fast_unique_checks():
                 continue
             # A direct comparison of the key values: the same check as
             # mongomock's, without running a query per stored document, and
-            # only on the documents the first key's index holds it for.
+            # only on the documents that hold every key's value (a poll's
+            # votes are unique on (post, voter): the post's alone are all its
+            # voters, and checking each new vote against them all made a
+            # popular poll's votes cost voters * voters).
             same = 0
-            for document in _holding(self._store, keys[0], wanted[0]):
+            for document in _holding_all(self._store, keys, wanted):
                 if tuple(_value_at(document, key) for key in keys) == wanted:
                     same += 1
                     if same > 1:
@@ -153,9 +156,23 @@ def _indexed(store, field: str, value):
     return [documents[key] for key in keys if key in documents]
 
 
-def _holding(store, field: str, value):
-    found = _indexed(store, field, value)
-    return store.documents if found is None else found
+def _holding_all(store, keys: list[str], wanted: tuple):
+    """The stored documents that may hold `wanted` at `keys` (a superset):
+    those every key's index files under its value, or, when no key's index
+    can tell, every document."""
+    found = None
+    if indexes.enabled():
+        state = indexes.state(store)
+        for key, value in zip(keys, wanted, strict=True):
+            if value is None:
+                continue
+            held = planner.equal(state, key, value)
+            if held is not None:
+                found = held if found is None else found & held
+    if found is None:
+        return store.documents
+    documents = store._documents
+    return [documents[key] for key in found if key in documents]
 
 
 def touches_unique_key(collection, update) -> bool:
