@@ -23,6 +23,7 @@ from feeds.selectors.posts import recent_public_posts
 from profiles import selectors as profile_selectors
 from socialsite.clock import aware, now
 from socialsite.demo import Seeding
+from socialsite.sampling import Population
 
 LINES = [
     "Great point.",
@@ -116,18 +117,25 @@ def _vote(
     (folded). Nobody votes on their own comment or across a block."""
     comments = store.page(post["_id"], order="oldest", limit=1000).comments
     owner = post["by"]["id"]
+    # Everyone less the few a block bars, as a view (socialsite/sampling.py):
+    # a list of everyone per comment would cost the whole world per comment.
+    everyone = Population([p["id"] for p in people])
+    blockers: dict[str, set[str]] = {}
+    for handle, theirs in blocked.items():
+        for other in theirs:
+            blockers.setdefault(other, set()).add(handle)
     ballots: dict[str, list[tuple[str, int]]] = {}
     for c in comments:
         if c.deleted or not c.author.get("id"):
             continue
         author = c.author["id"]
-        eligible = [
-            p["id"]
-            for p in people
-            if p["id"] != author
-            and not ({author, owner} & blocked.get(p["id"], set()))
-            and p["id"] not in blocked.get(author, set()) | blocked.get(owner, set())
-        ]
+        eligible = everyone.without(
+            {author}
+            | blockers.get(author, set())
+            | blockers.get(owner, set())
+            | blocked.get(author, set())
+            | blocked.get(owner, set())
+        )
         if rng.random() < 0.06:
             ups, downs = rng.randint(0, 1), rng.randint(5, 9)  # a comment people disliked
         else:
@@ -177,8 +185,10 @@ def seed_more(*, handles: list[str], seed: int, stdout: OutputWrapper | None = N
     # The threads went straight into the store of record (backdated): copy
     # them into the shadow stores (COMMENTS_SHADOW_STORES, on in the demo),
     # as `convert_comments` would, so /dev/ can read them under every store.
+    # Only the threads just written, in `_id` order as it goes: it would walk
+    # every post to find them (docs/benchmarks.md#seeding).
     for shadow in shadows.shadow_stores():
-        shadows.convert(source=store, target=shadow)
+        shadows.convert_threads(source=store, target=shadow, post_ids=sorted(set(touched)))
     if stdout:
         stdout.write(
             f"  {total} comments on {len(touched)} posts ({store.name} store; "

@@ -17,7 +17,8 @@ like the pymongo command listener does for a real server, with one more per
 
 Its patches live one concern a module: `uniques` (fast unique-index and
 `$in` checks), `bulk` (`bulk_write`), `batches` (getMore counting),
-`push_sort` (compound `$push` `$sort`), `concurrency` (cursors and the
+`push_sort` (compound `$push` `$sort`), `dates` (the stored form of
+dates in one quick pass), `concurrency` (cursors and the
 collection table under the server lock), and `reads` with `indexes`,
 `planner`, `prefixes`, `orders` and `sorted_index` (lookups, ranges, prefix regexes,
 `$elemMatch`, sorts in a declared index's order, `$match`-first aggregates
@@ -41,6 +42,7 @@ from embedded_mongo import (
     bulk,
     concurrency,
     copies,
+    dates,
     lookup,
     push_sort,
     reads,
@@ -140,6 +142,7 @@ def install() -> None:
     reads.route_reads()  # after push_sort: it re-indexes what an update leaves
     copies.share_immutable_values()
     copies.cheap_update_snapshots()
+    dates.quick_date_walks()
     concurrency.guard_reads()  # after reads and batches: it wraps their cursor
     mongomock.collection.Collection.bulk_write = bulk.bulk_write
     # Photos live in GridFS, which type-checks for pymongo's Database and

@@ -28,6 +28,7 @@ from profiles.services import pins as pin_services
 from profiles.services import standing
 from socialsite import events
 from socialsite.clock import aware, now, to_millis
+from socialsite.sampling import Population
 
 PLACES = [
     ("Blue Bottle Coffee", 37.7763, -122.4232),
@@ -92,6 +93,7 @@ def _poll_voters(
         for other in user.blocked or ():
             barred.setdefault(handle, set()).add(other)
             barred.setdefault(other, set()).add(handle)
+    everyone = Population(handles)
     found = [i for i, kwargs in enumerate(planned) if kwargs["type"] == "poll"]
     order = sorted(found, key=lambda i: (-len(spread.voters.get(i, ())), rng.random()))
     top = min(40, max(6, len(handles) // 6))
@@ -100,9 +102,8 @@ def _poll_voters(
         chosen = list(spread.voters.get(i, []))
         wanted = 3 + int((top - 3) / rank**0.9)
         if len(chosen) < wanted:
-            taken = set(chosen)
-            seers = demo_marks._seers(planned[i], handles, barred, placed)
-            extra = [h for h in seers if h not in taken]
+            seers = demo_marks._seers(planned[i], everyone, barred, placed)
+            extra = demo_marks._besides(seers, chosen)
             chosen += rng.sample(extra, min(len(extra), wanted - len(chosen)))
         voters[i] = chosen
     return voters

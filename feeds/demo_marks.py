@@ -15,11 +15,13 @@ both of feeds/demo.py's paths make the same marks.
 """
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from feeds.documents import ALL_CIRCLES, PUBLIC
 from socialsite.clock import now, to_millis
+from socialsite.sampling import Excluding, Population
 
 THETA = 0.9
 
@@ -33,19 +35,29 @@ class Marks:
     voters: dict[int, list[str]] = field(default_factory=dict)
 
 
-def _seers(kwargs: dict, handles: list[str], barred: dict, placed: dict) -> list[str]:
-    """Who may see and mark the planned post: not its author, no block between."""
+def _seers(kwargs: dict, everyone: Population, barred: dict, placed: dict) -> Sequence[str]:
+    """Who may see and mark the planned post: not its author, no block between.
+    A public post's are everyone less a few, a view rather than a list
+    (socialsite/sampling.py): one list per post would cost the whole world
+    per post."""
     author = kwargs["author"].handle
     circles = kwargs["circles"]
-    if PUBLIC in circles:
-        pool = handles
-    else:
-        wanted = None if ALL_CIRCLES in circles else set(circles)
-        pool = sorted(
-            m for m, named in placed.get(author, []) if named and (not wanted or named & wanted)
-        )
     out = barred.get(author, set()) | {author}
+    if PUBLIC in circles:
+        return everyone.without(out)
+    wanted = None if ALL_CIRCLES in circles else set(circles)
+    pool = sorted(
+        m for m, named in placed.get(author, []) if named and (not wanted or named & wanted)
+    )
     return [h for h in pool if h not in out]
+
+
+def _besides(seers: Sequence[str], taken: list[str]) -> Sequence[str]:
+    """`seers` less `taken`, in order (a view stays a view)."""
+    if isinstance(seers, Excluding):
+        return seers.without(taken)
+    left_out = set(taken)
+    return [h for h in seers if h not in left_out]
 
 
 def _when(rng: random.Random, posted: datetime, moment: datetime) -> datetime:
@@ -71,9 +83,10 @@ def plan(planned: list[dict], handles: list[str], users: dict, placed: dict, see
             barred.setdefault(handle, set()).add(other)
             barred.setdefault(other, set()).add(handle)
     marks = Marks()
+    everyone = Population(handles)
     for rank, i in enumerate(order, start=1):
         kwargs = planned[i]
-        seers = _seers(kwargs, handles, barred, placed)
+        seers = _seers(kwargs, everyone, barred, placed)
         wanted = int(top / rank**THETA) + rng.choices([0, 1, 2, 3], [2, 4, 3, 1])[0]
         likers = rng.sample(seers, min(len(seers), wanted))
         posted = kwargs["ts"]
@@ -82,7 +95,7 @@ def plan(planned: list[dict], handles: list[str], users: dict, placed: dict, see
             reposters = likers[: int(len(likers) * rng.uniform(0.1, 0.3))]
             marks.reposts += [(i, h, _when(rng, posted, moment)) for h in reposters]
         if kwargs["type"] == "poll":
-            extra = [h for h in seers if h not in set(likers)]
+            extra = _besides(seers, likers)
             more = rng.sample(extra, min(len(extra), rng.randint(1, 5)))
             marks.voters[i] = likers + more
     return marks

@@ -138,11 +138,20 @@ def convert(
         post_ids, last = post_ids_with_comments(done.after, CONVERT_BATCH)
         if last is None:
             return done
-        for post_id in post_ids:
-            comments = thread_of(source, post_id)
-            target.replace_thread(post_id, comments)
-            done.threads += 1
-            done.comments += len(comments)
+        done.threads += len(post_ids)
+        done.comments += convert_threads(source=source, target=target, post_ids=post_ids)
         done.after = last
         if on_batch is not None:
             on_batch(done)
+
+
+def convert_threads(*, source: CommentStore, target: CommentStore, post_ids: list) -> int:
+    """`convert` for the threads of `post_ids` only, one after another, when
+    the caller knows which posts have them (the demo, which has just written
+    them): no walk of every post. Returns the comments written."""
+    written = 0
+    for post_id in post_ids:
+        comments = thread_of(source, post_id)
+        target.replace_thread(post_id, comments)
+        written += len(comments)
+    return written
