@@ -43,6 +43,7 @@ from embedded_mongo import (
     concurrency,
     copies,
     dates,
+    expressions,
     lookup,
     push_sort,
     reads,
@@ -143,6 +144,7 @@ def install() -> None:
     copies.share_immutable_values()
     copies.cheap_update_snapshots()
     dates.quick_date_walks()
+    expressions.quick_expressions()
     concurrency.guard_reads()  # after reads and batches: it wraps their cursor
     mongomock.collection.Collection.bulk_write = bulk.bulk_write
     # Photos live in GridFS, which type-checks for pymongo's Database and

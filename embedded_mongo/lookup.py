@@ -15,7 +15,7 @@ import math
 from bson import ObjectId
 from mongomock import aggregate, filtering, helpers
 
-from embedded_mongo import copies, indexes, orders, planner
+from embedded_mongo import copies, examined, indexes, matcher, orders, planner
 
 
 def _lookup_with_pipeline(original):
@@ -176,7 +176,8 @@ def _read(
     copier = copies.aware_copy if tz_aware else copies.deepcopy
     documents = store._documents
     among = _among(spec, field)
-    rest = {name: clause for name, clause in spec.items() if name != field}
+    whole = matcher.matcher(spec)
+    rest = matcher.matcher({name: clause for name, clause in spec.items() if name != field})
     found = []
     for store_key in keys:
         document = documents[store_key]
@@ -184,7 +185,7 @@ def _read(
         if inside is False:
             continue
         # The looked-up field decided already: the filter runs on the rest.
-        if not filtering.filter_applies(spec if inside is None else rest, document):
+        if not (whole if inside is None else rest)(document):
             continue
         values = tuple(map(copier, indexes.hash_values(field, document))) if grouped else ()
         copy = copier(document) if shape is None else shape.copy(document, copier)
@@ -247,6 +248,10 @@ def _first_in_order(foreign, narrow: dict, shape, field: str, value, sort, n: in
     sorted find of the sort keys, then the chosen documents by `_id`."""
     values = value if isinstance(value, list) else [value]
     store = foreign._store
+    copier = copies.aware_copy if foreign.codec_options.tz_aware else copies.deepcopy
+    merged_walk = _merged_walk(foreign, narrow, field, values, sort, n)
+    if merged_walk is not None:
+        return [copier(doc) if shape is None else shape.copy(doc, copier) for doc in merged_walk]
     walks = None
     if not store.is_empty and all(indexes._plain(one) for one in values):
         # Each value's condition as the whole one would put it: `$in` for a list.
@@ -268,8 +273,33 @@ def _first_in_order(foreign, narrow: dict, shape, field: str, value, sort, n: in
     else:
         found = dict(chosen)
         ordered = [found[key] for key in merged]
-    copier = copies.aware_copy if foreign.codec_options.tz_aware else copies.deepcopy
     return [copier(doc) if shape is None else shape.copy(doc, copier) for doc in ordered[:n]]
+
+
+def _merged_walk(foreign, narrow: dict, field: str, values: list, sort, n: int) -> list | None:
+    """The first `n` stored documents of all `values` in `sort` order, read as
+    a server reads them: the values' runs of the index merged as one walk
+    (orders.py), stopping at the n-th match, whatever the number of values
+    (the pulled authors a reader follows: n + one step per author, not n per
+    author). None when no index serves it, or the sort leaves `_id` out (its
+    ties then fall as the per-value walks order them)."""
+    store = foreign._store
+    if store.is_empty or not any(name == "_id" for name, _ in sort):
+        return None
+    if not all(indexes._plain(one) for one in values):
+        return None
+    spec = {**narrow, field: {"$in": _naive(list(dict.fromkeys(values)))}}
+    order = orders.ordered(store, spec, sort)
+    if order is None:
+        return None
+    documents, found, matches = store._documents, [], matcher.matcher(spec)
+    for key in examined.counted(foreign.name, order):
+        document = documents.get(key)
+        if document is not None and matches(document):
+            found.append(document)
+            if len(found) == n:
+                break
+    return found
 
 
 def _walk(store, narrow: dict, field: str, one, listed: bool, sort, n: int) -> list | None:
@@ -288,10 +318,10 @@ def _walk(store, narrow: dict, field: str, one, listed: bool, sort, n: int) -> l
         order = _native_order([(key, documents[key]) for key in keys], sort)
         if order is None:
             return None
-    found = []
+    found, matches = [], matcher.matcher(spec)
     for key in order:
         document = documents.get(key)
-        if document is not None and filtering.filter_applies(spec, document):
+        if document is not None and matches(document):
             found.append((key, document))
             if len(found) == n:
                 break

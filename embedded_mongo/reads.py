@@ -19,15 +19,17 @@ in-place changes an update makes to a stored document. Every document a
 filter runs on is counted (examined.py).
 """
 
+import datetime
 import functools
 import itertools
 from collections.abc import Mapping
 
 import mongomock
+from bson import ObjectId
 from mongomock import aggregate, filtering, helpers
 from mongomock.store import CollectionStore
 
-from embedded_mongo import copies, examined, indexes, orders, planner
+from embedded_mongo import copies, examined, expressions, indexes, matcher, orders, planner
 
 
 def route_reads() -> None:
@@ -97,11 +99,8 @@ def _scan_candidates_only(collection_class) -> None:
         else:
             documents = store._documents
             chosen = [documents[key] for key in keys]
-        return (
-            document
-            for document in examined.counted(self.name, chosen)
-            if filtering.filter_applies(filter, document)
-        )
+        matches = matcher.matcher(filter)
+        return (document for document in examined.counted(self.name, chosen) if matches(document))
 
     collection_class._iter_documents = iter_documents
 
@@ -116,11 +115,11 @@ def _copy_what_is_returned(collection_class, cursor_class) -> None:
         if order is None:
             yield from get_dataset(self, spec, sort, fields, as_class)
             return
-        documents = store._documents
+        documents, matches = store._documents, matcher.matcher(spec)
         # Lazily: the cursor stops reading at skip + limit.
         for key in examined.counted(self.name, order):
             document = documents.get(key)
-            if document is not None and filtering.filter_applies(spec, document):
+            if document is not None and matches(document):
                 yield self._copy_only_fields(document, fields, as_class)
 
     find_one = collection_class.find_one
@@ -207,8 +206,17 @@ def _aggregate_from_candidates(collection_class) -> None:
                 for key in keys
                 if filtering.filter_applies(spec, _fields_of(documents[key], spec))
             ]
+            rest = stages[1:]
+            reading = _reading_head(rest)
+            if reading:
+                # A timeline page's `$limit` and `$project` run on the stored
+                # document and only what they answer is copied: a page of
+                # entries, not the whole timeline of a few hundred.
+                head = helpers.patch_datetime_awareness_in_document(rest[:reading])
+                kept = list(aggregate.process_pipeline(kept, self.database, head, session))
+                rest = rest[reading:]
             return aggregate.process_pipeline(
-                [copies.aware_copy(doc) for doc in kept], self.database, stages[1:], session
+                [copies.aware_copy(doc) for doc in kept], self.database, rest, session
             )
         # The copies `self.find()` would have made, of the candidates only; the
         # `$match` stage then keeps exactly the documents it kept before.
@@ -241,10 +249,10 @@ def _page_in_index_order(collection, stages: list, session):
         return None
     # Stored dates are naive UTC: so are the filter's, as `$match` has them.
     spec = helpers.patch_datetime_awareness_in_document(match)
-    documents, kept = store._documents, []
+    documents, kept, matches = store._documents, [], matcher.matcher(spec)
     for key in examined.counted(collection.name, order):
         document = documents.get(key)
-        if document is not None and filtering.filter_applies(spec, document):
+        if document is not None and matches(document):
             kept.append(document)
             if len(kept) == limit:
                 break
@@ -253,6 +261,41 @@ def _page_in_index_order(collection, stages: list, session):
     else:
         found = [collection._copy_only_fields(document, None, dict) for document in kept]
     return aggregate.process_pipeline(found, collection.database, stages[1:], session)
+
+
+def _reading_head(stages: list) -> int:
+    """How many of the stages after a `$match` (an optional `$limit`, then
+    a `$project`) may run on the stored documents rather than on the
+    reader's copies: 0 unless the `$project` holds only fields in or out and
+    expressions of the operators expressions.py answers itself, which read
+    their document and make no value of their own, and every date it holds
+    is an aware UTC one to the millisecond (made naive to compare with the
+    stored dates exactly as the copies' aware dates compare with it)."""
+    at = 1 if stages and list(stages[0]) == ["$limit"] and type(stages[0]["$limit"]) is int else 0
+    if len(stages) <= at or list(stages[at]) != ["$project"]:
+        return 0
+    spec = stages[at]["$project"]
+    return at + 1 if isinstance(spec, dict) and spec and _reads_only(spec) else 0
+
+
+_PLAIN = frozenset({str, int, float, bool, type(None), ObjectId})
+
+
+def _reads_only(value) -> bool:
+    kind = type(value)
+    if kind in _PLAIN:
+        return True
+    if kind is dict:
+        return all(
+            (not key.startswith("$") or key in expressions.OWN_OPERATORS) and _reads_only(item)
+            for key, item in value.items()
+        )
+    if kind is list:
+        return all(_reads_only(item) for item in value)
+    if kind is datetime.datetime:
+        offset = value.utcoffset()
+        return offset is not None and not offset and value.microsecond % 1000 == 0
+    return False
 
 
 def _top_level_only(spec) -> bool:

@@ -131,3 +131,54 @@ def test_a_lookup_of_the_newest_few_by_several_keys_sorts_before_it_limits():
     )
     assert [post["_id"] for post in row["newest"]] == [5, 4, 3]
     assert all("big" not in post and post["keep"] == post["_id"] for post in row["newest"])
+
+
+def test_a_page_of_a_timeline_copies_only_the_page(monkeypatch):
+    """A timeline page (timelines/stores/cache.py): `$match`, `$limit`, then a
+    `$project` that slices the entries older than a cursor. The embedded
+    database runs the slice on the stored document and copies only the page
+    (embedded_mongo/reads.py), with the answer a copy-then-project gives:
+    aware dates, the cursor compared to the millisecond, the reader's own rows."""
+    from embedded_mongo import copies
+
+    db = get_db()
+    db.drop_collection("scratch_timelines")
+    timelines = db["scratch_timelines"]
+    timelines.create_index([("owner", 1), ("kind", 1)], unique=True)
+    entries = [{"id": n, "ts": T0 - timedelta(minutes=n), "by": "ann"} for n in range(50)]
+    timelines.insert_many(
+        [{"owner": "ann", "kind": "news", "entries": entries}]
+        + [{"owner": owner, "kind": "news", "entries": []} for owner in ("bob", "cyd", "dan")]
+    )
+    copied = []
+    aware_copy = copies.aware_copy
+    monkeypatch.setattr(copies, "aware_copy", lambda doc: copied.append(doc) or aware_copy(doc))
+    before = {"ts": T0 - timedelta(minutes=10), "id": 10}
+    older = {
+        "$or": [
+            {"$lt": ["$$e.ts", before["ts"]]},
+            {"$and": [{"$eq": ["$$e.ts", before["ts"]]}, {"$lt": ["$$e.id", before["id"]]}]},
+        ]
+    }
+    [row] = timelines.aggregate(
+        [
+            {"$match": {"owner": "ann", "kind": "news"}},
+            {"$limit": 1},
+            {
+                "$project": {
+                    "page": {
+                        "$slice": [{"$filter": {"input": "$entries", "as": "e", "cond": older}}, 3]
+                    },
+                    "stored": {"$size": "$entries"},
+                }
+            },
+            {"$project": {"page.by": 0}},
+        ]
+    )
+    assert row["stored"] == 50
+    assert row["page"] == [{"id": n, "ts": T0 - timedelta(minutes=n)} for n in (11, 12, 13)]
+    assert row["page"][0]["ts"].tzinfo is not None
+    assert [len(doc.get("page", ())) for doc in copied] == [3]
+    assert all("entries" not in doc for doc in copied)
+    row["page"][0]["id"] = 99  # the reader's own copy: the stored entry is unchanged
+    assert timelines.find_one({"owner": "ann"})["entries"][11]["id"] == 11
