@@ -11,7 +11,8 @@ authors past 100 followers pulled). Then, signed in as alice through
 Django's test client, it measures each operation `--runs` times:
 
 - pages: her news feed; someone's wall (the biggest wall with circle
-  posts she may not see, so its page reads past them); a post search
+  posts she may not see, so its page reads past them, topped up to a full
+  page at every size: `_fill_wall`); a post search
   ("coffee", a word of many demo posts); a people search ("a"); her
   notifications; a conversation (the first page, 30 messages, of her long
   one); and the floor, `/settings/`: a signed-in page that does nothing but
@@ -169,7 +170,32 @@ def wall_with_hidden_posts(reader: str) -> str:
             hidden[author] += 1
     if not hidden:
         raise SystemExit("No wall has circle posts the reader may not see.")
-    return max(hidden, key=lambda author: (posts[author], hidden[author], author))
+    author = max(hidden, key=lambda author: (posts[author], hidden[author], author))
+    _fill_wall(author, placed.get(author, set()), posts[author])
+    return author
+
+
+def _fill_wall(author: str, placed: set[str], have: int) -> None:
+    """Top the wall up to two pages of posts and a bit, one in three in a
+    circle the reader is in none of, so that its first page is full and reads
+    past posts it may not show at every world size: at 150 users the biggest
+    such wall holds eight posts, at 1,500 forty, and without this the
+    columns would compare a page of seven cards with a page of twenty."""
+    from django.conf import settings
+
+    from feeds.documents import PUBLIC
+    from feeds.services.posts import post_create
+    from profiles.documents import User
+
+    user = User.objects.get(handle=author)
+    unseen = [name for name in user.circles if name not in placed]
+    if not unseen:
+        raise SystemExit(f"{author} has no circle the reader is not in.")
+    for n in range(2 * settings.FEED_PAGE_SIZE + 2 - have):
+        circles = unseen[:1] if n % 3 == 0 else [PUBLIC]
+        text = f"Growth benchmark wall post #{n}"
+        post_create(author=user, type="status", detail={"text": text}, circles=circles)
+    run_queued()  # their delivery, as a worker runs it
 
 
 def post_with_most_copies(reader: str) -> str:

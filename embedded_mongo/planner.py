@@ -90,10 +90,15 @@ def _narrow(state, fields: dict, spec: dict):
     # The fewest documents first: `{_f: me, _t: {$in: many}}` is my few
     # edges, not the union of many people's followers to intersect them
     # with, and `{_t: me, _f: {$in: []}}` is nobody, not all my followers.
-    plain.sort(key=lambda item: _size(state, *item))
-    for at, (key, search) in enumerate(plain):
-        if best is not None and len(best) <= _FEW:
-            return _held(state, best, plain[at:])
+    sized = sorted(((_size(state, *item), item) for item in plain), key=lambda pair: pair[0])
+    for at, (size, (key, search)) in enumerate(sized):
+        # Checking what is kept against the next clause's index costs one
+        # look per kept document; building that clause's set costs one per
+        # document it holds: `{by: reader, post: {$in: page}}` with a reader
+        # of many likes checks them, not the page's thousands of likes.
+        if best is not None and (len(best) <= _FEW or len(best) <= size):
+            best = _held(state, best, [item for _, item in sized[at:]])
+            break
         best = _both(best, _clause(state, key, search, ranged=fields[key]))
     if best is not None and len(best) <= _FEW:
         return best
