@@ -37,4 +37,8 @@ class AuthenticationMiddleware:
             touch = getattr(request.session, "touch", None)
             if touch is not None:
                 touch(settings.LAST_SEEN_RESOLUTION)
+        # Read once, the person itself from here on: each attribute read
+        # through the lazy proxy costs a few calls, and a page's cards read
+        # hundreds (docs/performance.md#growth).
+        request.user = user
         return user
