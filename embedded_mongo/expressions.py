@@ -47,8 +47,8 @@ class Evaluator:
         return expression
 
     def _path(self, expression: str):
-        if expression[:2] == "$$":
-            name, _, rest = expression[2:].partition(".")
+        variable, name, parts = _split(expression)
+        if variable:
             if name in self.user_vars:
                 value = self.user_vars[name]
             elif name in ("ROOT", "CURRENT"):
@@ -56,18 +56,14 @@ class Evaluator:
             else:
                 raise KeyError(0)  # as get_value_by_dot of an unknown variable
         else:
-            value, rest = self.doc, expression[1:]
-            if not rest:
-                raise KeyError(0)  # "$" names no field
-        if not rest:
-            return value
-        for part in rest.split("."):
+            value = self.doc
+        for part in parts:
             if not isinstance(value, dict):
                 # Through an array (or into a scalar): mongomock's own walk.
-                if expression[:2] == "$$":
+                if variable:
                     scope = {"ROOT": self.doc, "CURRENT": self.doc, **self.user_vars}
                     return helpers.get_value_by_dot(scope, expression[2:], can_generate_array=True)
-                return helpers.get_value_by_dot(self.doc, rest, can_generate_array=True)
+                return helpers.get_value_by_dot(self.doc, expression[1:], can_generate_array=True)
             value = value[part]
         return value
 
@@ -75,8 +71,10 @@ class Evaluator:
         parser = aggregate._Parser(self.doc, self.user_vars, self.ignore_missing_keys)
         return parser.parse(expression)
 
-    def _with(self, name: str, item) -> "Evaluator":
-        return Evaluator(self.doc, {**self.user_vars, name: item}, self.ignore_missing_keys)
+    def _child(self) -> "Evaluator":
+        """An evaluator for a `$map`'s or `$filter`'s elements, its variable
+        set per element (one for all of them, not one an element)."""
+        return Evaluator(self.doc, dict(self.user_vars), self.ignore_missing_keys)
 
     def to_bool(self, expression) -> bool:
         try:
@@ -178,7 +176,11 @@ def _map(ev: Evaluator, value):
     if not isinstance(array, (list, tuple)):
         return ev._mongomock({"$map": value})
     name, inner = value.get("as", "this"), value["in"]
-    return [ev._with(name, item).parse(inner) for item in array]
+    child, out = ev._child(), []
+    for item in array:
+        child.user_vars[name] = item
+        out.append(child.parse(inner))
+    return out
 
 
 def _filter(ev: Evaluator, value):
@@ -188,9 +190,14 @@ def _filter(ev: Evaluator, value):
     if not isinstance(array, (list, tuple)):
         return ev._mongomock({"$filter": value})
     name, cond = value.get("as", "this"), value["cond"]
-    # Python's truth of the value, a missing one an error: mongomock's (a
-    # server takes both as false; the site's conditions never meet either).
-    return [item for item in array if ev._with(name, item).parse(cond)]
+    child, kept = ev._child(), []
+    for item in array:
+        child.user_vars[name] = item
+        # Python's truth of the value, a missing one an error: mongomock's (a
+        # server takes both as false; the site's conditions never meet either).
+        if child.parse(cond):
+            kept.append(item)
+    return kept
 
 
 def _concat_arrays(ev: Evaluator, value):
@@ -241,6 +248,27 @@ _OPERATORS: dict[str, Callable] = {
 # The operators `Evaluator` answers itself: an expression of these alone
 # reads its document and makes no value of its own (reads.py relies on it).
 OWN_OPERATORS = frozenset(_OPERATORS)
+
+
+# Each path the pipelines name, split once: (a variable?, its name, the
+# fields after it). The paths are the site's own, a few dozen; kept bounded.
+_SPLIT: dict[str, tuple[bool, str, tuple[str, ...]]] = {}
+
+
+def _split(expression: str) -> tuple[bool, str, tuple[str, ...]]:
+    found = _SPLIT.get(expression)
+    if found is None:
+        if expression[:2] == "$$":
+            name, _, rest = expression[2:].partition(".")
+            found = (True, name, tuple(rest.split(".")) if rest else ())
+        elif expression == "$":
+            found = (False, "", ("",))  # names no field: a missing key, as mongomock
+        else:
+            found = (False, "", tuple(expression[1:].split(".")))
+        if len(_SPLIT) >= 4096:
+            _SPLIT.clear()
+        _SPLIT[expression] = found
+    return found
 
 
 def parse_expression(expression, doc_dict, ignore_missing_keys=False):
