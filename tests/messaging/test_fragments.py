@@ -19,13 +19,15 @@ def fresh(handle: str) -> User:
 
 @pytest.fixture
 def renders(monkeypatch):
-    """The fragments rendered (not served from the cache) since the last look."""
+    """The messages' fragments rendered (not served from the cache) since the
+    last look (the site's bar, a fragment of its own, is not counted)."""
     fragments.cache.clear()
     stored: list[str] = []
     real = fragments.cache.set
 
     def counting(key: str, html: str) -> None:
-        stored.append(key)
+        if not key.startswith("topbar:"):
+            stored.append(key)
         real(key, html)
 
     monkeypatch.setattr(fragments.cache, "set", counting)
