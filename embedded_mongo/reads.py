@@ -112,7 +112,13 @@ def _copy_what_is_returned(collection_class, cursor_class) -> None:
 
     def dataset(self, spec, sort, fields, as_class):
         store = self._store
-        order = orders.ordered(store, spec, sort) if not store.is_empty else None
+        if store.is_empty:  # which also expires what a TTL index says is due
+            yield from get_dataset(self, spec, sort, fields, as_class)
+            return
+        if not sort:
+            yield from _unsorted(self, spec, fields, as_class)
+            return
+        order = orders.ordered(store, spec, sort)
         if order is None:
             yield from get_dataset(self, spec, sort, fields, as_class)
             return
@@ -174,6 +180,22 @@ def _copy_what_is_returned(collection_class, cursor_class) -> None:
     collection_class._get_dataset = dataset
     cursor_class._compute_results = compute_results
     collection_class.find_one = first_only
+
+
+def _unsorted(collection, spec, fields, as_class):
+    """An unsorted read's matches in insertion order, as mongomock's scan
+    yields them, but lazily: `find_one({})` (GridFS asks it of `fs.files`
+    and `fs.chunks` before every file it stores, to decide whether to create
+    their indexes) reads up to the first match, not a list of the whole
+    collection. The cursor takes its results in one call under the server
+    lock (`compute_results`), so the store does not change while this walks
+    it."""
+    documents = collection._store._documents
+    keys = planner.candidates(collection._store, spec)
+    scanned = documents.values() if keys is None else (documents[key] for key in keys)
+    for document in examined.counted(collection.name, scanned):
+        if filtering.filter_applies(spec, document):
+            yield collection._copy_only_fields(document, fields, as_class)
 
 
 def _aggregate_from_candidates(collection_class) -> None:

@@ -7,6 +7,7 @@ are checked by comparing the indexes kept incrementally with ones built
 afresh from the stored documents.
 """
 
+import collections
 import datetime
 import re
 from unittest import mock
@@ -468,6 +469,31 @@ def test_a_long_cursor_is_read_in_one_pass(coll):
     assert sum(1 for _ in coll.find({}).batch_size(100_000)) == 5_000
     assert sum(1 for _ in coll.find({}).skip(10).limit(3_000)) == 3_000
     assert reads.WINDOWS.built - before <= 2
+
+
+def test_an_unsorted_find_one_reads_up_to_its_first_match(coll):
+    """GridFS asks `fs.files` and `fs.chunks` for `find_one({}, {"_id": 1})`
+    before every file it stores (whether to create their indexes): one
+    document examined, not a list of the whole collection per photo."""
+
+    class Taken(collections.OrderedDict):
+        """The stored documents, counting those a read takes from the store."""
+
+        count = 0
+
+        def values(self):
+            for document in super().values():
+                self.count += 1
+                yield document
+
+    coll.insert_many([{"_id": n, "u": n % 7} for n in range(3_000)])
+    store = coll._store
+    store._documents = stored = Taken(store._documents)
+    before = examined.total()
+    assert coll.find_one(projection={"_id": 1}) == {"_id": 0}
+    assert coll.find_one({"u": 3}) == {"_id": 3, "u": 3}  # not indexed: read in order
+    assert [d["_id"] for d in coll.find({"u": 5}, limit=2)] == [5, 12]
+    assert stored.count == examined.total() - before == 1 + 4 + 13
 
 
 def test_a_likes_copy_refresh_examines_the_same_documents_at_any_size():
