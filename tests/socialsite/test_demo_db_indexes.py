@@ -195,6 +195,45 @@ def test_find_answers_what_the_scan_answers(coll, documents, spec, sort, limit):
     assert narrowed == scanned
 
 
+# Whole documents, top-level fields in or out (copied in one pass), and
+# what mongomock's own projection handles (a path, mixed values: refused).
+PROJECTIONS = st.sampled_from(
+    [
+        None,
+        {},
+        {"_id": 0},
+        {"_id": 1},
+        {"a": 1},
+        {"a": True, "_id": 0},
+        {"a": 0},
+        {"_id": 0, "t": 0, "u": 0},
+        {"t": 1, "a": 1, "s": 1},
+        {"s.x": 1},
+        {"s.x": 0, "_id": 0},
+        {"a": 1, "t": 0},
+    ]
+)
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    documents=st.lists(DOCUMENTS, max_size=12), spec=FILTERS, sort=SORTS, fields=PROJECTIONS
+)
+def test_a_projection_answers_what_mongomock_answers(coll, documents, spec, sort, fields):
+    """Fields, their order and the dates made aware, as mongomock copies them."""
+    _fill(coll, documents)
+
+    def found():
+        return [list(d.items()) for d in coll.find(spec, fields, sort=sort)]
+
+    narrowed, scanned = _both(lambda: _outcome(found))
+    assert narrowed == scanned
+    narrowed, scanned = _both(lambda: _outcome(lambda: coll.find_one(spec, fields)))
+    assert narrowed == scanned
+
+
 @settings(
     max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
