@@ -109,18 +109,26 @@ def _copy_what_is_returned(collection_class, cursor_class) -> None:
     compute = cursor_class._compute_results
     get_dataset = collection_class._get_dataset
 
-    def dataset(self, spec, sort, fields, as_class):
+    def dataset(self, spec, sort, fields, as_class, aware=False):
+        # `aware`: the copies as a tz-aware client reads them (compute_results).
         store = self._store
-        order = orders.ordered(store, spec, sort) if not store.is_empty else None
+        if store.is_empty:  # which also expires what a TTL index says is due
+            yield from _made_aware(get_dataset(self, spec, sort, fields, as_class), aware)
+            return
+        copy = _copier(self, fields, as_class, aware)
+        if not sort:
+            yield from _unsorted(self, spec, copy)
+            return
+        order = orders.ordered(store, spec, sort)
         if order is None:
-            yield from get_dataset(self, spec, sort, fields, as_class)
+            yield from _made_aware(get_dataset(self, spec, sort, fields, as_class), aware)
             return
         documents, matches = store._documents, matcher.matcher(spec)
         # Lazily: the cursor stops reading at skip + limit.
         for key in examined.counted(self.name, order):
             document = documents.get(key)
             if document is not None and matches(document):
-                yield self._copy_only_fields(document, fields, as_class)
+                yield copy(document)
 
     find_one = collection_class.find_one
 
@@ -139,9 +147,19 @@ def _copy_what_is_returned(collection_class, cursor_class) -> None:
             or self._factory_last_generated_results != self._factory
             or not covered
         ):
-            results = list(itertools.islice(self._factory(), bound))
-            if self.collection.codec_options.tz_aware:
-                results = [helpers.make_datetime_timezone_aware_in_document(x) for x in results]
+            factory = self._factory
+            if not self.collection.codec_options.tz_aware:
+                results = list(itertools.islice(factory(), bound))
+            elif isinstance(factory, functools.partial) and (
+                factory.func == self.collection._get_dataset
+            ):
+                # Copied and made aware in one pass, not copied twice.
+                results = list(itertools.islice(factory(aware=True), bound))
+            else:
+                results = [
+                    helpers.make_datetime_timezone_aware_in_document(x)
+                    for x in itertools.islice(factory(), bound)
+                ]
             self._factory_last_generated_results = self._factory
             self._results, self._demo_bound = results, bound
         if not with_limit_and_skip:
@@ -173,6 +191,85 @@ def _copy_what_is_returned(collection_class, cursor_class) -> None:
     collection_class._get_dataset = dataset
     cursor_class._compute_results = compute_results
     collection_class.find_one = first_only
+
+
+def _made_aware(found, aware: bool):
+    if not aware:
+        return found
+    return (helpers.make_datetime_timezone_aware_in_document(document) for document in found)
+
+
+def _copier(collection, fields, as_class, aware: bool):
+    """How a read copies each document it returns: mongomock's
+    `_copy_only_fields`, and then for a tz-aware client its
+    `make_datetime_timezone_aware_in_document`, which walk and copy it
+    twice; in one pass (`copies.aware_copy`) for the whole document or a
+    projection of top-level fields (`{"_id": 0, "_f": 1, "_t": 1}`: the
+    follower graph the demo's fan-out reads, a few hundred thousand edges)."""
+    if aware and as_class is dict:
+        copy = _top_level_projection(fields)
+        if copy is not None:
+            return copy
+    if aware:
+        return lambda document: helpers.make_datetime_timezone_aware_in_document(
+            collection._copy_only_fields(document, fields, as_class)
+        )
+    return lambda document: collection._copy_only_fields(document, fields, as_class)
+
+
+def _top_level_projection(fields):
+    """The one-pass copier of `fields`, giving what mongomock gives (the
+    named fields in the document's order, `_id` last unless excluded), or
+    None for a projection that names a path, an operator or mixed values
+    (mongomock's own path then copies, or refuses, it)."""
+    if not fields:  # pymongo 4: None or {} is the whole document
+        return copies.aware_copy
+    if type(fields) is not dict:
+        return None
+    id_value = fields.get("_id", 1)
+    named = {key: value for key, value in fields.items() if key != "_id"}
+    if type(id_value) not in (int, bool) or len(set(named.values())) > 1:
+        return None
+    for key, value in named.items():
+        if type(key) is not str or "." in key or key.startswith("$"):
+            return None
+        if type(value) not in (int, bool):
+            return None
+    include = bool(next(iter(named.values()))) if named else None
+
+    def copy(document):
+        if include is None:
+            out = {} if id_value == 1 else copies.aware_copy(document)
+        else:  # `named` leaves `_id` out: excluding keeps it in its place
+            out = {
+                key: copies.aware_copy(value)
+                for key, value in document.items()
+                if (key in named) == include
+            }
+        if id_value == 0:
+            out.pop("_id", None)
+        elif "_id" in document:
+            out["_id"] = copies.aware_copy(document["_id"])
+        return out
+
+    return copy
+
+
+def _unsorted(collection, spec, copy):
+    """An unsorted read's matches in insertion order, as mongomock's scan
+    yields them, but lazily: `find_one({})` (GridFS asks it of `fs.files`
+    and `fs.chunks` before every file it stores, to decide whether to create
+    their indexes) reads up to the first match, not a list of the whole
+    collection. The cursor takes its results in one call under the server
+    lock (`compute_results`), so the store does not change while this walks
+    it."""
+    documents = collection._store._documents
+    keys = planner.candidates(collection._store, spec)
+    scanned = documents.values() if keys is None else (documents[key] for key in keys)
+    matches = matcher.matcher(spec)
+    for document in examined.counted(collection.name, scanned):
+        if matches(document):
+            yield copy(document)
 
 
 def _aggregate_from_candidates(collection_class) -> None:

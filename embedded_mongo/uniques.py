@@ -1,10 +1,13 @@
 """Fast unique-index and `$in` checks for mongomock, whose own are O(n^2)."""
 
 import re
+from collections.abc import Mapping
+from datetime import datetime
 
 import bson
 import mongomock
 from bson import ObjectId
+from bson.errors import InvalidDocument
 from mongomock import helpers
 from mongomock.results import InsertManyResult
 from pymongo.errors import DuplicateKeyError
@@ -92,31 +95,63 @@ def _insert_checked(collection, documents: list, ordered: bool):
     and stored as a copy with the server's dates, its `_id` filled in and
     checked, as there, but without what mongomock repeats per document (a
     version parse, a TTL sweep and a reader lock to look the `_id` up, the
-    unique-index pass). Seeding the demo inserts ~300,000 documents this way
-    at 15,000 users (docs/benchmarks.md#seeding)."""
+    unique-index pass, the store's writer lock and index look-up per
+    document: taken once for the batch). Seeding the demo inserts ~400,000
+    documents this way at 15,000 users (docs/benchmarks.md#seeding)."""
     store = collection._store
     store._remove_expired_documents()  # once: the batch is one command
     held = store._documents
     inserted, errors = [], []
-    for index, data in enumerate(documents):
-        if not all(isinstance(key, str) for key in data):
-            raise ValueError("Document keys must be strings")
-        mongomock.collection._validate_data_fields(data)
-        bson.encode(data)
-        if "_id" not in data:
-            data["_id"] = ObjectId()
-        key = indexes.store_key(data["_id"])
-        if key in held:
-            message = str(DuplicateKeyError("E11000 Duplicate Key Error", 11000))
-            errors.append({"index": index, "code": 11000, "errmsg": message, "op": data})
-            if ordered:
-                break
-            continue
-        store[key] = helpers.patch_datetime_awareness_in_document(data)
-        inserted.append(data["_id"])
+    state = indexes.live_state(store)
+    with store._rwlock.writer():
+        for index, data in enumerate(documents):
+            if not all(isinstance(key, str) for key in data):
+                raise ValueError("Document keys must be strings")
+            _validate_data_fields(data)
+            bson.encode(data)
+            if "_id" not in data:
+                data["_id"] = ObjectId()
+            key = indexes.store_key(data["_id"])
+            if key in held:
+                message = str(DuplicateKeyError("E11000 Duplicate Key Error", 11000))
+                errors.append({"index": index, "code": 11000, "errmsg": message, "op": data})
+                if ordered:
+                    break
+                continue
+            # What the store's `__setitem__` does (reads.py keeps the indexes).
+            held[key] = stored = helpers.patch_datetime_awareness_in_document(data)
+            if state is not None:
+                state.on_set(key, stored)
+            inserted.append(data["_id"])
     if errors:
         raise mongomock.BulkWriteError({"writeErrors": errors, "nInserted": len(inserted)})
     return InsertManyResult(inserted, acknowledged=True)
+
+
+# Values whose type says they are no mapping: mongomock's `isinstance(value,
+# Mapping)` (an ABC check) is not asked of each of them.
+_NOT_MAPPINGS = frozenset({str, int, float, bool, type(None), bytes, list, ObjectId, datetime})
+
+
+def _validate_data_fields(data) -> None:
+    """mongomock's `_validate_data_fields`, with the same errors: no null
+    character in a field name (in sub-documents, not inside arrays, as
+    there), no top-level name starting with `$`."""
+    _no_null_character(data)
+    for key in data:
+        if key.startswith("$"):
+            raise InvalidDocument(
+                f'Top-level field names cannot start with the "$" sign (found: {key})'
+            )
+
+
+def _no_null_character(data) -> None:
+    for key, value in data.items():
+        if "\0" in key:
+            raise InvalidDocument(f"Field names cannot contain the null character (found: {key})")
+        kind = type(value)
+        if kind is dict or (kind not in _NOT_MAPPINGS and isinstance(value, Mapping)):
+            _no_null_character(value)
 
 
 def batch_is_unique(collection, documents) -> bool:

@@ -55,8 +55,13 @@ def _filters_changed(sender: object, owner: str, **kwargs: Any) -> None:
 # `post` is the feeds' Post, a MongoEngine document: its fields are untyped,
 # so naming the class (an import of the feeds' documents) would check nothing.
 def _post_created(sender: object, post: Any, **kwargs: Any) -> None:
-    text = (post.detail or {}).get("text")
-    tasks.tell_post_created.enqueue(str(post.id), post.by.id, post.to, *named_in(text))
+    named = named_in((post.detail or {}).get("text"))
+    # A post on one's own wall that names nobody else concerns nobody: no
+    # task (most posts: a task each was a third of the CPU of seeding the
+    # demo's posts, docs/performance.md#growth). `events.post_created` skips the
+    # author too.
+    if post.to or set(named) - {post.by.id}:
+        tasks.tell_post_created.enqueue(str(post.id), post.by.id, post.to, *named)
 
 
 @receiver(events.post_deleted, dispatch_uid="notifications.post_deleted")

@@ -53,6 +53,7 @@ THROUGH_THE_DRIVER = frozenset(
         "tests/feeds/test_real_limits.py",
         "tests/feeds/test_real_races.py",
         "tests/feeds/test_real_time.py",
+        "tests/feeds/test_timeline_fill.py",
         "tests/feeds/test_write_budgets.py",
         "tests/messaging/test_conversations.py",
         "tests/messaging/test_erasure_mentions.py",

@@ -190,7 +190,7 @@ def test_the_worker_not_the_request_delivers_a_post(
         }
     }
     response = client.post(
-        "/posts/", {"type": "status", "text": "Hello from the queue", "circles": "*public*"}
+        "/posts/", {"type": "status", "text": "Hello from the queue, @bob", "circles": "*public*"}
     )
     assert response.status_code == 302, response.content[:500]
 
@@ -199,7 +199,7 @@ def test_the_worker_not_the_request_delivers_a_post(
     assert post["delivery"]["state"] == "pending"
     assert all(_news_ids(h) == [] for h in FOLLOWERS)
     queue = Queue("default", connection=Redis.from_url(redis_url))
-    # The delivery, and the task that tells whoever the post concerns.
+    # The delivery, and the task that tells whoever the post concerns (bob, named).
     assert [job.args[0] for job in queue.jobs] == [
         "timelines.tasks.deliver_post",
         "notifications.tasks.tell_post_created",

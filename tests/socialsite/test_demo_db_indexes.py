@@ -7,6 +7,7 @@ are checked by comparing the indexes kept incrementally with ones built
 afresh from the stored documents.
 """
 
+import collections
 import datetime
 import re
 from unittest import mock
@@ -191,6 +192,45 @@ def test_find_answers_what_the_scan_answers(coll, documents, spec, sort, limit):
     narrowed, scanned = _both(lambda: _outcome(lambda: coll.count_documents(spec)))
     assert narrowed == scanned
     narrowed, scanned = _both(lambda: _outcome(lambda: coll.find_one(spec, sort=sort)))
+    assert narrowed == scanned
+
+
+# Whole documents, top-level fields in or out (copied in one pass), and
+# what mongomock's own projection handles (a path, mixed values: refused).
+PROJECTIONS = st.sampled_from(
+    [
+        None,
+        {},
+        {"_id": 0},
+        {"_id": 1},
+        {"a": 1},
+        {"a": True, "_id": 0},
+        {"a": 0},
+        {"_id": 0, "t": 0, "u": 0},
+        {"t": 1, "a": 1, "s": 1},
+        {"s.x": 1},
+        {"s.x": 0, "_id": 0},
+        {"a": 1, "t": 0},
+    ]
+)
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    documents=st.lists(DOCUMENTS, max_size=12), spec=FILTERS, sort=SORTS, fields=PROJECTIONS
+)
+def test_a_projection_answers_what_mongomock_answers(coll, documents, spec, sort, fields):
+    """Fields, their order and the dates made aware, as mongomock copies them."""
+    _fill(coll, documents)
+
+    def found():
+        return [list(d.items()) for d in coll.find(spec, fields, sort=sort)]
+
+    narrowed, scanned = _both(lambda: _outcome(found))
+    assert narrowed == scanned
+    narrowed, scanned = _both(lambda: _outcome(lambda: coll.find_one(spec, fields)))
     assert narrowed == scanned
 
 
@@ -468,6 +508,31 @@ def test_a_long_cursor_is_read_in_one_pass(coll):
     assert sum(1 for _ in coll.find({}).batch_size(100_000)) == 5_000
     assert sum(1 for _ in coll.find({}).skip(10).limit(3_000)) == 3_000
     assert reads.WINDOWS.built - before <= 2
+
+
+def test_an_unsorted_find_one_reads_up_to_its_first_match(coll):
+    """GridFS asks `fs.files` and `fs.chunks` for `find_one({}, {"_id": 1})`
+    before every file it stores (whether to create their indexes): one
+    document examined, not a list of the whole collection per photo."""
+
+    class Taken(collections.OrderedDict):
+        """The stored documents, counting those a read takes from the store."""
+
+        count = 0
+
+        def values(self):
+            for document in super().values():
+                self.count += 1
+                yield document
+
+    coll.insert_many([{"_id": n, "u": n % 7} for n in range(3_000)])
+    store = coll._store
+    store._documents = stored = Taken(store._documents)
+    before = examined.total()
+    assert coll.find_one(projection={"_id": 1}) == {"_id": 0}
+    assert coll.find_one({"u": 3}) == {"_id": 3, "u": 3}  # not indexed: read in order
+    assert [d["_id"] for d in coll.find({"u": 5}, limit=2)] == [5, 12]
+    assert stored.count == examined.total() - before == 1 + 4 + 13
 
 
 def test_a_likes_copy_refresh_examines_the_same_documents_at_any_size():

@@ -8,7 +8,7 @@ a position in that order.
 """
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
@@ -143,6 +143,13 @@ class TimelineStore(ABC):
 
     def ensure_owner(self, owners: list[str]) -> None:  # noqa: B027 - optional hook
         """Create whatever empty documents a new user needs (only `cache` does)."""
+
+    def fill(self, timelines: Mapping[tuple[str, str], list[dict]]) -> None:  # noqa: B027 - the read model stores nothing
+        """Write timelines that hold no entry yet, each (kind, owner) with
+        its entries, in a few batches of inserts: exactly the documents that
+        delivering those entries one by one, in time order, would leave
+        (`ensure_owner`'s too, for a timeline given no entries). The demo's
+        seeding (timelines/demo.py): a world delivered from nothing."""
 
     @abstractmethod
     def stats(self) -> dict:
@@ -313,6 +320,40 @@ class EntryArrayStore(TimelineStore):
             return len(changes)
         return -1
 
+    def filled(self, kind: str, owner: str, entries: list[dict]) -> list[dict]:
+        """The documents `deliver` leaves when it delivers `entries` (oldest
+        first) one by one into a timeline that holds none: what `fill`
+        inserts. Each model's own: its caps, buckets or parts."""
+        raise NotImplementedError
+
+    def fill_room(self, kind: str, owners: list[str]) -> None:
+        """Make way for `fill`'s documents of these timelines (`cache` takes
+        out the empty documents a sign-up made)."""
+
+    def fill(self, timelines: Mapping[tuple[str, str], list[dict]]) -> None:
+        # Batches bounded in documents and in entries: each document is under
+        # 16 MB by the model's own caps, and a batch stays a few messages of
+        # the driver's (it splits an insert past 48 MB).
+        batch: list[dict] = []
+        held = 0
+        for (kind, owner), entries in timelines.items():
+            documents = self.filled(kind, owner, sorted(entries, key=sort_key))
+            batch += documents
+            held += sum(len(doc["entries"]) for doc in documents)
+            if len(batch) >= FILL_DOCUMENTS or held >= FILL_ENTRIES:
+                self._insert_filled(batch)
+                batch, held = [], 0
+        if batch:
+            self._insert_filled(batch)
+
+    def _insert_filled(self, documents: list[dict]) -> None:
+        owners: dict[str, list[str]] = {}
+        for doc in documents:
+            owners.setdefault(doc["kind"], []).append(doc["owner"])
+        for kind, handles in owners.items():
+            self.fill_room(kind, sorted(set(handles)))
+        self.collection().insert_many(documents, ordered=False)
+
     def stats(self) -> dict:
         pipeline = [
             {"$group": {"_id": None, "docs": {"$sum": 1}, "n": {"$sum": {"$size": "$entries"}}}}
@@ -325,6 +366,10 @@ class EntryArrayStore(TimelineStore):
             "entries": row["n"],
         }
 
+
+#: `fill`'s batches: at most this many documents, or entries, per insert.
+FILL_DOCUMENTS = 1000
+FILL_ENTRIES = 20_000
 
 #: Tries per timeline document when a concurrent delivery moves its entries.
 TRIM_ATTEMPTS = 5

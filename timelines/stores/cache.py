@@ -56,6 +56,19 @@ class CacheStore(EntryArrayStore):
             {"owner": owner, "kind": kind}, {"$set": {"entries": ordered}}, upsert=True
         )
 
+    def filled(self, kind: str, owner: str, entries: list[dict]) -> list[dict]:
+        # `ensure_owner`'s document, then each `$push` sorts and slices it:
+        # the newest `cap`, newest first. One for a timeline with no entries.
+        newest = sorted(entries, key=sort_key, reverse=True)[: self.cap]
+        return [{"owner": owner, "kind": kind, "entries": newest}]
+
+    def fill_room(self, kind: str, owners: list[str]) -> None:
+        # A sign-up made an empty document (`ensure_owner`); one with entries
+        # stays, and the insert then fails loudly on the unique index.
+        _collection().delete_many(
+            {"owner": {"$in": owners}, "kind": kind, "entries.0": {"$exists": False}}
+        )
+
     def ensure_owner(self, owners: list[str]) -> None:
         ops = [
             UpdateOne({"owner": o, "kind": k}, {"$setOnInsert": {"entries": []}}, upsert=True)

@@ -30,7 +30,7 @@ from pymongo import UpdateOne
 from pymongo.collection import Collection
 
 from socialsite.bulk import bulk_upsert
-from socialsite.cursors import Cursor, older_expr
+from socialsite.cursors import Cursor, older_expr, sort_key
 from timelines.documents import MonthTimeline
 from timelines.stores.base import (
     WITHOUT_COPIES,
@@ -182,6 +182,27 @@ class MonthStore(EntryArrayStore):
         ]
         if items:
             self._place(kind, items)
+
+    def filled(self, kind: str, owner: str, entries: list[dict]) -> list[dict]:
+        # One at a time, an entry goes into its month's part with room, and
+        # a full part rolls over to the next: part n holds the month's
+        # entries n * cap to (n + 1) * cap - 1, oldest first, each part kept
+        # newest first by `$push`'s `$sort`.
+        by_month: dict[str, list[dict]] = {}
+        for entry in entries:
+            by_month.setdefault(month_of(entry["ts"]), []).append(entry)
+        cap = self.cap
+        return [
+            {
+                "owner": owner,
+                "kind": kind,
+                "month": month,
+                "part": part,
+                "entries": sorted(chunk[part * cap : (part + 1) * cap], key=sort_key, reverse=True),
+            }
+            for month, chunk in by_month.items()
+            for part in range((len(chunk) + cap - 1) // cap)
+        ]
 
     def replace(self, kind: str, owner: str, entries: list[dict]) -> None:
         _collection().delete_many({"owner": owner, "kind": kind})

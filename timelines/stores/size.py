@@ -94,6 +94,26 @@ class SizeStore(EntryArrayStore):
         if entries:
             bulk_upsert(_collection(), self._ops(kind, owner, entries, ObjectId()), ordered=True)
 
+    def filled(self, kind: str, owner: str, entries: list[dict]) -> list[dict]:
+        # One at a time, entries go into the open bucket in delivery order;
+        # the delivery that finds it full closes it with its own post's id
+        # (`slot`), so each full bucket is closed by the first entry of the
+        # next, and the last stays open, full or not.
+        n = self.bucket_size
+        chunks = [entries[i : i + n] for i in range(0, len(entries), n)]
+        return [
+            {
+                "owner": owner,
+                "kind": kind,
+                "slot": chunks[i + 1][0]["id"] if i + 1 < len(chunks) else OPEN,
+                "entries": chunk,
+                "size": len(chunk),
+                "min_ts": chunk[0]["ts"],  # in time order
+                "max_ts": chunk[-1]["ts"],
+            }
+            for i, chunk in enumerate(chunks)
+        ]
+
     def replace(self, kind: str, owner: str, entries: list[dict]) -> None:
         _collection().delete_many({"owner": owner, "kind": kind})
         ordered = sorted(entries, key=sort_key)  # oldest first, as delivery fills them

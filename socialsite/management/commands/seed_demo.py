@@ -1,5 +1,8 @@
+import gc
 import time
 from argparse import ArgumentParser
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
@@ -8,6 +11,26 @@ from django.test.utils import override_settings
 from socialsite import demo, indexes
 
 INLINE_TASKS = {"default": {"BACKEND": "django.tasks.backends.immediate.ImmediateBackend"}}
+
+
+@contextmanager
+def _no_cycle_collection() -> Iterator[None]:
+    """Python's cycle collector off while seeding. Seeding makes millions of
+    objects that all live on (the embedded database's documents and
+    indexes): each of the collector's full passes walked every one of them
+    and freed next to nothing, a sixth of the CPU of seeding 5,000 users
+    (docs/performance.md#growth). After it they are frozen (`gc.freeze`:
+    left out of every later pass, as Python's documentation advises before
+    a fork, and `demo` forks its server next), rather than collected in
+    passes over the whole world on the first pages served."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        if enabled:
+            gc.enable()
 
 
 class Command(BaseCommand):
@@ -49,7 +72,7 @@ class Command(BaseCommand):
         # The seeders' tasks run inline: the data is whole when the command
         # returns, and `demo` forks its server from this process next, which
         # must hold no worker thread of the "thread" task backend.
-        with override_settings(TASKS=INLINE_TASKS):
+        with override_settings(TASKS=INLINE_TASKS), _no_cycle_collection():
             for seeder in seeders:
                 started, cpu = time.perf_counter(), time.process_time()
                 seeder.run(seeding)
