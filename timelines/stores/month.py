@@ -198,7 +198,9 @@ class MonthStore(EntryArrayStore):
                 "kind": kind,
                 "month": month,
                 "part": part,
-                "entries": sorted(chunk[part * cap : (part + 1) * cap], key=sort_key, reverse=True),
+                "entries": sorted(
+                    chunk[part * cap : (part + 1) * cap], key=sort_key, reverse=True
+                ),
             }
             for month, chunk in by_month.items()
             for part in range((len(chunk) + cap - 1) // cap)
