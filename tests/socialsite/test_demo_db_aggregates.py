@@ -182,3 +182,19 @@ def test_a_page_of_a_timeline_copies_only_the_page(monkeypatch):
     assert all("entries" not in doc for doc in copied)
     row["page"][0]["id"] = 99  # the reader's own copy: the stored entry is unchanged
     assert timelines.find_one({"owner": "ann"})["entries"][11]["id"] == 11
+
+
+def test_a_slice_projection_is_copied_as_mongomock_copies_it():
+    """`{"comments": {"$slice": [start, n]}}` (a post's comment page) goes to
+    mongomock's own copy, not the one-pass copier of plain projections."""
+    db = get_db()
+    db.drop_collection("scratch_threads")
+    threads = db["scratch_threads"]
+    threads.insert_many([{"_id": n, "c": [1, 2, 3], "at": T0} for n in range(4)])
+    assert threads.find_one({"_id": 1}, {"at": 1, "c": {"$slice": [1, 1]}}) == {
+        "_id": 1,
+        "c": [2],
+        "at": T0,
+    }
+    only = threads.find_one({"_id": 2}, {"c": {"$slice": -1}, "_id": 0, "at": 1})
+    assert only == {"c": [3], "at": T0} and only["at"].tzinfo is not None
