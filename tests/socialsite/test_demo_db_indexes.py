@@ -218,9 +218,7 @@ PROJECTIONS = st.sampled_from(
 @settings(
     max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
-@given(
-    documents=st.lists(DOCUMENTS, max_size=12), spec=FILTERS, sort=SORTS, fields=PROJECTIONS
-)
+@given(documents=st.lists(DOCUMENTS, max_size=12), spec=FILTERS, sort=SORTS, fields=PROJECTIONS)
 def test_a_projection_answers_what_mongomock_answers(coll, documents, spec, sort, fields):
     """Fields, their order and the dates made aware, as mongomock copies them."""
     _fill(coll, documents)
