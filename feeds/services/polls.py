@@ -31,7 +31,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from bson import ObjectId
-from pymongo import ReturnDocument
+from pymongo import ReturnDocument, UpdateOne
 from pymongo.errors import DuplicateKeyError
 
 from feeds.documents import PollVote, Post
@@ -127,6 +127,61 @@ def poll_vote(*, post_id: ObjectId, voter: str, option: int) -> None:
     if counted.matched_count == 0:
         _undo_vote(post_id, voter, option, previous)
         raise PollError(ENDED if ends is not None and now() >= ends else REMOVED)
+
+
+def polls_seed(*, votes: list[tuple[ObjectId, str, int]]) -> int:
+    """The demo's first votes, `(poll, voter, option)` each, in one insert
+    and one count per poll: what `poll_vote` leaves for each in turn, with
+    its refusals (not a poll, removed, ended, no such option, a block either
+    way), on polls nobody voted in yet and nothing else writes meanwhile
+    (a vote already there fails the insert on the unique index). Returns
+    the votes counted."""
+    polls = {
+        post["_id"]: post
+        for post in Post._get_collection().find(
+            {"_id": {"$in": sorted({post_id for post_id, _, _ in votes})}, "type": "poll"},
+            {"detail.options": 1, "detail.expires": 1, "by.id": 1, "removed": 1},
+        )
+    }
+    authors = {post["by"]["id"] for post in polls.values()}
+    people_found = people.users_read({voter for _, voter, _ in votes} | authors, {"blocked": 1})
+    blocked = {row["_id"]: set(row.get("blocked") or ()) for row in people_found}
+    moment, rows = now(), []
+    counts: dict[ObjectId, dict[str, int]] = {}
+    for post_id, voter, option in votes:
+        post = polls.get(post_id)
+        if post is None or post.get("removed") is not None:
+            continue
+        ends = ends_of(post.get("detail") or {})
+        if ends is not None and moment >= ends:
+            continue
+        options = (post.get("detail") or {}).get("options") or []
+        if isinstance(option, bool) or not isinstance(option, int):
+            continue
+        author = post["by"]["id"]
+        if not 0 <= option < len(options) or (
+            voter != author
+            and (author in blocked.get(voter, ()) or voter in blocked.get(author, ()))
+        ):
+            continue
+        # As the upsert makes it: the filter's fields, then the `$set`.
+        rows.append({"post": post_id, "voter": voter, "option": option, "ts": moment})
+        tally = counts.setdefault(post_id, {})
+        tally[f"detail.votes.{option}"] = tally.get(f"detail.votes.{option}", 0) + 1
+    if rows:
+        PollVote._get_collection().insert_many(rows, ordered=False)
+        still_open = [{"detail.expires": None}, {"detail.expires": {"$gt": moment}}]
+        Post._get_collection().bulk_write(
+            [
+                UpdateOne(
+                    {"_id": post_id, "type": "poll", "removed": None, "$or": still_open},
+                    {"$inc": inc},
+                )
+                for post_id, inc in counts.items()
+            ],
+            ordered=False,
+        )
+    return len(rows)
 
 
 def _refuse_across_blocks(voter: str, author: str) -> None:

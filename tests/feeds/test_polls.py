@@ -1,5 +1,6 @@
 """Poll votes: one per voter, changeable, with counts kept atomically on the post."""
 
+import contextlib
 import random
 import re
 import threading
@@ -13,6 +14,7 @@ from feeds.forms import PostForm
 from feeds.selectors.polls import poll_results, votes_of
 from feeds.services import polls as poll_service
 from feeds.services.polls import PollError, poll_recount, poll_vote
+from profiles.services import block_create
 from socialsite import roundtrips
 from socialsite.clock import now
 
@@ -234,3 +236,52 @@ def test_concurrent_vote_changes_keep_counts_exact():
     assert counts(post) == expected
     assert min(counts(post)) >= 0
     assert sum(expected) == PollVote.objects(post=post.id).count() <= 10
+
+
+def test_seeded_votes_are_what_poll_vote_leaves(make_user, round_trips):
+    """The demo's bulk votes (`polls_seed`) leave the votes and counts the
+    site's `poll_vote` leaves one by one, refusals included: across a block
+    (either way), an ended or removed poll, no such option, not a poll."""
+    ada = make_user("ada")
+    make_user("bob")
+    dan = make_user("dan")
+    make_user("eve")
+    block_create(blocker=dan, blocked="ada")
+    block_create(blocker=ada, blocked="eve")
+    poll, ended, removed = make_poll(), make_poll(), make_poll()
+    end_poll(ended)
+    Post._get_collection().update_one({"_id": removed.id}, {"$set": {"removed": {"by": "mod"}}})
+    status = Post(
+        by=Author(id="ada", name="Ada"), circles=["*public*"], type="status", detail={"text": "hi"}
+    ).save()
+    ballots = [
+        (poll.id, "bob", 1),
+        (poll.id, "ada", 2),  # her own poll
+        (poll.id, "dan", 0),  # dan blocked her
+        (poll.id, "eve", 0),  # she blocked eve
+        (poll.id, "cyd", 1),
+        (poll.id, "fay", 3),  # no such option
+        (ended.id, "bob", 0),
+        (removed.id, "bob", 0),
+        (status.id, "bob", 0),
+    ]
+
+    def left() -> tuple:
+        votes = {
+            (v["post"], v["voter"], v["option"])
+            for v in PollVote._get_collection().find({}, {"_id": 0, "ts": 0})
+        }
+        return votes, [counts(post) for post in (poll, ended, removed)]
+
+    for post_id, voter, option in ballots:
+        with contextlib.suppress(PollError):
+            poll_vote(post_id=post_id, voter=voter, option=option)
+    one_by_one = left()
+    PollVote._get_collection().delete_many({})
+    Post._get_collection().update_many({"type": "poll"}, {"$set": {"detail.votes": [0, 0, 0]}})
+
+    with round_trips() as trips:
+        assert poll_service.polls_seed(votes=ballots) == 3
+    assert left() == one_by_one
+    assert one_by_one[1][0] == [0, 2, 1]
+    assert trips.total == 4  # the polls, the people, the votes, the counts

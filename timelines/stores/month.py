@@ -198,12 +198,10 @@ class MonthStore(EntryArrayStore):
                 "kind": kind,
                 "month": month,
                 "part": part,
-                "entries": sorted(
-                    chunk[part * cap : (part + 1) * cap], key=sort_key, reverse=True
-                ),
+                "entries": sorted(chunk[start : start + cap], key=sort_key, reverse=True),
             }
             for month, chunk in by_month.items()
-            for part in range((len(chunk) + cap - 1) // cap)
+            for part, start in enumerate(range(0, len(chunk), cap))
         ]
 
     def replace(self, kind: str, owner: str, entries: list[dict]) -> None:
