@@ -75,12 +75,9 @@ def session_for(adapter: DjangoAdapter | None = None) -> requests.Session:
 
 
 def mastodon(session: requests.Session | None = None, **kwargs) -> Mastodon:
+    kwargs.setdefault("version_check_mode", "none")
     return Mastodon(
-        api_base_url=BASE,
-        session=session or session_for(),
-        ratelimit_method="throw",
-        version_check_mode="none",
-        **kwargs,
+        api_base_url=BASE, session=session or session_for(), ratelimit_method="throw", **kwargs
     )
 
 
