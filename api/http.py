@@ -74,7 +74,7 @@ class NoSession(SessionBase):
         super().__init__(None)
 
     @property
-    def accessed(self) -> bool:  # type: ignore[override]
+    def accessed(self) -> bool:
         return False
 
     @accessed.setter
@@ -82,7 +82,7 @@ class NoSession(SessionBase):
         pass
 
     @property
-    def modified(self) -> bool:  # type: ignore[override]
+    def modified(self) -> bool:
         return False
 
     @modified.setter

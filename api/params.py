@@ -79,7 +79,7 @@ def _form(request: HttpRequest) -> QueryDict:
     method = request.method
     try:
         request.method = "POST"
-        request._load_post_and_files()  # type: ignore[attr-defined]
+        request._load_post_and_files()
         return request.POST
     except MultiPartParserError as exc:
         raise BadParams("The form body could not be read.") from exc

@@ -31,9 +31,12 @@ def test_update_credentials_goes_through_the_profile_service(ann_api):
 def test_update_credentials_holds_the_pages_rules(ann_api):
     answer = raw(ann_api, "PATCH", "/api/v1/accounts/update_credentials", data={"note": "x" * 501})
     assert answer.status_code == 422 and "error" in answer.json()
-    assert raw(
-        ann_api, "PATCH", "/api/v1/accounts/update_credentials", data={"display_name": " "}
-    ).status_code == 422
+    assert (
+        raw(
+            ann_api, "PATCH", "/api/v1/accounts/update_credentials", data={"display_name": " "}
+        ).status_code
+        == 422
+    )
 
 
 def test_an_account_by_its_handle_and_by_lookup(ann_api, bob):
@@ -64,8 +67,12 @@ def test_public_account_reads_need_no_token(bob):
 def test_follow_unfollow_and_relationships(ann_api, bob):
     rel = ann_api.account_follow("bob")
     assert rel.following is True and rel.followed_by is False
-    assert checks.problems(raw(ann_api, "POST", "/api/v1/accounts/bob/follow").json(),
-                           checks.RELATIONSHIP) == []
+    assert (
+        checks.problems(
+            raw(ann_api, "POST", "/api/v1/accounts/bob/follow").json(), checks.RELATIONSHIP
+        )
+        == []
+    )
     assert ann_api.account("bob").followers_count == 1
     [rel] = ann_api.account_relationships(["bob"])
     assert rel.id == "bob" and rel.following is True
