@@ -23,6 +23,11 @@ blocked = Signal()
 user_created = Signal()
 # user: User, previous: datetime | None (last_seen before this visit)
 user_seen = Signal()
+# handle: str - every way into the account ends now: its sessions were
+# ended by a password change or reset, an address change undone, erasure or
+# a suspension (socialsite/sessions.py `end_sessions_of` sends it), and the
+# apps that hand out other credentials (the client API's tokens) revoke them
+sign_ins_revoked = Signal()
 # muter: str, muted: str
 muted = Signal()
 # muter: str, muted: str

@@ -36,6 +36,7 @@ PAGES = {
     "profile": "the profile page (profiles): request, the person",
     "search": "the search page (profiles): request, the query",
     "post": "the post page (feeds): request, the post",
+    "sessions": "the account's sessions page (profiles): request",
 }
 #: Places in lower apps' templates where a higher app's template goes.
 SLOTS = {
@@ -44,6 +45,8 @@ SLOTS = {
     # each is too much: each item links `link("report")` + `?target=<key>`.
     "report_form": "the page's one Report dialog, for the links of its items",
     "ad": "an ad slot: zone, keywords",
+    # The sessions page: what else may use the account (the client API's apps).
+    "authorized_apps": "beside the sessions: the page's context",
 }
 
 _page_context: dict[str, list[Callable[..., dict]]] = {page: [] for page in PAGES}

@@ -15,7 +15,8 @@ Two ways to use one (docs/accounts.md#rate-limits):
 
 import hashlib
 import hmac
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
+from typing import NamedTuple
 
 from django.conf import settings
 from django.http import HttpRequest
@@ -26,11 +27,23 @@ from pymongo.errors import DuplicateKeyError
 from socialsite.clock import now
 from socialsite.documents import RateCounter
 
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
 
 class RateLimited(Exception):
-    def __init__(self, retry_after: int):
+    def __init__(self, retry_after: int, limit: int = 0):
         super().__init__(f"Too many attempts. Try again in {_human(retry_after)}.")
         self.retry_after = retry_after
+        self.limit = limit
+
+
+class Quota(NamedTuple):
+    """Where a `hit` left the tightest of its counters: the client API
+    reports it in its X-RateLimit-* headers (docs/api.md#rate-limits)."""
+
+    limit: int
+    remaining: int
+    reset: datetime
 
 
 def parse_rule(rule: str) -> tuple[int, int]:
@@ -45,14 +58,15 @@ def _counter_id(scope: str, key: str, window: int) -> str:
     return f"{scope}|{digest[:24]}|{window}"
 
 
-def hit(scope: str, keys: list[str], rule: str) -> None:
-    """Count one attempt against each key; raise RateLimited if any is over.
+def hit(scope: str, keys: list[str], rule: str) -> Quota:
+    """Count one attempt against each key; raise RateLimited if any is over,
+    else say what is left.
 
     Keys are e.g. ["ip:1.2.3.4", "handle:ada"]: a limit per IP and per handle.
     """
-    if not settings.RATELIMIT_ENABLED:
-        return
     limit, seconds = parse_rule(rule)
+    if not settings.RATELIMIT_ENABLED:
+        return Quota(limit, limit, now() + timedelta(seconds=seconds))
     t = now()
     window = int(t.timestamp()) // seconds
     window_end = (window + 1) * seconds
@@ -61,7 +75,8 @@ def hit(scope: str, keys: list[str], rule: str) -> None:
     for key in keys:
         worst = max(worst, _count(collection, _counter_id(scope, key, window), t, seconds))
     if worst > limit:
-        raise RateLimited(retry_after=max(1, window_end - int(t.timestamp())))
+        raise RateLimited(retry_after=max(1, window_end - int(t.timestamp())), limit=limit)
+    return Quota(limit, limit - worst, EPOCH + timedelta(seconds=window_end))
 
 
 def _count(collection: Collection, counter: str, t: datetime, seconds: int) -> int:

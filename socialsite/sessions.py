@@ -21,6 +21,7 @@ from django.contrib.sessions.backends.base import CreateError, SessionBase, Upda
 from pymongo.collection import Collection
 from pymongo.errors import DuplicateKeyError
 
+from socialsite import events
 from socialsite.clock import aware, now
 from socialsite.documents import SessionRecord
 
@@ -220,8 +221,13 @@ def end_session_of(handle: str, session_id: str) -> bool:
 
 
 def end_sessions_of(handle: str, *, keep: str | None = None) -> int:
-    """Delete every session of `handle` except `keep`; returns how many."""
+    """Delete every session of `handle` except `keep`; returns how many.
+    Every other credential of theirs ends too (`events.sign_ins_revoked`:
+    the client API's tokens, docs/api.md#apps-and-tokens), `keep` or not:
+    a password change keeps the browser that made it, never an app."""
     query: dict[str, object] = {"user": handle}
     if keep:
         query["_id"] = {"$ne": keep}
-    return _collection().delete_many(query).deleted_count
+    ended = _collection().delete_many(query).deleted_count
+    events.sign_ins_revoked.send(sender=SessionRecord, handle=handle)
+    return ended

@@ -101,6 +101,9 @@ INSTALLED_APPS = [
     "ads",
     "notifications",
     "devlens",
+    # The Mastodon client API (docs/api.md): on top of every other app.
+    "api",
+    "corsheaders",
 ]
 
 MIDDLEWARE = [
@@ -111,8 +114,12 @@ MIDDLEWARE = [
     "socialsite.middleware.StartupGuard",  # start-up only: see socialsite/checks.py
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # CORS for the client API only (CORS_URLS_REGEX); before anything that answers.
+    "corsheaders.middleware.CorsMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
+    # JSON, never an HTML page, under /api/; before MethodMiddleware (api/middleware.py).
+    "api.middleware.ApiMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     # 405 for a method the view does not take, 400 for a form not in UTF-8.
     "socialsite.methods.MethodMiddleware",
@@ -428,6 +435,16 @@ NOTIFICATIONS_BUCKET_SIZE = env.int("NOTIFICATIONS_BUCKET_SIZE", default=100)  #
 NOTIFICATIONS_GROUP_ACTORS = env.int("NOTIFICATIONS_GROUP_ACTORS", default=10)  # names in a group
 NOTIFICATIONS_PAGE_SIZE = env.int("NOTIFICATIONS_PAGE_SIZE", default=30)
 NOTIFICATIONS_MAX_MENTIONS = env.int("NOTIFICATIONS_MAX_MENTIONS", default=10)  # told per text
+
+# --- The client API (docs/api.md) ---------------------------------------
+# Apps registered per client IP (`POST /api/v1/apps`, open to anyone).
+RATELIMIT_API_APPS = env.str("RATELIMIT_API_APPS", default="30/3600")
+# CORS (django-cors-headers): open to every origin on the API and the token
+# endpoints, which a cookie never authenticates; never on pages.
+CORS_URLS_REGEX = r"^/(api/|oauth/token|oauth/revoke|\.well-known/)"
+CORS_ALLOW_ALL_ORIGINS = True
+CORS_ALLOW_CREDENTIALS = False
+CORS_EXPOSE_HEADERS = ["Link", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"]
 
 # --- Moderation ------------------------------------------------------------
 RATELIMIT_REPORT = env.str("RATELIMIT_REPORT", default="20/600")  # per user

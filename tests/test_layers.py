@@ -29,12 +29,14 @@ LAYERS = {
     "notifications": 5,
     "ads": 5,
     "devlens": 5,
+    # The client API sits on top of every other app.
+    "api": 6,
 }
 #: The apps on top do not use each other.
 ALLOWED_SIDEWAYS: set[tuple[str, str]] = set()
 #: What the apps of the domain itself never reach, at any depth.
 DOMAIN = ("profiles", "feeds", "comments", "timelines", "explore", "messaging")
-ON_TOP = ("notifications", "ads", "devlens", "moderation")
+ON_TOP = ("notifications", "ads", "devlens", "moderation", "api")
 EMBEDDED = "embedded_mongo"
 #: The one module that may select the embedded database.
 EMBEDDED_ALLOWED = {"socialsite/mongo.py"}

@@ -1000,11 +1000,63 @@ def _actions(values: dict, model: str = "cache") -> dict[str, list[tuple[str, di
     }
 
 
+# The client API's routes take a bearer token, not a session's form: driven
+# by `test_the_client_apis_reads_and_writes_are_index_served` instead.
+API_ROUTES = ("api/", "oauth/", "settings/apps/")
+
+
 def _posted_routes() -> set[str]:
     from tests.hostile import probe
     from tests.hostile.routes import ROUTES
 
-    return {key for key, route in ROUTES.items() if probe.own_method(route) == "POST"}
+    return {
+        key
+        for key, route in ROUTES.items()
+        if probe.own_method(route) == "POST" and not key.startswith(API_ROUTES)
+    }
+
+
+def test_the_client_apis_reads_and_writes_are_index_served(make_user, recorder):
+    """The client API (docs/api.md) through Mastodon.py: registering,
+    consenting, the token exchange, every account endpoint, revoking from
+    the sessions page and through /oauth/revoke."""
+    from api.documents import OAuthToken
+    from tests.api.conftest import logged_in
+    from tests.conftest import login_client
+
+    ann, bob = make_user("ann"), make_user("bob")
+    graph.follow_create(follower=bob, followee="ann")
+    web = login_client(ann)
+    recorder.on = True
+    try:
+        api = logged_in(web)
+        api.account_verify_credentials()
+        api.account_update_credentials(note="hello")
+        api.account("bob")
+        api.account_lookup("bob")
+        api.account_follow("bob")
+        api.account_relationships(["bob", "nobody"])
+        api.account_followers("ann", limit=1)
+        api.account_following("ann", limit=1)
+        api.account_mute("bob")
+        api.mutes()
+        api.account_unmute("bob")
+        api.account_block("bob")
+        api.blocks()
+        api.account_unblock("bob")
+        api.account_unfollow("bob")
+        api.instance_v2()
+        web.get("/settings/sessions/")
+        other = logged_in(web, scopes=["read"])
+        recorder.on = False  # the test's own read of the newest token's key
+        key = OAuthToken.objects(user="ann").order_by("-created").first().key
+        recorder.on = True
+        assert web.post(f"/settings/apps/{key}/revoke/").status_code == 302
+        api.revoke_access_token()
+        assert other.access_token
+    finally:
+        recorder.on = False
+    assert_index_served(recorder, ["the client API"])
 
 
 @pytest.fixture

@@ -61,6 +61,11 @@ EXPECTED_KEYS = {
     "ad_user": '{_id: "hashed"}',
     "ad_offer": '{_id: "hashed"}',
     "ad_stats": "{campaign_id: 1, day: 1, ad_unit_id: 1}",
+    # The client API (docs/api.md): apps, codes and tokens, each read and
+    # written by its random `_id` alone (a token's digest on every request).
+    "oauth_app": '{_id: "hashed"}',
+    "oauth_code": '{_id: "hashed"}',
+    "oauth_token": '{_id: "hashed"}',
 }
 
 

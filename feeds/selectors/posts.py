@@ -104,3 +104,9 @@ def counts_of(post_id: ObjectId) -> dict | None:
     version its embedded copies were last given (`counts_copied`)."""
     fields = {"likes_count": 1, "reposts_count": 1, "counts_v": 1, "counts_copied": 1}
     return Post._get_collection().find_one({"_id": post_id}, fields)
+
+
+def posts_estimated() -> int:
+    """About how many posts there are (the collection's metadata, no scan):
+    the client API's instance figures."""
+    return _posts().estimated_document_count()

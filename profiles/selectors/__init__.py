@@ -5,6 +5,8 @@ edges, so that no other app queries this app's collections; `held` knows the
 handles an erasure holds."""
 
 from profiles.selectors.graph import (
+    account_from_lookup,
+    account_lookup,
     active_among,
     audience_pages,
     block_between,
@@ -31,14 +33,17 @@ from profiles.selectors.graph import (
     recent_readers,
     suspended_among,
     users_counts,
+    users_estimated,
     users_read,
 )
 from profiles.selectors.held import handle_digest, handle_held
 from profiles.selectors.people import (
+    ACCOUNT_FIELDS,
     PERSON_PROJECTION,
     Page,
     Person,
     Relationship,
+    accounts,
     blocked_people,
     circle_member_handles,
     circles_overview,
@@ -53,10 +58,14 @@ from profiles.selectors.people import (
 )
 
 __all__ = [
+    "ACCOUNT_FIELDS",
     "PERSON_PROJECTION",
     "Page",
     "Person",
     "Relationship",
+    "account_from_lookup",
+    "account_lookup",
+    "accounts",
     "active_among",
     "audience_pages",
     "block_between",
@@ -96,5 +105,6 @@ __all__ = [
     "suspended_among",
     "user_active",
     "users_counts",
+    "users_estimated",
     "users_read",
 ]

@@ -326,3 +326,34 @@ def graph_all() -> tuple[dict[str, list[str]], dict[str, list[tuple[str, set[str
     for row in FollowingEdge._get_collection().find({}, {"_id": 0, "_f": 1, "_t": 1, "_g": 1}):
         placed.setdefault(row["_f"], []).append((row["_t"], set(row.get("_g") or ())))
     return followers, placed
+
+
+def account_lookup(handle_field: str, into: str) -> dict:
+    """A `$lookup` stage for another app's aggregate whose row names one
+    person at `handle_field`: `into` holds that person's user document, so
+    the row and the person come in one round trip (the client API reads a
+    token with its person, as a session is read with its user). A point
+    read of `user` by `_id`."""
+    return {
+        "$lookup": {
+            "from": User._get_collection_name(),
+            "localField": handle_field,
+            "foreignField": "_id",
+            "as": into,
+        }
+    }
+
+
+def account_from_lookup(rows: list[dict]) -> User | None:
+    """The active user an `account_lookup` brought, or None (none, or no
+    longer active: suspended, being erased)."""
+    if not rows:
+        return None
+    user = User._from_son(rows[0])
+    return user if user.is_active else None
+
+
+def users_estimated() -> int:
+    """About how many accounts there are (the collection's metadata, no scan):
+    the client API's instance figures."""
+    return User._get_collection().estimated_document_count()

@@ -70,43 +70,94 @@ def relationship(
     return rel
 
 
-def _people(handles: list[str]) -> list[User]:
+#: What a person card on a page shows.
+CARD_FIELDS = ("handle", "name", "profile.bio", "followers_count")
+#: What the client API's Account entity shows (api/entities/account.py).
+ACCOUNT_FIELDS = (
+    "handle",
+    "name",
+    "profile",
+    "followers_count",
+    "following_count",
+    "posts_count",
+    "created",
+    "status",
+    "role",
+)
+
+
+def _people(handles: list[str], fields: tuple[str, ...] = CARD_FIELDS) -> list[User]:
     """Display data for a page of handles, in the given order, in one query."""
-    found = {
-        u.handle: u
-        for u in User.objects(handle__in=handles, status="active").only(
-            "handle", "name", "profile.bio", "followers_count"
-        )
-    }
+    found = {u.handle: u for u in User.objects(handle__in=handles, status="active").only(*fields)}
     return [found[h] for h in handles if h in found]
 
 
+def accounts(handles: list[str]) -> list[User]:
+    """The active among `handles`, in that order, with ACCOUNT_FIELDS: one `$in` read."""
+    return _people(handles, ACCOUNT_FIELDS) if handles else []
+
+
 def _edge_page(
-    collection: "Collection[dict[str, Any]]", owner: str, after: str | None
+    collection: "Collection[dict[str, Any]]",
+    owner: str,
+    after: str | None,
+    *,
+    before: str | None = None,
+    size: int | None = None,
+    fields: tuple[str, ...] = CARD_FIELDS,
 ) -> Page[User]:
     """Keyset page of an edge list: a covered read of the `(_f, _t)` index.
+    `before`: the page just above that handle instead (the client API's
+    `min_id`), read backwards on the same index and turned round; its
+    `next_cursor` is then its last handle (the rest follows it).
 
     `{_f: owner, _t > after}` is a range of the `{_f, _t}` shard key: a
     mongos reads only the chunks of that range, one shard for all but the
     largest lists, never a scatter over the cluster.
     """
-    size = settings.GRAPH_PAGE_SIZE
+    size = size or settings.GRAPH_PAGE_SIZE
     query: dict[str, object] = {"_f": owner}
-    if after:
+    direction = -1 if before else 1
+    if before:
+        query["_t"] = {"$lt": before}
+    elif after:
         query["_t"] = {"$gt": after}
-    cursor = collection.find(query, {"_id": 0, "_t": 1}).sort([("_f", 1), ("_t", 1)])
-    # The whole page in the first batch, whatever GRAPH_PAGE_SIZE: one round trip.
+    cursor = collection.find(query, {"_id": 0, "_t": 1}).sort(
+        [("_f", direction), ("_t", direction)]
+    )
+    # The whole page in the first batch, whatever the size: one round trip.
     rows = list(cursor.limit(size + 1).batch_size(size + 1))
     handles = [r["_t"] for r in rows[:size]]
-    return Page(_people(handles), handles[-1] if len(rows) > size else None)
+    if before:
+        handles.reverse()
+        return Page(_people(handles, fields), handles[-1] if handles else None)
+    return Page(_people(handles, fields), handles[-1] if len(rows) > size else None)
 
 
-def followers_page(handle: str, after: str | None = None) -> Page[User]:
-    return _edge_page(FollowerEdge._get_collection(), handle, after)
+def followers_page(
+    handle: str,
+    after: str | None = None,
+    *,
+    before: str | None = None,
+    size: int | None = None,
+    fields: tuple[str, ...] = CARD_FIELDS,
+) -> Page[User]:
+    return _edge_page(
+        FollowerEdge._get_collection(), handle, after, before=before, size=size, fields=fields
+    )
 
 
-def following_page(handle: str, after: str | None = None) -> Page[User]:
-    return _edge_page(FollowingEdge._get_collection(), handle, after)
+def following_page(
+    handle: str,
+    after: str | None = None,
+    *,
+    before: str | None = None,
+    size: int | None = None,
+    fields: tuple[str, ...] = CARD_FIELDS,
+) -> Page[User]:
+    return _edge_page(
+        FollowingEdge._get_collection(), handle, after, before=before, size=size, fields=fields
+    )
 
 
 def circle_member_handles(owner: str, circle: str) -> list[str]:

@@ -5,7 +5,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
-from socialsite import sessions
+from socialsite import extensions, sessions
 from socialsite.http import login_required
 
 
@@ -17,7 +17,10 @@ def session_list(request: HttpRequest) -> HttpResponse:
         {**session, "current": session["id"] == current}
         for session in sessions.sessions_of(request.user.handle)
     ]
-    return render(request, "accounts/sessions.html", {"sessions": listed})
+    context = {"sessions": listed}
+    # What other apps add: the apps authorized through the client API.
+    context.update(extensions.page_context("sessions", request))
+    return render(request, "accounts/sessions.html", context)
 
 
 @login_required

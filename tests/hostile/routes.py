@@ -106,6 +106,8 @@ COMMENT = {"post_id": "thread_post_id", "slug": "slug"}
 THREAD = {"order": "order", "after": "comment_cursor", "before": "comment_cursor"}
 CAMPAIGN_PATH = {"campaign_id": "campaign_id"}
 CONVERSATION = {"conversation_id": "conversation_id"}
+# Mastodon's paging of a list of accounts (api/paging.py).
+API_PAGE = {"max_id": "handle", "min_id": "handle", "since_id": "handle", "limit": "number"}
 CAMPAIGN = {
     "name": "short",
     "ecpm": "number",
@@ -402,6 +404,67 @@ ROUTES: dict[str, Route] = {
     ),
     "dev/compare/": Route(staff=True, query={"path": "site_path"}),
     "dev/mail/": Route(staff=True),
+    # The client API (docs/api.md). The probes' clients hold sessions, not
+    # tokens: most answers are a JSON 401, which is the point for a cookie
+    # (tests/api/ sweeps its parameters with a token).
+    "oauth/authorize": Route(
+        query={
+            "response_type": "short",
+            "client_id": "short",
+            "redirect_uri": "url",
+            "scope": "short",
+            "state": "short",
+            "code_challenge": "short",
+            "code_challenge_method": "short",
+        },
+        form={"decision": "short"},
+        method="GET",
+    ),
+    "oauth/token": Route(
+        form={
+            "grant_type": "short",
+            "client_id": "short",
+            "client_secret": "short",
+            "code": "short",
+            "redirect_uri": "url",
+            "code_verifier": "short",
+            "scope": "short",
+        }
+    ),
+    "oauth/revoke": Route(form={"token": "short", "client_id": "short", "client_secret": "short"}),
+    ".well-known/oauth-authorization-server": Route(),
+    "settings/apps/<str:key>/revoke/": Route(path={"key": "short"}, method="POST"),
+    "api/v1/apps": Route(
+        form={
+            "client_name": "short",
+            "redirect_uris": "url",
+            "scopes": "short",
+            "website": "website",
+        }
+    ),
+    "api/v1/apps/verify_credentials": Route(),
+    "api/v1/instance": Route(),
+    "api/v2/instance": Route(),
+    "api/v1/custom_emojis": Route(),
+    "api/v1/announcements": Route(),
+    "api/v1/preferences": Route(),
+    "api/v1/accounts/verify_credentials": Route(),
+    "api/v1/accounts/update_credentials": Route(
+        form={"display_name": "short", "note": "text"}, method="POST"
+    ),
+    "api/v1/accounts/lookup": Route(query={"acct": "handle"}),
+    "api/v1/accounts/relationships": Route(query={"id[]": "handle"}),
+    "api/v1/accounts/<str:handle>": Route(path=HANDLE),
+    "api/v1/accounts/<str:handle>/followers": Route(path=HANDLE, query=API_PAGE),
+    "api/v1/accounts/<str:handle>/following": Route(path=HANDLE, query=API_PAGE),
+    "api/v1/accounts/<str:handle>/follow": Route(path=HANDLE, method="POST"),
+    "api/v1/accounts/<str:handle>/unfollow": Route(path=HANDLE, method="POST"),
+    "api/v1/accounts/<str:handle>/block": Route(path=HANDLE, method="POST"),
+    "api/v1/accounts/<str:handle>/unblock": Route(path=HANDLE, method="POST"),
+    "api/v1/accounts/<str:handle>/mute": Route(path=HANDLE, method="POST"),
+    "api/v1/accounts/<str:handle>/unmute": Route(path=HANDLE, method="POST"),
+    "api/v1/blocks": Route(query=API_PAGE),
+    "api/v1/mutes": Route(query=API_PAGE),
 }
 
 

@@ -45,6 +45,8 @@ LISTED = {
     "reports",
     "campaigns",
     "bookmarks",
+    # The apps the person authorized through the client API (docs/api.md).
+    "authorized_apps",
 }
 
 

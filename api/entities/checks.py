@@ -1,0 +1,168 @@
+"""The documented fields of each entity and their JSON types
+(docs.joinmastodon.org, "Entities", at 4.3), so every test can hold an
+answer to its shape: `problems(data, ENTITY)` lists each field missing or
+of another type. A type of `None` in a tuple means the field may be null.
+"""
+
+from typing import Any
+
+STR, INT, BOOL, LIST, DICT = str, int, bool, list, dict
+NULL = type(None)
+
+ACCOUNT: dict[str, tuple[type, ...]] = {
+    "id": (STR,),
+    "username": (STR,),
+    "acct": (STR,),
+    "url": (STR,),
+    "uri": (STR,),
+    "display_name": (STR,),
+    "note": (STR,),
+    "avatar": (STR,),
+    "avatar_static": (STR,),
+    "header": (STR,),
+    "header_static": (STR,),
+    "locked": (BOOL,),
+    "fields": (LIST,),
+    "emojis": (LIST,),
+    "bot": (BOOL,),
+    "group": (BOOL,),
+    "discoverable": (BOOL, NULL),
+    "indexable": (BOOL,),
+    "noindex": (BOOL, NULL),
+    "moved": (DICT, NULL),
+    "suspended": (BOOL,),
+    "limited": (BOOL,),
+    "memorial": (BOOL, NULL),
+    "hide_collections": (BOOL, NULL),
+    "created_at": (STR,),
+    "last_status_at": (STR, NULL),
+    "statuses_count": (INT,),
+    "followers_count": (INT,),
+    "following_count": (INT,),
+    "roles": (LIST,),
+}
+CREDENTIAL_ACCOUNT = {**ACCOUNT, "source": (DICT,), "role": (DICT,)}
+SOURCE = {
+    "note": (STR,),
+    "fields": (LIST,),
+    "privacy": (STR,),
+    "sensitive": (BOOL,),
+    "language": (STR,),
+    "follow_requests_count": (INT,),
+    "hide_collections": (BOOL, NULL),
+    "discoverable": (BOOL, NULL),
+    "indexable": (BOOL,),
+    "attribution_domains": (LIST,),
+}
+APPLICATION = {
+    "name": (STR,),
+    "website": (STR, NULL),
+    "scopes": (LIST,),
+    "redirect_uri": (STR,),
+    "redirect_uris": (LIST,),
+}
+CREDENTIAL_APPLICATION = {
+    **APPLICATION,
+    "id": (STR,),
+    "client_id": (STR,),
+    "client_secret": (STR,),
+    "client_secret_expires_at": (INT,),
+}
+RELATIONSHIP = {
+    "id": (STR,),
+    "following": (BOOL,),
+    "showing_reblogs": (BOOL,),
+    "notifying": (BOOL,),
+    "languages": (LIST, NULL),
+    "followed_by": (BOOL,),
+    "blocking": (BOOL,),
+    "blocked_by": (BOOL,),
+    "muting": (BOOL,),
+    "muting_notifications": (BOOL,),
+    "requested": (BOOL,),
+    "requested_by": (BOOL,),
+    "domain_blocking": (BOOL,),
+    "endorsed": (BOOL,),
+    "note": (STR,),
+}
+INSTANCE_V1 = {
+    "uri": (STR,),
+    "title": (STR,),
+    "short_description": (STR,),
+    "description": (STR,),
+    "email": (STR,),
+    "version": (STR,),
+    "urls": (DICT,),
+    "stats": (DICT,),
+    "thumbnail": (STR, NULL),
+    "languages": (LIST,),
+    "registrations": (BOOL,),
+    "approval_required": (BOOL,),
+    "invites_enabled": (BOOL,),
+    "configuration": (DICT,),
+    "contact_account": (DICT, NULL),
+    "rules": (LIST,),
+}
+INSTANCE_V2 = {
+    "domain": (STR,),
+    "title": (STR,),
+    "version": (STR,),
+    "source_url": (STR, NULL),
+    "description": (STR,),
+    "usage": (DICT,),
+    "thumbnail": (DICT,),
+    "icon": (LIST,),
+    "languages": (LIST,),
+    "configuration": (DICT,),
+    "registrations": (DICT,),
+    "api_versions": (DICT,),
+    "contact": (DICT,),
+    "rules": (LIST,),
+}
+CONFIGURATION_V2 = {
+    "urls": (DICT,),
+    "vapid": (DICT,),
+    "accounts": (DICT,),
+    "statuses": (DICT,),
+    "media_attachments": (DICT,),
+    "polls": (DICT,),
+    "translation": (DICT,),
+}
+STATUSES_CONFIGURATION = {
+    "max_characters": (INT,),
+    "max_media_attachments": (INT,),
+    "characters_reserved_per_url": (INT,),
+}
+POLLS_CONFIGURATION = {
+    "max_options": (INT,),
+    "max_characters_per_option": (INT,),
+    "min_expiration": (INT,),
+    "max_expiration": (INT,),
+}
+PREFERENCES = {
+    "posting:default:visibility": (STR,),
+    "posting:default:sensitive": (BOOL,),
+    "posting:default:language": (STR, NULL),
+    "reading:expand:media": (STR,),
+    "reading:expand:spoilers": (BOOL,),
+}
+TOKEN = {"access_token": (STR,), "token_type": (STR,), "scope": (STR,), "created_at": (INT,)}
+ERROR = {"error": (STR,)}
+
+
+def problems(data: Any, fields: dict[str, tuple[type, ...]]) -> list[str]:
+    """Each documented field missing from `data`, or of another type."""
+    if not isinstance(data, dict):
+        return [f"not an object: {type(data).__name__}"]
+    found = []
+    for name, types in fields.items():
+        if name not in data:
+            found.append(f"{name}: missing")
+            continue
+        value = data[name]
+        # JSON has no int/bool split in Python's sense: a bool is not an int here.
+        if isinstance(value, bool) and BOOL not in types:
+            found.append(f"{name}: bool, documented {types}")
+        elif not isinstance(value, types):
+            found.append(f"{name}: {type(value).__name__}, documented {types}")
+    return found

@@ -1,0 +1,16 @@
+"""What the client API does when the apps below announce something
+(socialsite/events.py)."""
+
+from typing import Any
+
+from django.dispatch import receiver
+
+from api import services
+from socialsite import events
+
+
+@receiver(events.sign_ins_revoked, dispatch_uid="api.tokens_revoked")
+def tokens_revoked(sender: Any, handle: str, **kwargs: Any) -> None:
+    """A password change or reset, erasure or suspension: every app the
+    person authorized loses its token, as every browser its session."""
+    services.tokens_revoke_all(user=handle)

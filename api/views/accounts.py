@@ -1,0 +1,250 @@
+"""Accounts (docs.joinmastodon.org/methods/accounts): who a person is, how
+the reader stands to them, and the follow, block and mute actions, through
+the same selectors and services as the profile pages (docs/api.md#accounts)."""
+
+from collections.abc import Callable
+from typing import Any
+
+from django.http import Http404, HttpRequest, JsonResponse
+
+from api import paging
+from api.entities.account import account
+from api.entities.relationship import relationship
+from api.http import ApiError, api_view
+from api.params import Params
+from profiles import selectors as people
+from profiles import services
+from profiles.documents import User
+from profiles.forms import ProfileForm
+from socialsite.ids import parse_handle
+
+#: Mastodon's page of accounts: 40 by default, at most 80.
+ACCOUNTS_DEFAULT, ACCOUNTS_MAX = 40, 80
+#: At most this many ids in one `relationships` question.
+RELATIONSHIPS_MAX = 80
+
+
+def _base(request: HttpRequest) -> str:
+    return request.build_absolute_uri("/").rstrip("/")
+
+
+def _person(value: object) -> User:
+    """The active person with this handle (an account's `id`), as the
+    profile page finds them: unknown, suspended or being erased is a 404."""
+    handle = parse_handle(value)
+    person = people.user_active(handle) if handle else None
+    if person is None:
+        raise Http404
+    return person
+
+
+def relationships_of(viewer: User, handles: list[str]) -> list[dict]:
+    """The Relationship of each active one of `handles`, in order: four
+    indexed reads whatever their number (who is active, the edges both
+    ways, who blocked the viewer)."""
+    known = people.active_among(handles)
+    ordered = [handle for handle in dict.fromkeys(handles) if handle in known]
+    if not ordered:
+        return []
+    following = people.followed_among(viewer.handle, ordered)
+    followed_by = people.followers_among(viewer.handle, ordered)
+    blocked_by = people.blockers_among(viewer.handle, ordered)
+    return [
+        relationship(
+            handle,
+            following=handle in following,
+            followed_by=handle in followed_by,
+            blocking=handle in viewer.blocked,
+            blocked_by=handle in blocked_by,
+            muting=handle in viewer.muted,
+        )
+        for handle in ordered
+    ]
+
+
+@api_view(["GET"], scope=("read:accounts", "profile"), user=True)
+def verify_credentials(request: HttpRequest, params: Params) -> dict:
+    return account(request.user, _base(request), source=True)
+
+
+@api_view(
+    ["PATCH"],
+    scope="write:accounts",
+    user=True,
+    limit=("profile_edit", "RATELIMIT_PROFILE_EDIT"),
+)
+def update_credentials(request: HttpRequest, params: Params) -> dict:
+    """`display_name` and `note` (the bio), checked by the profile page's
+    own form; what is not sent stays as it is."""
+    user = request.user
+    profile = user.profile
+    data = {
+        "name": user.name,
+        "bio": profile.bio,
+        "location": profile.location,
+        "interests": ", ".join(profile.interests),
+        "website": profile.website,
+    }
+    if (name := params.get("display_name")) is not None:
+        data["name"] = name
+    if (note := params.get("note")) is not None:
+        data["bio"] = note
+    form = ProfileForm(data)
+    if not form.is_valid():
+        first = next(iter(form.errors.values()))[0]
+        raise ApiError(422, f"Validation failed: {first}")
+    cleaned = {key: value for key, value in form.cleaned_data.items() if key != "messages_from"}
+    services.profile_update(user=user, **cleaned)
+    return account(user, _base(request), source=True)
+
+
+@api_view(["GET"], scope="read:accounts", user=None)
+def detail(request: HttpRequest, params: Params, handle: str) -> dict:
+    return account(_person(handle), _base(request))
+
+
+@api_view(["GET"], scope="read:accounts", user=None)
+def lookup(request: HttpRequest, params: Params) -> dict:
+    """`acct` is a handle, with or without `@`, or `handle@our-host`."""
+    acct = (params.get("acct") or "").strip().lstrip("@")
+    name, _, domain = acct.partition("@")
+    if domain and domain.lower() != request.get_host().lower():
+        raise Http404
+    return account(_person(name), _base(request))
+
+
+@api_view(["GET"], scope="read:follows", user=True)
+def relationships(request: HttpRequest, params: Params) -> list:
+    handles = [h for value in params.getlist("id") if (h := parse_handle(value))]
+    return relationships_of(request.user, handles[:RELATIONSHIPS_MAX])
+
+
+def _graph_action(request: HttpRequest, handle: str, act: Callable[[User, User], Any]) -> dict:
+    person = _person(handle)
+    try:
+        act(request.user, person)
+    except services.GraphError as exc:
+        raise ApiError(422, str(exc)) from exc
+    except services.UnknownUser as exc:
+        raise Http404 from exc
+    return relationships_of(request.user, [person.handle])[0]
+
+
+FOLLOW_LIMIT = ("follow", "RATELIMIT_FOLLOW")
+MUTE_LIMIT = ("mute", "RATELIMIT_MUTE")
+
+
+@api_view(["POST"], scope="write:follows", user=True, limit=FOLLOW_LIMIT)
+def follow(request: HttpRequest, params: Params, handle: str) -> dict:
+    return _graph_action(
+        request,
+        handle,
+        lambda me, them: services.follow_create(
+            follower=me, followee=them.handle, circles=[], target=them
+        ),
+    )
+
+
+@api_view(["POST"], scope="write:follows", user=True, limit=FOLLOW_LIMIT)
+def unfollow(request: HttpRequest, params: Params, handle: str) -> dict:
+    return _graph_action(
+        request,
+        handle,
+        lambda me, them: services.follow_delete(follower=me.handle, followee=them.handle),
+    )
+
+
+@api_view(["POST"], scope="write:blocks", user=True, limit=FOLLOW_LIMIT)
+def block(request: HttpRequest, params: Params, handle: str) -> dict:
+    return _graph_action(
+        request, handle, lambda me, them: services.block_create(blocker=me, blocked=them.handle)
+    )
+
+
+@api_view(["POST"], scope="write:blocks", user=True, limit=FOLLOW_LIMIT)
+def unblock(request: HttpRequest, params: Params, handle: str) -> dict:
+    return _graph_action(
+        request, handle, lambda me, them: services.block_delete(blocker=me, blocked=them.handle)
+    )
+
+
+@api_view(["POST"], scope="write:mutes", user=True, limit=MUTE_LIMIT)
+def mute(request: HttpRequest, params: Params, handle: str) -> dict:
+    return _graph_action(
+        request, handle, lambda me, them: services.mute_create(user=me, handle=them.handle)
+    )
+
+
+@api_view(["POST"], scope="write:mutes", user=True, limit=MUTE_LIMIT)
+def unmute(request: HttpRequest, params: Params, handle: str) -> dict:
+    return _graph_action(
+        request, handle, lambda me, them: services.mute_delete(user=me, handle=them.handle)
+    )
+
+
+def _people_list(request: HttpRequest, params: Params, handle: str, which: str) -> JsonResponse:
+    """A person's followers or followings, in handle order (the `(_f, _t)`
+    index's): `max_id` pages on, `min_id`/`since_id` back."""
+    person = _person(handle)
+    window = paging.window(params, parse_handle, default=ACCOUNTS_DEFAULT, maximum=ACCOUNTS_MAX)
+    read = people.followers_page if which == "followers" else people.following_page
+    before = window.min_id or window.since_id
+    page = read(
+        person.handle,
+        None if before else window.max_id,
+        before=before,
+        size=window.limit,
+        fields=people.ACCOUNT_FIELDS,
+    )
+    base = _base(request)
+    items = [account(user, base) for user in page.items]
+    return paging.paged(
+        request,
+        items,
+        first_id=page.items[0].handle if page.items else None,
+        last_id=page.next_cursor,
+        more=page.next_cursor is not None,
+    )
+
+
+@api_view(["GET"], scope="read:accounts", user=None)
+def followers(request: HttpRequest, params: Params, handle: str) -> JsonResponse:
+    return _people_list(request, params, handle, "followers")
+
+
+@api_view(["GET"], scope="read:accounts", user=None)
+def following(request: HttpRequest, params: Params, handle: str) -> JsonResponse:
+    return _people_list(request, params, handle, "following")
+
+
+def _own_list(request: HttpRequest, params: Params, handles: list[str]) -> JsonResponse:
+    """A page of the reader's own block or mute list (on their document,
+    loaded with the token): no read but the page's accounts."""
+    window = paging.window(params, parse_handle, default=ACCOUNTS_DEFAULT, maximum=ACCOUNTS_MAX)
+    ordered = sorted(handles)
+    before = window.min_id or window.since_id
+    if before:
+        chosen = [h for h in ordered if h < before][-window.limit :]
+        more = bool(chosen)
+    else:
+        after = [h for h in ordered if window.max_id is None or h > window.max_id]
+        chosen, more = after[: window.limit], len(after) > window.limit
+    base = _base(request)
+    items = [account(user, base) for user in people.accounts(chosen)]
+    return paging.paged(
+        request,
+        items,
+        first_id=chosen[0] if chosen else None,
+        last_id=chosen[-1] if chosen else None,
+        more=more,
+    )
+
+
+@api_view(["GET"], scope="read:blocks", user=True)
+def blocks(request: HttpRequest, params: Params) -> JsonResponse:
+    return _own_list(request, params, list(request.user.blocked))
+
+
+@api_view(["GET"], scope="read:mutes", user=True)
+def mutes(request: HttpRequest, params: Params) -> JsonResponse:
+    return _own_list(request, params, list(request.user.muted))
