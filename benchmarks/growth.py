@@ -56,6 +56,7 @@ from collections import Counter
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
+from datetime import timedelta
 from functools import partial
 from typing import Any
 
@@ -183,18 +184,26 @@ def _fill_wall(author: str, placed: set[str], have: int) -> None:
     columns would compare a page of seven cards with a page of twenty."""
     from django.conf import settings
 
-    from feeds.documents import PUBLIC
+    from feeds.documents import PUBLIC, Post
     from feeds.services.posts import post_create
     from profiles.documents import User
+    from socialsite.clock import now
 
     user = User.objects.get(handle=author)
     unseen = [name for name in user.circles if name not in placed]
     if not unseen:
         raise SystemExit(f"{author} has no circle the reader is not in.")
+    # Older than the author's every post: they fill the wall's page from
+    # below and stay off the top of anyone's news feed, whose page would
+    # otherwise be these short statuses at one size and the demo's mix of
+    # photos, links and polls at another.
+    oldest = Post.objects(by__id=author).order_by("ts").only("ts").first()
+    start = (oldest.ts if oldest else now()) - timedelta(days=1)
     for n in range(2 * settings.FEED_PAGE_SIZE + 2 - have):
         circles = unseen[:1] if n % 3 == 0 else [PUBLIC]
         text = f"Growth benchmark wall post #{n}"
-        post_create(author=user, type="status", detail={"text": text}, circles=circles)
+        ts = start - timedelta(minutes=n)
+        post_create(author=user, type="status", detail={"text": text}, circles=circles, ts=ts)
     run_queued()  # their delivery, as a worker runs it
 
 
