@@ -229,13 +229,15 @@ def _top_level_projection(fields):
         return None
     id_value = fields.get("_id", 1)
     named = {key: value for key, value in fields.items() if key != "_id"}
-    if type(id_value) not in (int, bool) or len(set(named.values())) > 1:
+    if type(id_value) not in (int, bool):
         return None
     for key, value in named.items():
         if type(key) is not str or "." in key or key.startswith("$"):
             return None
-        if type(value) not in (int, bool):
+        if type(value) not in (int, bool):  # an operator: `$slice`, `$elemMatch`
             return None
+    if len(set(named.values())) > 1:
+        return None
     include = bool(next(iter(named.values()))) if named else None
 
     def copy(document):

@@ -211,6 +211,9 @@ PROJECTIONS = st.sampled_from(
         {"s.x": 1},
         {"s.x": 0, "_id": 0},
         {"a": 1, "t": 0},
+        {"s": {"$elemMatch": {"x": 1}}},
+        {"s": {"$elemMatch": {"x": 1}}, "t": 1},
+        {"a": {"$slice": 1}, "_id": 0},
     ]
 )
 
