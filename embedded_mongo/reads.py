@@ -234,9 +234,9 @@ def _top_level_projection(fields):
     for key, value in named.items():
         if type(key) is not str or "." in key or key.startswith("$"):
             return None
-        if type(value) not in (int, bool):  # an operator: `$slice`, `$elemMatch`
-            return None
-    if len(set(named.values())) > 1:
+        if type(value) not in (int, bool):
+            return None  # `{"comments": {"$slice": ...}}`: mongomock's own path
+    if len({bool(value) for value in named.values()}) > 1:
         return None
     include = bool(next(iter(named.values()))) if named else None
 
