@@ -3,8 +3,9 @@
     .venv/bin/python -m benchmarks.growth --users 150,1500,15000 --runs 30
     .venv/bin/python -m benchmarks.growth --users 150,1500            # a few minutes
 
-For each user count in turn it empties the in-process embedded database and
-seeds the demo world (`seed_demo`, benchmarks/app_cpu.py's `seed_world`),
+For each user count in turn it drops the in-process embedded database's
+collections and seeds the demo world into new ones (`seed_demo`,
+benchmarks/app_cpu.py's `seed_world`),
 with the settings app_cpu measures under (DEBUG off, the demo's defaults of
 a server without MONGODB_URI: every timeline model and comment store kept,
 authors past 100 followers pulled). Then, signed in as alice through

@@ -165,6 +165,8 @@ def batch_is_unique(collection, documents) -> bool:
         values = [tuple(_value_at(document, k) for k in keys) for document in documents]
         if len(set(values)) < len(values):
             return False
+        if not store._documents:
+            continue  # nothing stored to clash with (a seeded collection's one insert)
         held = [_indexed(store, keys[0], value[0]) for value in values]
         if any(found is None for found in held):
             # One pass over the collection, rather than one per document.

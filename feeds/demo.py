@@ -347,7 +347,7 @@ def seed_more(
     rng = random.Random(seed + 1)
     users = _authors(handles) if bulk else {u.handle: u for u in User.objects(handle__in=handles)}
     planned = _plan(handles, users, rng, int(len(handles) * posts_per_user))
-    placed = people.graph_all()[1]
+    placed = people.placements_all()
     spread = demo_marks.plan(planned, handles, users, placed, seed)
     made = in_bulk(planned, users) if bulk else one_by_one(planned, spread.reposts)
     by_index = _made_index(planned, made)

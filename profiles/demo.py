@@ -146,6 +146,34 @@ def demo_people(n: int, rng: random.Random) -> list[tuple[str, str]]:
     return people
 
 
+def _user_template(password: str, t: datetime) -> dict:
+    """A demo user's document as MongoEngine writes it (its defaults, field
+    order and conversions), for `seed` to copy and fill in: making each of
+    thousands of users a User document was a third of the stage's CPU.
+    tests/profiles/test_home_and_demo.py holds the seeded users to what
+    MongoEngine makes of them. Every demo person has a verified address at
+    example.org (a domain that receives no mail), so "Forgot your
+    password?" works on the demo at once: the mail is printed and listed on
+    /dev/mail/."""
+    user = User(
+        handle="template",
+        name="Template",
+        password=password,
+        profile=Profile(),
+        created=t,
+        last_seen=t,
+        email=demo_email("template"),
+        email_verified=True,
+    )
+    return user.to_mongo().to_dict()
+
+
+def _copy_of(document: dict) -> dict:
+    """Its own lists and sub-documents, one level down (the template's are
+    all empty or flat)."""
+    return {k: v.copy() if isinstance(v, list | dict) else v for k, v in document.items()}
+
+
 def seed(
     *, users: int, maxfollows: int, seed: int = 42, stdout: OutputWrapper | None = None
 ) -> list[str]:
@@ -164,32 +192,33 @@ def seed(
     calendar = random.Random(seed + 1000)
     joined = join_dates(len(people), t, calendar)
     user_docs = []
+    template = _user_template(password, t)
     for k, (handle, name) in enumerate(people):
         circles = [c for c in CIRCLES if rng.random() < 0.6] or ["friends"]
-        profile = Profile(
-            bio=rng.choice(BIOS),
-            location=rng.choice(PLACES),
-            interests=rng.sample(INTERESTS, rng.randint(1, 4)),
-            website=f"https://{handle.replace('_', '')}.example.org" if rng.random() < 0.4 else "",
+        profile = {
+            "bio": rng.choice(BIOS),
+            "location": rng.choice(PLACES),
+            "interests": rng.sample(INTERESTS, rng.randint(1, 4)),
+            "website": f"https://{handle.replace('_', '')}.example.org"
+            if rng.random() < 0.4
+            else "",
+        }
+        user_docs.append(
+            _copy_of(template)
+            | {
+                "_id": handle,
+                "name": name,
+                "name_terms": name_terms(name),
+                "profile": template["profile"] | profile,
+                "circles": circles,
+                "created": joined[k],
+                # alice is the one signed in right now.
+                "last_seen": t
+                if k == 0
+                else t - timedelta(seconds=calendar.uniform(0, LAST_SEEN_WITHIN_HOURS * 3600)),
+                "email": demo_email(handle),
+            }
         )
-        user = User(
-            handle=handle,
-            name=name,
-            name_terms=name_terms(name),
-            password=password,
-            profile=profile,
-            circles=circles,
-            created=joined[k],
-            # alice is the one signed in right now.
-            last_seen=t
-            if k == 0
-            else t - timedelta(seconds=calendar.uniform(0, LAST_SEEN_WITHIN_HOURS * 3600)),
-        )
-        # Every demo person has a verified address at example.org (a domain
-        # that receives no mail), so "Forgot your password?" works on the
-        # demo at once: the mail is printed and listed on /dev/mail/.
-        user.email, user.email_verified = demo_email(handle), True
-        user_docs.append(user.to_mongo().to_dict())
 
     follows_zipf = Zipf(max(1, maxfollows), rng=rng)
     target_zipf = Zipf(users, rng=rng)

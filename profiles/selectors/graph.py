@@ -322,10 +322,16 @@ def graph_all() -> tuple[dict[str, list[str]], dict[str, list[tuple[str, set[str
     followers: dict[str, list[str]] = {}
     for row in FollowerEdge._get_collection().find({}, {"_id": 0, "_f": 1, "_t": 1}):
         followers.setdefault(row["_f"], []).append(row["_t"])
+    return followers, placements_all()
+
+
+def placements_all() -> dict[str, list[tuple[str, set[str]]]]:
+    """Every person's follows with the circles they placed each one in
+    (member, circles), by person: the demo's plans of who sees what."""
     placed: dict[str, list[tuple[str, set[str]]]] = {}
     for row in FollowingEdge._get_collection().find({}, {"_id": 0, "_f": 1, "_t": 1, "_g": 1}):
         placed.setdefault(row["_f"], []).append((row["_t"], set(row.get("_g") or ())))
-    return followers, placed
+    return placed
 
 
 def account_lookup(handle_field: str, into: str) -> dict:

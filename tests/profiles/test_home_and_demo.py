@@ -41,3 +41,18 @@ def test_demo_users_join_over_weeks_before_their_posts():
         assert since >= aware(users[edge.follower].created)
         assert since >= aware(users[edge.followee].created)
         assert since <= min(first_post.values())
+
+
+def test_demo_users_are_the_documents_mongoengine_writes():
+    """The demo writes its users from one MongoEngine-made template: each
+    stored user is what MongoEngine makes of its own values, every field in
+    its place (no default missing, none extra), and their profiles differ."""
+    handles = demo.seed(users=30, maxfollows=8, seed=7)
+    stored = list(User._get_collection().find({"_id": {"$in": handles}}))
+    assert len(stored) == 30
+    for doc in stored:
+        again = User._from_son(doc).to_mongo().to_dict()
+        assert list(again.items()) == list(doc.items()), doc["_id"]
+        assert doc["email"] == demo.demo_email(doc["_id"]) and doc["email_verified"]
+    assert len({doc["profile"]["bio"] for doc in stored}) > 1
+    assert len({tuple(doc["profile"]["interests"]) for doc in stored}) > 1

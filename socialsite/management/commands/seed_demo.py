@@ -15,19 +15,21 @@ INLINE_TASKS = {"default": {"BACKEND": "django.tasks.backends.immediate.Immediat
 
 @contextmanager
 def _no_cycle_collection() -> Iterator[None]:
-    """Python's cycle collector off while seeding. Seeding makes millions of
-    objects that all live on (the embedded database's documents and
-    indexes): each of the collector's full passes walked every one of them
-    and freed next to nothing, a sixth of the CPU of seeding 5,000 users
-    (docs/performance.md#growth). After it they are frozen (`gc.freeze`:
-    left out of every later pass, as Python's documentation advises before
-    a fork, and `demo` forks its server next), rather than collected in
-    passes over the whole world on the first pages served."""
+    """Python's cycle collector off while seeding, and one collection after.
+    Seeding makes millions of objects that live on (the embedded database's
+    documents and indexes): each of the collector's passes walked them all
+    again, a fifth of the CPU of seeding 15,000 users (docs/performance.md#growth).
+    One pass at the end frees the cycles seeding left (a tenth of the
+    objects), and what lives on is then frozen (`gc.freeze`: left out of
+    every later pass, as Python's documentation advises before a fork, and
+    `demo` forks its server next) rather than walked again by the first
+    pages served."""
     enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
+        gc.collect()
         gc.freeze()
         if enabled:
             gc.enable()
