@@ -41,6 +41,7 @@ THROUGH_THE_DRIVER = frozenset(
         "tests/ads/test_offers.py",
         "tests/ads/test_pacing.py",
         "tests/ads/test_report.py",
+        "tests/api/test_real_races.py",
         "tests/comments/test_buckets.py",
         "tests/comments/test_convert_comments.py",
         "tests/comments/test_real_indexes.py",
