@@ -47,6 +47,19 @@ NOT_FOUND = "Record not found"
 API_METHODS = "api_methods"
 
 
+def app_endpoint(*methods: str) -> Callable[[Callable], Callable]:
+    """Marks a view an app calls outside `api_view` (the OAuth token and
+    revoke endpoints): a method it does not take is a JSON 405 naming
+    `methods` (api/middleware.py), not the page's redirect of a GET to the
+    page it belongs to (socialsite/methods.py)."""
+
+    def mark(view: Callable) -> Callable:
+        setattr(view, API_METHODS, frozenset(methods))
+        return view
+
+    return mark
+
+
 class ApiError(Exception):
     def __init__(self, status: int, message: str, headers: dict[str, str] | None = None):
         super().__init__(message)

@@ -18,7 +18,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from oauthlib.oauth2 import FatalClientError, OAuth2Error
 
 from api import scopes, selectors
-from api.http import NoSession
+from api.http import NoSession, app_endpoint
 from api.oauth import OOB, server
 from api.params import BadParams, Params
 from socialsite.http import login_required
@@ -54,6 +54,7 @@ def _endpoint_uri(request: HttpRequest) -> str:
     return request.build_absolute_uri(request.path)
 
 
+@app_endpoint("POST")
 @csrf_exempt
 @require_POST
 def token(request: HttpRequest) -> HttpResponse:
@@ -72,6 +73,7 @@ def token(request: HttpRequest) -> HttpResponse:
     return _oauth_response(answer_headers, answer, status)
 
 
+@app_endpoint("POST")
 @csrf_exempt
 @require_POST
 def revoke(request: HttpRequest) -> HttpResponse:

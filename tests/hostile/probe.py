@@ -88,6 +88,21 @@ def own_method(route: Route) -> str:
     return route.method or ("POST" if route.form else "GET")
 
 
+#: The client API's routes (docs/api.md): a method they do not take is a JSON
+#: 405 naming the ones they do, a GET of a POST-only one included (an app
+#: is told, not redirected to a page).
+API_ROUTES = ("api/", "oauth/", ".well-known/")
+
+
+def is_api(key: str) -> bool:
+    return key.startswith(API_ROUTES)
+
+
+def methods_taken(key: str, route: Route, world: World) -> frozenset[str]:
+    view = resolve(unquote(valid_path(key, route, world))).func
+    return allowed_methods(view)
+
+
 def answers_get(key: str, route: Route, world: World) -> bool:
     """Whether the route's view takes GET too: a form page (the inbox, a
     conversation) whose GET reads the query its POST only reads on a refusal."""

@@ -450,7 +450,7 @@ ROUTES: dict[str, Route] = {
     "api/v1/preferences": Route(),
     "api/v1/accounts/verify_credentials": Route(),
     "api/v1/accounts/update_credentials": Route(
-        form={"display_name": "short", "note": "text"}, method="POST"
+        form={"display_name": "short", "note": "text"}, method="PATCH"
     ),
     "api/v1/accounts/lookup": Route(query={"acct": "handle"}),
     "api/v1/accounts/relationships": Route(query={"id[]": "handle"}),
