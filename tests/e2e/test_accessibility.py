@@ -13,6 +13,7 @@ import io
 import re
 from datetime import timedelta
 from types import SimpleNamespace
+from urllib.parse import urlencode
 
 import pytest
 from django.conf import settings
@@ -21,6 +22,7 @@ from PIL import Image
 from playwright.sync_api import expect
 
 from ads.serving.choosing import choose_ads
+from api import services as api_services
 from comments import services as comments
 from comments import votes as comment_votes
 from comments.stores import get_store as get_comment_store
@@ -38,6 +40,7 @@ from profiles.services import filters as keyword_filters
 from profiles.services.users import profile_update
 
 DESKTOP, PHONE = 1280, 390
+APP_REDIRECT = "https://pocket.example/callback"
 # axe's two highest impacts: the ones that stop a person from using the page.
 BLOCKING = {"serious", "critical"}
 THREAD_TEXT = "Which starter do you use? Mine is six years old."
@@ -179,7 +182,17 @@ def world(make_user, ad_campaign):
     # Ada changed her address: the old one's undo link asks before it acts.
     recovery.email_set(user=User.objects.get(handle="ada"), email="ada@example.org")
     _, undo = recovery.email_set(user=User.objects.get(handle="ada"), email="ada@new.example")
+    # The client API (docs/api.md): an app ada authorized, listed on her
+    # sessions page, and the consent page of another asking for her account.
+    app, _ = api_services.app_create(
+        name="Pocket Reader",
+        redirect_uris=[APP_REDIRECT],
+        scopes=["read", "write", "follow"],
+        website="https://pocket.example",
+    )
+    api_services.token_create(token="e2e-token", app=app, user="ada", scopes=["read", "write"])
     return SimpleNamespace(
+        client_id=app.client_id,
         thread_id=str(thread.id),
         campaign_id=campaign_id,
         conversation_id=str(group),
@@ -202,6 +215,20 @@ PAGES = {
     "circles": ("ada", lambda w: "/circles/"),
     "email": ("ada", lambda w: "/settings/email/"),
     "sessions": ("ada", lambda w: "/settings/sessions/"),
+    "authorize": (
+        "ada",
+        lambda w: (
+            "/oauth/authorize?"
+            + urlencode(
+                {
+                    "response_type": "code",
+                    "client_id": w.client_id,
+                    "redirect_uri": APP_REDIRECT,
+                    "scope": "read write follow",
+                }
+            )
+        ),
+    ),
     "two-factor": ("ada", lambda w: "/settings/2fa/"),
     "export": ("ada", lambda w: "/settings/export/"),
     "filters": ("ada", lambda w: "/settings/filters/"),
@@ -231,6 +258,7 @@ PAGES = {
 WITH_AD = {"feed", "wall"}
 # Issue 11: no ads on settings, moderation or ad-management pages.
 NO_ADS = {
+    "authorize",
     "settings-index",
     "settings",
     "email",
