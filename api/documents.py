@@ -93,3 +93,35 @@ class OAuthToken(PinnedToPrimary, me.Document):
         "shard_hashed": "digest",
         "auto_create_index": False,
     }
+
+
+# --- Media uploads (docs/api.md#media) ------------------------------------
+
+
+class MediaUpload(me.Document):
+    """A photo uploaded with `POST /api/v2/media`, before a status takes it:
+    its files are processed and stored as the composer's photo is
+    (feeds/services/photos.py); `post` is the status that took it (a photo
+    goes to one post). One a day later that no status took is gone (TTL on
+    `expire`), its files with its owner's erasure or the photo sweep."""
+
+    owner = me.StringField(required=True)
+    detail = me.DictField()  # the stored photo: what a photo post's `detail` holds of it
+    description = me.StringField(default="")
+    post = me.ObjectIdField()
+    created = me.DateTimeField(default=now)
+    expire = me.DateTimeField()
+
+    meta = {
+        "collection": "api_media",
+        "indexes": [
+            # Unattached uploads go after a day; attached ones keep no expiry.
+            {"fields": ["expire"], "expireAfterSeconds": 0, "name": "expire_ttl"},
+            # Erasure: a person's uploads.
+            {"fields": ["owner"], "name": "owner"},
+        ],
+        # Read and taken by `_id` (with its owner checked in the filter).
+        "shard_key": ("id",),
+        "shard_hashed": "id",
+        "auto_create_index": False,
+    }
