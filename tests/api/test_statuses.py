@@ -40,8 +40,10 @@ def test_post_read_edit_and_delete(ann_api, bob):
     assert "Coffee instead" in edited.content and edited.edited_at is not None
     history = ann_api.status_history(posted.id)
     assert ["Hello" in h.content for h in history] == [True, False]
-    assert all(checks.problems(raw_h, checks.STATUS_EDIT) == [] for raw_h in
-               raw(ann_api, "GET", f"/api/v1/statuses/{posted.id}/history").json())
+    assert all(
+        checks.problems(raw_h, checks.STATUS_EDIT) == []
+        for raw_h in raw(ann_api, "GET", f"/api/v1/statuses/{posted.id}/history").json()
+    )
     source = ann_api.status_source(posted.id)
     assert source.text == "Coffee instead" and source.spoiler_text == "drinks"
 
@@ -56,7 +58,9 @@ def test_private_posts_and_direct_and_validation(ann_api):
     private = ann_api.status_post("circles only", visibility="private")
     assert private.visibility == "private"
     assert Post.objects.get(id=private.id).circles == ["*circles*"]
-    direct = raw(ann_api, "POST", "/api/v1/statuses", data={"status": "hi", "visibility": "direct"})
+    direct = raw(
+        ann_api, "POST", "/api/v1/statuses", data={"status": "hi", "visibility": "direct"}
+    )
     assert direct.status_code == 422 and "/api/v1/conversations" in direct.json()["error"]
     for data in (
         {"status": ""},
@@ -98,8 +102,12 @@ def test_replies_are_comments_and_the_context_shows_them(ann_api, bob, make_user
     assert context.ancestors == [] and [s.id for s in context.descendants] == [reply.id, deeper.id]
     around = ann_api.status_context(deeper.id)
     assert [s.id for s in around.ancestors] == [post.id, reply.id] and around.descendants == []
-    assert checks.problems(raw(ann_api, "GET", f"/api/v1/statuses/{post.id}/context").json(),
-                           checks.CONTEXT) == []
+    assert (
+        checks.problems(
+            raw(ann_api, "GET", f"/api/v1/statuses/{post.id}/context").json(), checks.CONTEXT
+        )
+        == []
+    )
     assert Post.objects.get(id=post.id).comments_count == 2
     # A reply's text is edited and deleted as the thread's comment is.
     assert "Fixed" in bob_api.status_update(reply.id, "Fixed").content
@@ -191,8 +199,9 @@ def test_what_the_reader_may_not_see_is_404(ann, ann_api, bob, make_user):
             answer = raw(bob_api, method, f"/api/v1/statuses/{status_id}{path}")
             assert answer.status_code == 404, (status_id, path, answer.text)
             assert answer.json() == {"error": "Record not found"}
-        reply = raw(bob_api, "POST", "/api/v1/statuses",
-                    data={"status": "hi", "in_reply_to_id": status_id})
+        reply = raw(
+            bob_api, "POST", "/api/v1/statuses", data={"status": "hi", "in_reply_to_id": status_id}
+        )
         assert reply.status_code == 404
     assert bob_api.status(public.id).id == public.id
     # Blocked either way: gone.
@@ -202,10 +211,17 @@ def test_what_the_reader_may_not_see_is_404(ann, ann_api, bob, make_user):
     # Someone else's post cannot be edited or deleted by them.
     carol = make_user("carol")
     carol_api = logged_in(_web(carol))
-    assert raw(carol_api, "PUT", f"/api/v1/statuses/{public.id}", data={"status": "x"}).status_code == 404
+    assert (
+        raw(carol_api, "PUT", f"/api/v1/statuses/{public.id}", data={"status": "x"}).status_code
+        == 404
+    )
     assert raw(carol_api, "DELETE", f"/api/v1/statuses/{public.id}").status_code == 404
-    follow_create(follower=User.objects.get(handle="carol"), followee="ann", circles=[],
-                  target=User.objects.get(handle="ann"))
+    follow_create(
+        follower=User.objects.get(handle="carol"),
+        followee="ann",
+        circles=[],
+        target=User.objects.get(handle="ann"),
+    )
     assert raw(carol_api, "GET", f"/api/v1/statuses/{secret.id}").status_code == 404
 
 
