@@ -502,17 +502,16 @@ def _repost(request: HttpRequest, status_id: str, *, on: bool) -> dict:
         raise Http404 from exc
     except reposts.RepostError as exc:
         raise ApiError(422, f"Validation failed: {exc}") from exc
-    original = _marked(request, post, reblogged=state.reposted, reblogs_count=state.reposts)
-    if not on:
-        return original
-    # Mastodon answers a reblog with the new status wrapping the original.
-    return {
-        **original,
-        "id": original["id"],
-        "account": account(request.user, base_of(request)),
-        "reblog": original,
-        "content": "",
-    }
+    changes = {"reblogged": state.reposted, "reblogs_count": state.reposts}
+    made = marks.repost_by(post["_id"], request.user.handle) if on else None
+    if made is None:
+        return _marked(request, post, **changes)
+    # Mastodon answers a reblog with the new status, the original inside,
+    # as a timeline shows a repost (timelines/selectors/entries.py).
+    reposted = {**post, "reposted_by": request.user.handle, "_at": (made["ts"], made["_id"])}
+    shown = status(reposted, request.user, base_of(request))
+    shown["reblog"].update(changes)
+    return shown
 
 
 @api_view(["POST"], scope="write:statuses", user=True, limit=REPOST_LIMIT)

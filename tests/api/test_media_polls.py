@@ -91,7 +91,7 @@ def test_a_poll_posted_read_and_voted(ann_api, bob):
     stored = Post.objects.get(id=posted.id)
     assert stored.type == "poll" and stored.detail["options"] == ["Tea", "Coffee"]
     assert posted.poll.id == posted.id and posted.poll.multiple is False
-    assert "<p>Which?</p>" == posted.content
+    assert posted.content == "<p>Which?</p>"
 
     bob_api = logged_in(login_client(bob))
     before = bob_api.poll(posted.id)
