@@ -32,9 +32,11 @@ from feeds import mentions
 from feeds.documents import PUBLIC
 from feeds.page_keys import FOUND
 from feeds.selectors import marks, polls
+from feeds.selectors.filtering import match
 from feeds.templatetags.posts import linkify
 from profiles import selectors as people
 from profiles.documents import User
+from profiles.filters import Filters, KeywordFilter, filters_for
 from socialsite import extensions
 
 if TYPE_CHECKING:
@@ -343,10 +345,19 @@ def _repost_status(post: dict, original: dict, authors: Authors) -> dict:
     }
 
 
-def statuses(posts: list[dict], viewer: "User | AnonymousVisitor", base: str) -> list[dict]:
+def statuses(
+    posts: list[dict],
+    viewer: "User | AnonymousVisitor",
+    base: str,
+    *,
+    context: str | None = None,
+) -> list[dict]:
     """The Status of each post, in order, as `viewer` sees it. `base`: the
     site's origin ("https://example.org") for absolute URLs. The caller
-    decided which posts the viewer may see."""
+    decided which posts the viewer may see. `context`: the reader's keyword
+    filter context of the list ("home", "public", "thread": profiles/filters.py);
+    each status a filter of it matches says so in `filtered`, as Mastodon's
+    FilterResult (a client folds or hides it, as the pages do)."""
     if not posts:
         return []
     found = marks_of(viewer, posts)
@@ -356,16 +367,50 @@ def statuses(posts: list[dict], viewer: "User | AnonymousVisitor", base: str) ->
     authors = Authors(handles, base)
     _announce_mentions(posts)
     viewer_handle = viewer.handle if viewer.is_authenticated else None
+    filters = filters_for(viewer, context) if context is not None else None
     out = []
     for post in posts:
         shown = _post_status(post, found, authors, viewer_handle)
+        if filters and "filtered" in shown:
+            shown["filtered"] = filter_results(filters, post)
         out.append(_repost_status(post, shown, authors) if post.get("reposted_by") else shown)
     return out
 
 
-def status(post: dict, viewer: "User | AnonymousVisitor", base: str) -> dict:
+def status(
+    post: dict, viewer: "User | AnonymousVisitor", base: str, *, context: str | None = None
+) -> dict:
     """`statuses` of one post."""
-    return statuses([post], viewer, base)[0]
+    return statuses([post], viewer, base, context=context)[0]
+
+
+def filter_results(filters: Filters, post: dict) -> list[dict]:
+    """The FilterResult of the reader's filter the post matches (the
+    pages' match: feeds/selectors/filtering.py), or none."""
+    matched = match(filters, post)
+    if matched is None:
+        return []
+    return [
+        {
+            "filter": filter_entity(matched),
+            "keyword_matches": [matched.phrase],
+            "status_matches": None,
+        }
+    ]
+
+
+def filter_entity(found: KeywordFilter) -> dict:
+    """One of our keyword filters as Mastodon's Filter (v2): a filter is
+    one phrase, whole-word (docs/privacy.md#keyword-filters)."""
+    return {
+        "id": found.id,
+        "title": found.phrase,
+        "context": list(found.contexts),
+        "expires_at": iso(found.expires),
+        "filter_action": found.action,
+        "keywords": [{"id": found.id, "keyword": found.phrase, "whole_word": True}],
+        "statuses": [],
+    }
 
 
 def _announce_mentions(posts: list[dict]) -> None:

@@ -102,9 +102,10 @@ def visible_status(request: HttpRequest, status_id: str) -> tuple[dict, Comment 
 
 
 def as_status(request: HttpRequest, post: dict, comment: Comment | None) -> dict:
+    """A post as its own page shows it: the reader's "thread" filters apply."""
     base = base_of(request)
     if comment is None:
-        return status(post, request.user, base)
+        return status(post, request.user, base, context="thread")
     return comment_statuses([comment], post, request.user, base)[0]
 
 
@@ -399,7 +400,10 @@ def context(request: HttpRequest, params: Params, status_id: str) -> dict:
         if c.slug != comment.slug
     ]
     return {
-        "ancestors": [status(post, viewer, base), *comment_statuses(above, post, viewer, base)],
+        "ancestors": [
+            status(post, viewer, base, context="thread"),
+            *comment_statuses(above, post, viewer, base),
+        ],
         "descendants": comment_statuses(below, post, viewer, base),
     }
 

@@ -11,6 +11,7 @@ from feeds.documents import Bookmark, Post, PostLike, PostRepost
 from feeds.services import removals
 from profiles.documents import User
 from profiles.services import block_create, circle_create, follow_create
+from profiles.services.filters import keyword_filter_create
 from tests.api.conftest import BASE, logged_in, raw
 from tests.conftest import login_client
 
@@ -234,6 +235,34 @@ def test_what_the_reader_may_not_see_is_404(ann, ann_api, bob, make_user):
         target=User.objects.get(handle="ann"),
     )
     assert raw(carol_api, "GET", f"/api/v1/statuses/{secret.id}").status_code == 404
+
+
+def test_keyword_filters_and_mutes_as_on_the_pages(ann_api, bob):
+    """A "thread" filter marks the status (`filtered`, a client folds or
+    hides it, as the post page does); a "public" hide filter takes it off
+    the wall's statuses; a mute hides in the news feed only, so the muted
+    person's statuses stay readable (docs/privacy.md)."""
+    bob_api = logged_in(login_client(bob))
+    post = ann_api.status_post("All about durian fruit")
+    other = ann_api.status_post("Nothing to see")
+    bob_doc = User.objects.get(handle="bob")
+    keyword_filter_create(
+        user=bob_doc, phrase="durian", contexts=["thread"], action="warn", expires_in=None
+    )
+    seen = raw(bob_api, "GET", f"/api/v1/statuses/{post.id}").json()
+    assert seen["filtered"][0]["keyword_matches"] == ["durian"]
+    assert seen["filtered"][0]["filter"]["filter_action"] == "warn"
+    assert raw(bob_api, "GET", f"/api/v1/statuses/{other.id}").json()["filtered"] == []
+    keyword_filter_create(
+        user=User.objects.get(handle="bob"),
+        phrase="durian",
+        contexts=["public"],
+        action="hide",
+        expires_in=None,
+    )
+    assert [s.id for s in bob_api.account_statuses("ann")] == [other.id]
+    bob_api.account_mute("ann")
+    assert bob_api.status(post.id).id == post.id
 
 
 def test_tokens_and_scopes(ann_web, ann_api, app_api, bob):
