@@ -38,6 +38,7 @@ from profiles import selectors as people
 from profiles.documents import User
 from profiles.filters import Filters, KeywordFilter, filters_for
 from socialsite import extensions
+from socialsite.cursors import EPOCH
 
 if TYPE_CHECKING:
     from profiles.auth import AnonymousVisitor
@@ -248,17 +249,22 @@ def _visibility(circles: Iterable[str]) -> str:
 class Authors:
     """The Account of each author of a page, read in one `$in`."""
 
-    def __init__(self, handles: Iterable[str], base: str) -> None:
-        wanted = sorted(set(handles))
+    def __init__(self, handles: Iterable[str], base: str, known: Iterable[User] = ()) -> None:
+        """`known`: people read already (the reader): not asked again."""
+        self.users = {user.handle: user for user in known}
+        wanted = sorted(set(handles) - self.users.keys())
         self.base = base
-        self.users = {user.handle: user for user in people.accounts(wanted)} if wanted else {}
+        if wanted:
+            self.users.update((user.handle, user) for user in people.accounts(wanted))
         self.cache: dict[str, dict] = {}
 
     def get(self, handle: str, name: str = "") -> dict:
         if handle not in self.cache:
             # Someone no longer active (a post a moderator still sees) is
             # shown by what the post remembers of them.
-            user = self.users.get(handle) or User(handle=handle, name=name or handle)
+            user = self.users.get(handle) or User(
+                handle=handle, name=name or handle, created=EPOCH
+            )
             self.cache[handle] = account(user, self.base)
         return self.cache[handle]
 
@@ -351,20 +357,23 @@ def statuses(
     base: str,
     *,
     context: str | None = None,
+    known: Iterable[User] = (),
 ) -> list[dict]:
     """The Status of each post, in order, as `viewer` sees it. `base`: the
     site's origin ("https://example.org") for absolute URLs. The caller
     decided which posts the viewer may see. `context`: the reader's keyword
     filter context of the list ("home", "public", "thread": profiles/filters.py);
     each status a filter of it matches says so in `filtered`, as Mastodon's
-    FilterResult (a client folds or hides it, as the pages do)."""
+    FilterResult (a client folds or hides it, as the pages do). `known`:
+    people read already (the reader, a wall's owner), whose accounts are
+    not asked for again."""
     if not posts:
         return []
     found = marks_of(viewer, posts)
     handles = {p["by"]["id"] for p in posts} | {
         p["reposted_by"] for p in posts if p.get("reposted_by")
     }
-    authors = Authors(handles, base)
+    authors = Authors(handles, base, known)
     _announce_mentions(posts)
     viewer_handle = viewer.handle if viewer.is_authenticated else None
     filters = filters_for(viewer, context) if context is not None else None
@@ -378,10 +387,15 @@ def statuses(
 
 
 def status(
-    post: dict, viewer: "User | AnonymousVisitor", base: str, *, context: str | None = None
+    post: dict,
+    viewer: "User | AnonymousVisitor",
+    base: str,
+    *,
+    context: str | None = None,
+    known: Iterable[User] = (),
 ) -> dict:
     """`statuses` of one post."""
-    return statuses([post], viewer, base, context=context)[0]
+    return statuses([post], viewer, base, context=context, known=known)[0]
 
 
 def filter_results(filters: Filters, post: dict) -> list[dict]:
@@ -477,7 +491,8 @@ def _comment_status(
         "uri": url,
         "url": url,
         "created_at": iso(comment.posted),
-        "account": author or account(User(handle="deleted", name="[deleted account]"), base),
+        "account": author
+        or account(User(handle="deleted", name="[deleted account]", created=EPOCH), base),
         "content": text_html(comment.display_text, base),
         "visibility": _visibility(post.get("circles") or ()),
         "sensitive": False,

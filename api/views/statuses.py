@@ -160,10 +160,10 @@ def statuses_create(request: HttpRequest, params: Params) -> Any:
         if upload is not None:
             media_release(media_id=upload["_id"], post_id=upload["post"])
         raise ApiError(422, f"Validation failed: {exc}") from exc
-    created = post_pages.post_by_id(post.id)
-    if created is None:  # deleted in between: what was written
-        raise Http404
-    return _respond(status(created, request.user, base_of(request)), headers)
+    # The post as written (no read again), its author the reader.
+    written = post.to_mongo().to_dict()
+    shown = status(written, request.user, base_of(request), known=[request.user])
+    return _respond(shown, headers)
 
 
 def _text(params: Params) -> tuple[str, str]:
