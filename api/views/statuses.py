@@ -57,28 +57,41 @@ def base_of(request: HttpRequest) -> str:
 
 
 def visible_post(request: HttpRequest, status_id: str) -> dict:
-    """The post of a post's status id, as the post page shows it to the
-    reader; Http404 for anything the reader may not see. A moderator's
-    sight of removed posts is the pages' (a client has no restore button)."""
+    """The post of a status id, as the post page shows it to the reader;
+    Http404 for anything the reader may not see. A repost's id (a
+    timeline's reblog) is its original, with `reposted_by` and `_at` as a
+    timeline reads it. A moderator's sight of removed posts is the pages'
+    (a client has no restore button)."""
     parsed = parse_status_id(status_id)
     if parsed is None or parsed[1] is not None:
         raise Http404
-    post = post_pages.post_for_viewer(parsed[0], request.user)
-    if post is None or post.get("removed") is not None:
+    post = post_pages.post_by_id(parsed[0])
+    people_in_it = []
+    if post is None:
+        # Not a post: a repost's own id, one point read more.
+        repost = marks.repost_time(parsed[0])
+        original = post_pages.post_by_id(repost["post"]) if repost is not None else None
+        if repost is None or original is None:
+            raise Http404
+        post = {**original, "reposted_by": repost["by"], "_at": (repost["ts"], repost["_id"])}
+        people_in_it.append(repost["by"])
+    shown = post_pages.shown_to(post, request.user)
+    if shown is None or shown.get("removed") is not None:
         raise Http404
-    _refuse_blocker(request, post["by"]["id"])
-    return post
+    _refuse_blockers(request, [shown["by"]["id"], *people_in_it])
+    return shown
 
 
-def _refuse_blocker(request: HttpRequest, author: str) -> None:
-    """An author who blocked the reader is gone for them, as Mastodon
-    answers: one read by `_id` (the reader's own blocks are on their
-    document, and the post's sight checked them)."""
+def _refuse_blockers(request: HttpRequest, handles: list[str]) -> None:
+    """Someone who blocked the reader, or whom the reader blocked, is gone
+    for them, as Mastodon answers: one read by `_id` (the reader's own
+    blocks are on their document)."""
     viewer = request.user
-    if (
-        viewer.is_authenticated
-        and author != viewer.handle
-        and people.blockers_among(viewer.handle, [author])
+    if not viewer.is_authenticated:
+        return
+    others = [h for h in dict.fromkeys(handles) if h != viewer.handle]
+    if any(h in (viewer.blocked or ()) for h in others) or (
+        others and people.blockers_among(viewer.handle, others)
     ):
         raise Http404
 
@@ -314,6 +327,8 @@ def _edit(request: HttpRequest, params: Params, status_id: str) -> JsonResponse:
     """The text, as the post page's edit form changes it (a poll's question
     and options stay: people voted on them)."""
     post, comment = visible_status(request, status_id)
+    if post.get("reposted_by"):
+        raise Http404  # a repost has nothing of its own to edit
     text, _cw = _text(params)
     if comment is not None:
         headers = rate_limited(request, "comment_edit", "RATELIMIT_COMMENT_EDIT")
@@ -355,8 +370,15 @@ def _edit(request: HttpRequest, params: Params, status_id: str) -> JsonResponse:
 
 
 def _delete(request: HttpRequest, status_id: str) -> JsonResponse:
-    """Deleted as the page deletes it; answered with its `text`, for a redraft."""
+    """Deleted as the page deletes it; answered with its `text`, for a
+    redraft. A repost's id: one's own repost is undone."""
     post, comment = visible_status(request, status_id)
+    if post.get("reposted_by"):
+        if post["reposted_by"] != request.user.handle:
+            raise Http404
+        undone = status(post, request.user, base_of(request))
+        reposts.repost_delete(post_id=post["_id"], user=request.user)
+        return JsonResponse({**undone, "text": ""})
     if comment is not None:
         try:
             comment_services.comment_delete(

@@ -136,6 +136,13 @@ def test_favourite_reblog_bookmark_pin_and_undo(ann_api, bob, round_trips):
     assert on_wall.account.id == "bob" and on_wall.reblog.id == post.id
     assert on_wall.id == str(PostRepost.objects.get(post=post.id).id) != post.id
     assert on_wall.reblog.favourited is True and on_wall.reblog.account.id == "ann"
+    # A repost's id reads the repost (a client refreshing a timeline's reblog).
+    assert bob_api.status(on_wall.id).reblog.id == post.id
+    assert (
+        raw(ann_api, "PUT", f"/api/v1/statuses/{on_wall.id}", data={"status": "x"}).status_code
+        == 404
+    )
+    assert raw(ann_api, "DELETE", f"/api/v1/statuses/{on_wall.id}").status_code == 404
     assert [a.id for a in ann_api.status_favourited_by(post.id)] == ["bob"]
     assert [a.id for a in ann_api.status_reblogged_by(post.id)] == ["bob"]
     assert ann_api.status_pin(post.id).pinned is True
@@ -147,6 +154,10 @@ def test_favourite_reblog_bookmark_pin_and_undo(ann_api, bob, round_trips):
     assert bob_api.status_unreblog(post.id).reblogged is False
     assert bob_api.status_unbookmark(post.id).bookmarked is False
     assert not PostLike.objects and not PostRepost.objects and not Bookmark.objects
+    # Deleting one's repost by its id undoes it, as Mastodon's apps do.
+    again = bob_api.status_reblog(post.id)
+    assert bob_api.status_delete(again.id).reblog.id == post.id
+    assert not PostRepost.objects and Post.objects(id=post.id).count() == 1
     with pytest.raises(MastodonAPIError):  # one's own post is not reposted
         ann_api.status_reblog(post.id)
 
