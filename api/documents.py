@@ -93,3 +93,37 @@ class OAuthToken(PinnedToPrimary, me.Document):
         "shard_hashed": "digest",
         "auto_create_index": False,
     }
+
+
+# --- Media uploads (docs/api.md#media) ------------------------------------
+
+
+class MediaUpload(me.Document):
+    """A photo uploaded with `POST /api/v2/media`, before a status takes it:
+    its files are processed and stored as the composer's photo is
+    (feeds/services/photos.py); `post` is the status that took it (a photo
+    goes to one post). One that no status took by `expire` is deleted with
+    its files by the uploads' sweeper (api/services.py `media_sweep`): a
+    TTL index would leave the files behind."""
+
+    owner = me.StringField(required=True)
+    detail = me.DictField()  # the stored photo: what a photo post's `detail` holds of it
+    description = me.StringField(default="")
+    post = me.ObjectIdField()
+    created = me.DateTimeField(default=now)
+    expire = me.DateTimeField()
+
+    meta = {
+        "collection": "api_media",
+        "indexes": [
+            # The sweeper's: uploads no status took in time (taken ones
+            # have no `expire`).
+            {"fields": ["expire"], "name": "expire", "sparse": True},
+            # Erasure: a person's uploads.
+            {"fields": ["owner"], "name": "owner"},
+        ],
+        # Read and taken by `_id` (with its owner checked in the filter).
+        "shard_key": ("id",),
+        "shard_hashed": "id",
+        "auto_create_index": False,
+    }

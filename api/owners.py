@@ -14,4 +14,5 @@ owners.owned(
 )
 owners.owned("oauth_code", app=APP, fields=("user",), erase=services.tokens_erase)
 owners.owned("oauth_token", app=APP, fields=("user",), erase=services.tokens_erase)
+owners.owned("api_media", app=APP, fields=("owner",), erase=services.media_erase)
 owners.exported("authorized_apps", app=APP, export=selectors.tokens_export)

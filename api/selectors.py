@@ -3,8 +3,10 @@
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from bson import ObjectId
+
 from api import secrets
-from api.documents import OAuthApp, OAuthCode, OAuthToken
+from api.documents import MediaUpload, OAuthApp, OAuthCode, OAuthToken
 from profiles import selectors as people
 from profiles.documents import User
 from socialsite.clock import aware, now
@@ -89,3 +91,11 @@ def tokens_export(handle: str) -> list[dict]:
         {"app": row["app_name"], "scopes": row["scopes"], "created": row["created"].isoformat()}
         for row in tokens_of(handle)
     ]
+
+
+# --- Media uploads (docs/api.md#media) ------------------------------------
+
+
+def media_of(media_id: ObjectId, owner: str) -> dict | None:
+    """One of `owner`'s uploads, by `_id`: a point read."""
+    return MediaUpload._get_collection().find_one({"_id": media_id, "owner": owner})

@@ -2,8 +2,12 @@
 
 from datetime import datetime, timedelta
 
+from bson import ObjectId
+from pymongo import ReturnDocument
+
 from api import secrets
-from api.documents import CODE_SECONDS, OAuthApp, OAuthCode, OAuthToken
+from api.documents import CODE_SECONDS, MediaUpload, OAuthApp, OAuthCode, OAuthToken
+from feeds.services import photos
 from socialsite.clock import now
 
 #: A token's `last_used` is written at most this often: reads stay cheap.
@@ -111,3 +115,74 @@ def tokens_erase(handle: str, limit: int) -> int:
     tokens and codes go (they already did at `erasure_begin`; this finds
     anything issued in between)."""
     return tokens_revoke_all(user=handle)
+
+
+# --- Media uploads (docs/api.md#media) ------------------------------------
+
+#: How long an upload waits for a status to take it.
+MEDIA_WAITS = timedelta(days=1)
+
+
+def media_create(*, owner: str, detail: dict, description: str) -> MediaUpload:
+    """A processed, stored photo waiting for a status (api/documents.py)."""
+    upload = MediaUpload(
+        owner=owner, detail=detail, description=description, expire=now() + MEDIA_WAITS
+    )
+    upload.save(force_insert=True)
+    return upload
+
+
+def media_describe(*, media_id: ObjectId, owner: str, description: str) -> bool:
+    """Its alt text, while no status has taken it."""
+    done = MediaUpload._get_collection().update_one(
+        {"_id": media_id, "owner": owner, "post": None}, {"$set": {"description": description}}
+    )
+    return done.matched_count == 1
+
+
+def media_take(*, media_id: ObjectId, owner: str, post_id: ObjectId) -> dict | None:
+    """The upload, taken for the post `post_id` (atomically: two statuses
+    racing for one photo, one wins), its expiry dropped; None when it is
+    not this owner's or taken already."""
+    return MediaUpload._get_collection().find_one_and_update(
+        {"_id": media_id, "owner": owner, "post": None},
+        {"$set": {"post": post_id}, "$unset": {"expire": ""}},
+        return_document=ReturnDocument.AFTER,
+    )
+
+
+def media_release(*, media_id: ObjectId, post_id: ObjectId) -> None:
+    """Give an upload back when the post that took it was not written."""
+    MediaUpload._get_collection().update_one(
+        {"_id": media_id, "post": post_id},
+        {"$set": {"post": None, "expire": now() + MEDIA_WAITS}},
+    )
+
+
+def media_sweep(*, limit: int = 100) -> int:
+    """Delete the uploads no status took in time, files first gone from
+    reach: each is taken away with one find-and-delete that a status taking
+    it at the same moment cannot pass (it needs `post: None` too)."""
+    collection = MediaUpload._get_collection()
+    stale = collection.find({"expire": {"$lt": now()}}, {"_id": 1}).limit(limit)
+    swept = 0
+    for row in list(stale):
+        gone = collection.find_one_and_delete(
+            {"_id": row["_id"], "post": None, "expire": {"$lt": now()}}
+        )
+        if gone is not None:
+            photos.delete(gone.get("detail") or {})
+            swept += 1
+    return swept
+
+
+def media_erase(handle: str, limit: int) -> int:
+    """Erasure: a person's uploads (their files go with their photos,
+    feeds/services/photos.py `owner_erase`)."""
+    ids = [
+        row["_id"]
+        for row in MediaUpload._get_collection().find({"owner": handle}, {"_id": 1}).limit(limit)
+    ]
+    if ids:
+        MediaUpload._get_collection().delete_many({"_id": {"$in": ids}})
+    return len(ids)

@@ -1,6 +1,17 @@
 from django.urls import path
 
-from api.views import accounts, apps, instance, oauth, sessions
+from api.views import (
+    accounts,
+    apps,
+    instance,
+    marks,
+    media,
+    oauth,
+    polls,
+    posting,
+    sessions,
+    statuses,
+)
 
 app_name = "api"
 
@@ -40,4 +51,42 @@ urlpatterns = [
     path("api/v1/accounts/<str:handle>/unmute", accounts.unmute, name="unmute"),
     path("api/v1/blocks", accounts.blocks, name="blocks"),
     path("api/v1/mutes", accounts.mutes, name="mutes"),
+    # Statuses, media and polls (docs/api.md#statuses).
+    path("api/v1/accounts/<str:handle>/statuses", accounts.statuses, name="account_statuses"),
+    path("api/v1/statuses", posting.statuses_create, name="statuses"),
+    path("api/v1/statuses/<str:status_id>", statuses.status_detail, name="status"),
+    path("api/v1/statuses/<str:status_id>/context", statuses.context, name="status_context"),
+    path("api/v1/statuses/<str:status_id>/history", statuses.history, name="status_history"),
+    path("api/v1/statuses/<str:status_id>/source", statuses.source, name="status_source"),
+    path("api/v1/statuses/<str:status_id>/favourite", marks.favourite, name="status_favourite"),
+    path(
+        "api/v1/statuses/<str:status_id>/unfavourite",
+        marks.unfavourite,
+        name="status_unfavourite",
+    ),
+    path("api/v1/statuses/<str:status_id>/reblog", marks.reblog, name="status_reblog"),
+    path("api/v1/statuses/<str:status_id>/unreblog", marks.unreblog, name="status_unreblog"),
+    path("api/v1/statuses/<str:status_id>/bookmark", marks.bookmark, name="status_bookmark"),
+    path(
+        "api/v1/statuses/<str:status_id>/unbookmark",
+        marks.unbookmark,
+        name="status_unbookmark",
+    ),
+    path("api/v1/statuses/<str:status_id>/pin", marks.pin, name="status_pin"),
+    path("api/v1/statuses/<str:status_id>/unpin", marks.unpin, name="status_unpin"),
+    path(
+        "api/v1/statuses/<str:status_id>/favourited_by",
+        marks.favourited_by,
+        name="status_favourited_by",
+    ),
+    path(
+        "api/v1/statuses/<str:status_id>/reblogged_by",
+        marks.reblogged_by,
+        name="status_reblogged_by",
+    ),
+    path("api/v1/media", media.upload, name="media_v1"),
+    path("api/v2/media", media.upload, name="media"),
+    path("api/v1/media/<str:media_id>", media.detail, name="media_detail"),
+    path("api/v1/polls/<str:poll_id>", polls.poll, name="poll"),
+    path("api/v1/polls/<str:poll_id>/votes", polls.vote, name="poll_votes"),
 ]

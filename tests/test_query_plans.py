@@ -1059,6 +1059,65 @@ def test_the_client_apis_reads_and_writes_are_index_served(make_user, recorder):
     assert_index_served(recorder, ["the client API"])
 
 
+def test_the_client_apis_statuses_media_and_polls_are_index_served(make_user, recorder):
+    """Statuses, media and polls through Mastodon.py (docs/api.md#statuses):
+    posting (with a key, a poll, a photo, a reply), reading, the context,
+    editing, the marks and their lists, a person's statuses, deleting."""
+    import io
+
+    from PIL import Image
+
+    from tests.api.conftest import logged_in
+    from tests.conftest import login_client
+
+    ann, bob = make_user("ann"), make_user("bob")
+    graph.follow_create(follower=bob, followee="ann")
+    picture = io.BytesIO()
+    Image.new("RGB", (8, 8), (1, 2, 3)).save(picture, "PNG")
+    ann_api, bob_api = logged_in(login_client(ann)), logged_in(login_client(bob))
+    recorder.on = True
+    try:
+        post = ann_api.status_post("Hello #tea @bob", idempotency_key="plan-key-1")
+        ann_api.status_post("Hello #tea @bob", idempotency_key="plan-key-1")
+        poll = ann_api.status_post("Which?", poll=ann_api.make_poll(["a", "b"], expires_in=600))
+        media = ann_api.media_post(
+            io.BytesIO(picture.getvalue()), mime_type="image/png", description="dots"
+        )
+        ann_api.media_update(media.id, description="small dots")
+        ann_api.media(media.id)
+        ann_api.status_post("A photo", media_ids=[media.id])
+        reply = bob_api.status_reply(post, "Yes")
+        ann_api.status_reply(reply, "Good")
+        bob_api.status(post.id)
+        bob_api.status(reply.id)
+        bob_api.status_context(post.id)
+        bob_api.status_context(reply.id)
+        bob_api.status_favourite(post.id)
+        wrapper = bob_api.status_reblog(post.id)
+        bob_api.status(wrapper.id)
+        bob_api.status_bookmark(post.id)
+        ann_api.status_pin(post.id)
+        ann_api.status_favourited_by(post.id)
+        ann_api.status_reblogged_by(post.id)
+        bob_api.poll_vote(poll.id, [0])
+        bob_api.poll(poll.id)
+        bob_api.account_statuses("ann", limit=2)
+        bob_api.account_statuses("ann", pinned=True)
+        bob_api.account_statuses("ann", max_id=post.id)
+        ann_api.status_update(post.id, "Hello again")
+        ann_api.status_history(post.id)
+        ann_api.status_source(post.id)
+        bob_api.status_unfavourite(post.id)
+        bob_api.status_unreblog(post.id)
+        bob_api.status_unbookmark(post.id)
+        ann_api.status_unpin(post.id)
+        bob_api.status_delete(reply.id)
+        ann_api.status_delete(post.id)
+    finally:
+        recorder.on = False
+    assert_index_served(recorder, ["the client API's statuses"])
+
+
 @pytest.fixture
 def small_world(feed_model, settings):
     from tests.hostile import world as hostile_world

@@ -146,6 +146,96 @@ PREFERENCES = {
     "reading:expand:media": (STR,),
     "reading:expand:spoilers": (BOOL,),
 }
+# Statuses, media and polls (docs/api.md#statuses).
+STATUS = {
+    "id": (STR,),
+    "uri": (STR,),
+    "url": (STR, NULL),
+    "created_at": (STR,),
+    "account": (DICT,),
+    "content": (STR,),
+    "visibility": (STR,),
+    "sensitive": (BOOL,),
+    "spoiler_text": (STR,),
+    "media_attachments": (LIST,),
+    "application": (DICT, NULL),
+    "mentions": (LIST,),
+    "tags": (LIST,),
+    "emojis": (LIST,),
+    "reblogs_count": (INT,),
+    "favourites_count": (INT,),
+    "replies_count": (INT,),
+    "in_reply_to_id": (STR, NULL),
+    "in_reply_to_account_id": (STR, NULL),
+    "reblog": (DICT, NULL),
+    "poll": (DICT, NULL),
+    "card": (DICT, NULL),
+    "language": (STR, NULL),
+    "text": (STR, NULL),
+    "edited_at": (STR, NULL),
+}
+#: The reader's own fields, sent with a person's token.
+STATUS_VIEWER = {
+    "favourited": (BOOL,),
+    "reblogged": (BOOL,),
+    "muted": (BOOL,),
+    "bookmarked": (BOOL,),
+    "filtered": (LIST,),
+}
+STATUS_MENTION = {"id": (STR,), "username": (STR,), "url": (STR,), "acct": (STR,)}
+STATUS_TAG = {"name": (STR,), "url": (STR,)}
+MEDIA_ATTACHMENT = {
+    "id": (STR,),
+    "type": (STR,),
+    "url": (STR, NULL),
+    "preview_url": (STR, NULL),
+    "remote_url": (STR, NULL),
+    "meta": (DICT,),
+    "description": (STR, NULL),
+    "blurhash": (STR, NULL),
+}
+POLL = {
+    "id": (STR,),
+    "expires_at": (STR, NULL),
+    "expired": (BOOL,),
+    "multiple": (BOOL,),
+    "votes_count": (INT,),
+    "voters_count": (INT, NULL),
+    "options": (LIST,),
+    "emojis": (LIST,),
+    "voted": (BOOL, NULL),
+    "own_votes": (LIST,),
+}
+POLL_OPTION = {"title": (STR,), "votes_count": (INT, NULL)}
+PREVIEW_CARD = {
+    "url": (STR,),
+    "title": (STR,),
+    "description": (STR,),
+    "type": (STR,),
+    "authors": (LIST,),
+    "author_name": (STR,),
+    "author_url": (STR,),
+    "provider_name": (STR,),
+    "provider_url": (STR,),
+    "html": (STR,),
+    "width": (INT,),
+    "height": (INT,),
+    "image": (STR, NULL),
+    "embed_url": (STR,),
+    "blurhash": (STR, NULL),
+}
+CONTEXT = {"ancestors": (LIST,), "descendants": (LIST,)}
+STATUS_EDIT = {
+    "content": (STR,),
+    "spoiler_text": (STR,),
+    "sensitive": (BOOL,),
+    "created_at": (STR,),
+    "account": (DICT,),
+    "poll": (DICT, NULL),
+    "media_attachments": (LIST,),
+    "emojis": (LIST,),
+}
+STATUS_SOURCE = {"id": (STR,), "text": (STR,), "spoiler_text": (STR,)}
 TOKEN = {"access_token": (STR,), "token_type": (STR,), "scope": (STR,), "created_at": (INT,)}
 ERROR = {"error": (STR,)}
 

@@ -10,13 +10,19 @@ from django.http import Http404, HttpRequest, JsonResponse
 from api import paging
 from api.entities.account import account
 from api.entities.relationship import relationship
+from api.entities.status import statuses as statuses_of
 from api.http import ApiError, api_view
 from api.params import Params
+from feeds.selectors import marks
+from feeds.selectors import pages as post_pages
 from profiles import selectors as people
 from profiles import services
 from profiles.documents import User
 from profiles.forms import ProfileForm
-from socialsite.ids import parse_handle
+from socialsite.clock import aware
+from socialsite.cursors import Cursor
+from socialsite.ids import parse_handle, parse_object_id
+from timelines.selectors.pages import position, wall_page
 
 #: Mastodon's page of accounts: 40 by default, at most 80.
 ACCOUNTS_DEFAULT, ACCOUNTS_MAX = 40, 80
@@ -248,3 +254,57 @@ def blocks(request: HttpRequest, params: Params) -> JsonResponse:
 @api_view(["GET"], scope="read:mutes", user=True)
 def mutes(request: HttpRequest, params: Params) -> JsonResponse:
     return _own_list(request, params, list(request.user.muted))
+
+
+# --- A person's statuses (docs/api.md#statuses) ----------------------------
+
+
+def _entry_cursor(value: str) -> Cursor | None:
+    """A status id as a wall cursor: the time of the post (or repost) it
+    names, one point read; None for an id of nothing."""
+    oid = parse_object_id(value)
+    if oid is None:
+        return None
+    post = post_pages.post_by_id(oid)
+    if post is not None:
+        return Cursor(aware(post["ts"]), oid)
+    repost = marks.repost_time(oid)
+    return Cursor(aware(repost["ts"]), oid) if repost is not None else None
+
+
+@api_view(["GET"], scope="read:statuses", user=None)
+def statuses(request: HttpRequest, params: Params, handle: str) -> JsonResponse:
+    """The person's wall as the reader sees it (timelines' `wall_page`):
+    `max_id` pages back, `min_id`/`since_id` keep the newest page's statuses
+    above it; `pinned`, `only_media`, `exclude_reblogs` (`exclude_replies`
+    changes nothing: a reply is a comment, never on a wall)."""
+    person = _person(handle)
+    viewer = request.user
+    window = paging.window(params, _entry_cursor, default=20, maximum=40)
+    if viewer.is_authenticated and viewer.handle in (person.blocked or ()):
+        return paging.paged(request, [], first_id=None, last_id=None, more=False)
+    before = None if (window.min_id or window.since_id) else window.max_id
+    page = wall_page(person, viewer, before)
+    if params.boolean("pinned"):
+        shown = page.pinned if before is None else []
+        more = False
+    else:
+        shown = page.posts
+        above = window.min_id or window.since_id
+        if above is not None:
+            shown = [post for post in shown if position(post) > above]
+        if params.boolean("only_media"):
+            shown = [post for post in shown if post.get("type") == "photo"]
+        if params.boolean("exclude_reblogs"):
+            shown = [post for post in shown if not post.get("reposted_by")]
+        more = page.next_cursor is not None or len(shown) > window.limit
+        shown = shown[: window.limit]
+    # A wall is "public" to the reader's keyword filters, as on the page.
+    items = statuses_of(shown, viewer, _base(request), context="public", known=[person])
+    return paging.paged(
+        request,
+        items,
+        first_id=items[0]["id"] if items else None,
+        last_id=items[-1]["id"] if items else None,
+        more=more and not params.boolean("pinned"),
+    )

@@ -49,3 +49,37 @@ def bookmarked_among(owner: str, post_ids: list[ObjectId]) -> set[ObjectId]:
         {"owner": owner, "post": {"$in": post_ids}}, {"_id": 0, "post": 1}
     )
     return {row["post"] for row in rows}
+
+
+def markers_page(
+    kind: str, post_id: ObjectId, *, after: str | None, before: str | None, size: int
+) -> tuple[list[str], bool]:
+    """Who liked (`kind` "like") or reposted ("repost") a post, in handle
+    order on the `(post, by)` index: `size` handles after `after` (or the
+    `size` right before `before`), and whether more follow."""
+    document: type[Document] = PostLike if kind == "like" else PostRepost
+    query: dict = {"post": post_id}
+    if before is not None:
+        query["by"] = {"$lt": before}
+        rows = document._get_collection().find(query, {"_id": 0, "by": 1})
+        handles = [row["by"] for row in rows.sort("by", -1).limit(size)]
+        return handles[::-1], True
+    if after is not None:
+        query["by"] = {"$gt": after}
+    rows = document._get_collection().find(query, {"_id": 0, "by": 1})
+    handles = [row["by"] for row in rows.sort("by", 1).limit(size + 1)]
+    return handles[:size], len(handles) > size
+
+
+def repost_time(repost_id: ObjectId) -> dict | None:
+    """A repost's time, reposter and post by its own id (a timeline
+    entry's id): a point read of `_id`."""
+    return PostRepost._get_collection().find_one({"_id": repost_id}, {"ts": 1, "by": 1, "post": 1})
+
+
+def repost_by(post_id: ObjectId, handle: str) -> dict | None:
+    """`handle`'s repost of the post (its own id and time), or None: a
+    point read of the `(post, by)` index."""
+    return PostRepost._get_collection().find_one(
+        {"post": post_id, "by": handle}, {"_id": 1, "ts": 1}
+    )

@@ -108,6 +108,7 @@ CAMPAIGN_PATH = {"campaign_id": "campaign_id"}
 CONVERSATION = {"conversation_id": "conversation_id"}
 # Mastodon's paging of a list of accounts (api/paging.py).
 API_PAGE = {"max_id": "handle", "min_id": "handle", "since_id": "handle", "limit": "number"}
+STATUS = {"status_id": "post_id"}
 CAMPAIGN = {
     "name": "short",
     "ecpm": "number",
@@ -465,6 +466,52 @@ ROUTES: dict[str, Route] = {
     "api/v1/accounts/<str:handle>/unmute": Route(path=HANDLE, method="POST"),
     "api/v1/blocks": Route(query=API_PAGE),
     "api/v1/mutes": Route(query=API_PAGE),
+    # Statuses, media and polls (docs/api.md#statuses): a status id is a
+    # post's ObjectId in hex.
+    "api/v1/accounts/<str:handle>/statuses": Route(
+        path=HANDLE,
+        query={
+            "max_id": "post_id",
+            "min_id": "post_id",
+            "since_id": "post_id",
+            "limit": "number",
+            "pinned": "checkbox",
+            "only_media": "checkbox",
+            "exclude_replies": "checkbox",
+        },
+    ),
+    "api/v1/statuses": Route(
+        form={
+            "status": "text",
+            "visibility": "short",
+            "spoiler_text": "short",
+            "in_reply_to_id": "post_id",
+            "media_ids[]": "post_id",
+            "poll[options][]": "short",
+            "poll[expires_in]": "duration",
+        }
+    ),
+    "api/v1/statuses/<str:status_id>": Route(path=STATUS, method="GET"),
+    "api/v1/statuses/<str:status_id>/context": Route(path=STATUS),
+    "api/v1/statuses/<str:status_id>/history": Route(path=STATUS),
+    "api/v1/statuses/<str:status_id>/source": Route(path=STATUS),
+    "api/v1/statuses/<str:status_id>/favourite": Route(path=STATUS, method="POST"),
+    "api/v1/statuses/<str:status_id>/unfavourite": Route(path=STATUS, method="POST"),
+    "api/v1/statuses/<str:status_id>/reblog": Route(path=STATUS, method="POST"),
+    "api/v1/statuses/<str:status_id>/unreblog": Route(path=STATUS, method="POST"),
+    "api/v1/statuses/<str:status_id>/bookmark": Route(path=STATUS, method="POST"),
+    "api/v1/statuses/<str:status_id>/unbookmark": Route(path=STATUS, method="POST"),
+    "api/v1/statuses/<str:status_id>/pin": Route(path=STATUS, method="POST"),
+    "api/v1/statuses/<str:status_id>/unpin": Route(path=STATUS, method="POST"),
+    "api/v1/statuses/<str:status_id>/favourited_by": Route(path=STATUS, query=API_PAGE),
+    "api/v1/statuses/<str:status_id>/reblogged_by": Route(path=STATUS, query=API_PAGE),
+    "api/v1/media": Route(form={"description": "text", "file": "photo"}),
+    "api/v2/media": Route(form={"description": "text", "file": "photo"}),
+    "api/v1/media/<str:media_id>": Route(path={"media_id": "post_id"}, method="GET"),
+    "api/v1/polls/<str:poll_id>": Route(path={"poll_id": "poll_post_id"}),
+    "api/v1/polls/<str:poll_id>/votes": Route(
+        path={"poll_id": "poll_post_id"}, form={"choices[]": "number"}
+    ),
 }
 
 
