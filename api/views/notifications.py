@@ -170,7 +170,7 @@ def notifications_clear(request: HttpRequest, params: Params) -> Any:
 
 @api_view(["GET"], scope="read:notifications", user=True)
 def unread_count(request: HttpRequest, params: Params) -> Any:
-    """The header's number (docs/messages.md#notifications' unread count,
+    """The header's number (docs/storage-models.md#notifications: the unread count
     kept on the person's document the token's read already loaded): no
     further round trip. `limit` caps it, as Mastodon's does (100, at most 1000)."""
     cap = paging.limit_of(params, default=UNREAD_DEFAULT, maximum=UNREAD_MAXIMUM)

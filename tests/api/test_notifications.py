@@ -151,3 +151,58 @@ def test_tokens_scopes_and_app_tokens(ann_web, app_api, ann):
     with pytest.raises(MastodonAPIError):
         reader.notifications_clear()
     assert NotificationBucket.objects.count() == 0
+
+
+def test_a_page_costs_the_same_round_trips_whatever_its_length(
+    ann_api, ann, make_user, round_trips
+):
+    def one_of_each(n: int) -> None:
+        fan = make_user(f"fan{n}", name=f"Fan {n}")
+        post = make_post(ann, f"post {n}")
+        graph.follow_create(follower=fan, followee="ann")
+        notifications.notify(recipient="ann", kind="like", actor=fan.handle, post_id=post)
+        notifications.notify(recipient="ann", kind="repost", actor=fan.handle, post_id=post)
+        make_post(fan, f"hi @ann {n}")
+
+    one_of_each(0)
+    with round_trips() as few:
+        assert len(ann_api.notifications()) == 4
+    for n in range(1, 6):
+        one_of_each(n)
+    with round_trips() as many:
+        assert len(ann_api.notifications()) == 24
+    # The token and its person, the buckets, the posts, the follow-backs,
+    # the actors, the posts' authors, the reader's likes and reposts.
+    assert few.total == many.total <= 9, (few.total, many.total)
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "params"),
+    [
+        ("GET", "/api/v1/notifications", {"max_id[$ne]": "x"}),
+        ("GET", "/api/v1/notifications", {"types[]": ["$where", "x" * 5000]}),
+        ("GET", "/api/v1/notifications", {"limit": "9" * 40, "since_id": "1_zz"}),
+        ("GET", "/api/v1/notifications", {"min_id": "99999999999999999_" + "a" * 24}),
+        ("GET", "/api/v1/notifications", {"account_id": "\x00"}),
+        ("GET", "/api/v1/notifications/" + "9" * 5000, {}),
+        ("GET", "/api/v1/notifications/%24ne", {}),
+        ("POST", "/api/v1/notifications/1_zz/dismiss", {}),
+        ("GET", "/api/v1/notifications/unread_count", {"limit": "-5"}),
+        ("GET", "/api/v1/conversations", {"max_id": "../x", "limit": "²"}),
+        ("GET", "/api/v1/conversations", {"min_id[$gt]": ""}),
+        ("POST", "/api/v1/conversations/%00/read", {}),
+        ("DELETE", "/api/v1/conversations/" + "f" * 24, {}),
+        ("POST", "/api/v1/statuses", {"visibility": "direct", "status": {"$ne": 1}}),
+        ("POST", "/api/v1/statuses", {"visibility": "direct", "status": "@" + "a" * 3000}),
+    ],
+)
+def test_hostile_parameters_get_a_json_4xx(ann_api, method, path, params):
+    """Refused with a JSON 4xx, or (an operator where a value belongs, a
+    type nobody knows, a negative limit) simply not read: never a 5xx."""
+    kwargs = {"json": params} if method != "GET" else {"params": params}
+    answer = raw(ann_api, method, path, **kwargs)
+    assert answer.status_code < 500, (answer.status_code, answer.text[:300])
+    if answer.status_code >= 400:
+        assert answer.json()["error"]
+    else:
+        assert answer.json() in ([], {"count": 0}), answer.text[:300]
