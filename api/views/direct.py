@@ -23,7 +23,11 @@ def create(request: HttpRequest, params: Params) -> dict:
         raise ApiError(422, "Validation failed: a direct message is text only")
     to = sorted(handles_in(text) - {request.user.handle})
     if not to:
-        raise ApiError(422, "Validation failed: mention who the direct message is for")
+        raise ApiError(
+            422,
+            "Validation failed: a direct status is a message (/api/v1/conversations): "
+            "mention who it is for",
+        )
     if len(to) > services.MAX_RECIPIENTS:
         raise ApiError(
             422, f"Validation failed: write to at most {services.MAX_RECIPIENTS} people at once"
