@@ -10,12 +10,8 @@ from html import escape
 from typing import Any
 
 from api.entities.dates import iso
-from api.entities.status import Authors
+from api.entities.status import Authors, mention
 from messaging.selectors import Message
-
-
-def _mention(handle: str, base: str) -> dict:
-    return {"id": handle, "username": handle, "url": f"{base}/u/{handle}/", "acct": handle}
 
 
 def message_html(text: str) -> str:
@@ -46,7 +42,7 @@ def message_status(
         "spoiler_text": "",
         "media_attachments": [],
         "application": None,
-        "mentions": [_mention(h, base) for h in others if h and h != message.by],
+        "mentions": [mention(h, base) for h in others if h and h != message.by],
         "tags": [],
         "emojis": [],
         "reblogs_count": 0,

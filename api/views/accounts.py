@@ -300,7 +300,7 @@ def statuses(request: HttpRequest, params: Params, handle: str) -> JsonResponse:
         more = page.next_cursor is not None or len(shown) > window.limit
         shown = shown[: window.limit]
     # A wall is "public" to the reader's keyword filters, as on the page.
-    items = statuses_of(shown, viewer, _base(request), context="public")
+    items = statuses_of(shown, viewer, _base(request), context="public", known=[person])
     return paging.paged(
         request,
         items,
