@@ -283,11 +283,13 @@ def inbox_page(
     *,
     limit: int | None = None,
     after: Cursor | None = None,
+    nearest: bool = False,
 ) -> InboxPage:
     """The reader's conversations, the most recent first, keyset on (ts, _id):
     one aggregate that also asks whether the last message's author blocked
-    the reader (its preview is then hidden, as the message is). `limit`
-    and `after` (only those newer than it): the client API's paging
+    the reader (its preview is then hidden, as the message is). `limit`,
+    and `after` (only those newer than it: the newest of them, or with
+    `nearest` those just above it): the client API's paging
     (docs/api.md#conversations)."""
     limit = limit or settings.MESSAGES_INBOX_PAGE_SIZE
     # `count`: a conversation whose start died before its first message
@@ -308,12 +310,14 @@ def inbox_page(
         Conversation._get_collection().aggregate(
             [
                 {"$match": match},
-                {"$sort": {"ts": -1, "_id": -1}},
+                {"$sort": {"ts": 1, "_id": 1} if nearest else {"ts": -1, "_id": -1}},
                 {"$limit": limit + 1},
                 people.blocker_lookup("last.by", reader.handle, "last_blocker"),
             ]
         )
     )
+    if nearest:  # the ones just above `after`, shown the most recent first
+        rows = rows[:limit][::-1]
     more = len(rows) > limit
     page = InboxPage()
     for row in rows[:limit]:

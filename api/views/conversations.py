@@ -36,6 +36,7 @@ def conversations_list(request: HttpRequest, params: Params) -> Any:
         window.max_id,
         limit=window.limit,
         after=window.min_id or window.since_id,
+        nearest=window.min_id is not None,
     )
     lasts = selectors.last_messages(page.rows)
     authors = Authors(

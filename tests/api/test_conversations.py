@@ -132,3 +132,25 @@ def test_tokens_scopes_and_app_tokens(ann_web, app_api, ann, bob):
             == 404
         )
         assert raw(ann_web_api, "GET", f"/api/v1/conversations?max_id={bad}").status_code == 400
+
+
+def test_min_id_pages_the_ones_just_above(bob, make_user):
+    for handle in ("ann", "cyd", "dan"):
+        make_user(handle)
+        services.conversation_start(sender=bob, to=[handle], text=f"hi {handle}")
+    bob_api = logged_in(login_client(bob))
+    newest = bob_api.conversations(limit=1)
+    middle = bob_api.fetch_next(newest)
+    oldest = bob_api.fetch_next(middle)
+    assert [[a.acct for a in page[0].accounts] for page in (newest, middle, oldest)] == [
+        ["dan"],
+        ["cyd"],
+        ["ann"],
+    ]
+    assert not bob_api.fetch_next(oldest)
+    above = bob_api.fetch_previous(oldest)
+    assert [c.id for c in above] == [middle[0].id]  # the nearest, not the newest
+    assert [c.id for c in bob_api.conversations(since_id=oldest._pagination_prev["min_id"])] == [
+        newest[0].id,
+        middle[0].id,
+    ]
