@@ -3,6 +3,7 @@ from django.urls import path
 from api.views import (
     accounts,
     apps,
+    conversations,
     instance,
     marks,
     media,
@@ -12,6 +13,7 @@ from api.views import (
     sessions,
     statuses,
 )
+from api.views import notifications as api_notifications
 
 app_name = "api"
 
@@ -89,4 +91,38 @@ urlpatterns = [
     path("api/v1/media/<str:media_id>", media.detail, name="media_detail"),
     path("api/v1/polls/<str:poll_id>", polls.poll, name="poll"),
     path("api/v1/polls/<str:poll_id>/votes", polls.vote, name="poll_votes"),
+    # Notifications and conversations (our messages): docs/api.md#notifications,
+    # docs/api.md#conversations.
+    path("api/v1/notifications", api_notifications.notifications_list, name="notifications"),
+    path(
+        "api/v1/notifications/clear",
+        api_notifications.notifications_clear,
+        name="notifications_clear",
+    ),
+    path(
+        "api/v1/notifications/unread_count",
+        api_notifications.unread_count,
+        name="notifications_unread_count",
+    ),
+    path(
+        "api/v1/notifications/<str:notification_id>",
+        api_notifications.notification_detail,
+        name="notification",
+    ),
+    path(
+        "api/v1/notifications/<str:notification_id>/dismiss",
+        api_notifications.notification_dismiss,
+        name="notification_dismiss",
+    ),
+    path("api/v1/conversations", conversations.conversations_list, name="conversations"),
+    path(
+        "api/v1/conversations/<str:conversation_id>",
+        conversations.conversation_delete,
+        name="conversation",
+    ),
+    path(
+        "api/v1/conversations/<str:conversation_id>/read",
+        conversations.conversation_read,
+        name="conversation_read",
+    ),
 ]

@@ -277,11 +277,21 @@ def _message(place: tuple[int, int], stored: dict, reader: str, suspended: set[s
 # --- the inbox --------------------------------------------------------------------
 
 
-def inbox_page(reader: "User", before: Cursor | None = None) -> InboxPage:
+def inbox_page(
+    reader: "User",
+    before: Cursor | None = None,
+    *,
+    limit: int | None = None,
+    after: Cursor | None = None,
+    nearest: bool = False,
+) -> InboxPage:
     """The reader's conversations, the most recent first, keyset on (ts, _id):
     one aggregate that also asks whether the last message's author blocked
-    the reader (its preview is then hidden, as the message is)."""
-    limit = settings.MESSAGES_INBOX_PAGE_SIZE
+    the reader (its preview is then hidden, as the message is). `limit`,
+    and `after` (only those newer than it: the newest of them, or with
+    `nearest` those just above it): the client API's paging
+    (docs/api.md#conversations)."""
+    limit = limit or settings.MESSAGES_INBOX_PAGE_SIZE
     # `count`: a conversation whose start died before its first message
     # (or lost the race for its key) holds nothing to list.
     match: dict = {"active": reader.handle, "count": {"$gt": 0}}
@@ -290,16 +300,24 @@ def inbox_page(reader: "User", before: Cursor | None = None) -> InboxPage:
             {"ts": {"$lt": before.ts}},
             {"ts": before.ts, "_id": {"$lt": before.id}},
         ]
+    if after is not None:
+        newer = [{"ts": {"$gt": after.ts}}, {"ts": after.ts, "_id": {"$gt": after.id}}]
+        if "$or" in match:
+            match["$and"] = [{"$or": match.pop("$or")}, {"$or": newer}]
+        else:
+            match["$or"] = newer
     rows = list(
         Conversation._get_collection().aggregate(
             [
                 {"$match": match},
-                {"$sort": {"ts": -1, "_id": -1}},
+                {"$sort": {"ts": 1, "_id": 1} if nearest else {"ts": -1, "_id": -1}},
                 {"$limit": limit + 1},
                 people.blocker_lookup("last.by", reader.handle, "last_blocker"),
             ]
         )
     )
+    if nearest:  # the ones just above `after`, shown the most recent first
+        rows = rows[:limit][::-1]
     more = len(rows) > limit
     page = InboxPage()
     for row in rows[:limit]:
@@ -325,6 +343,34 @@ def inbox_page(reader: "User", before: Cursor | None = None) -> InboxPage:
         tail = rows[limit - 1]
         page.next_cursor = Cursor(aware(tail["ts"]), tail["_id"]).encode()
     return page
+
+
+def last_messages(rows: list[InboxRow]) -> dict[str, Message]:
+    """The whole last message of each conversation of an inbox page (a row
+    holds its preview only), by message id: one read of their buckets on
+    the `(conversation, bucket)` index, each bucket answering only the
+    message asked for. Those across a block are not asked for."""
+    wanted = {
+        row.last["id"]: ObjectId(row.id)
+        for row in rows
+        if row.last.get("id") is not None and not row.hidden_preview
+    }
+    if not wanted:
+        return {}
+    found = MessageBucket._get_collection().find(
+        {
+            "conversation": {"$in": sorted(set(wanted.values()))},
+            "messages._id": {"$in": list(wanted)},
+        },
+        {"bucket": 1, "messages": {"$elemMatch": {"_id": {"$in": list(wanted)}}}},
+    )
+    out: dict[str, Message] = {}
+    for bucket in found:
+        for stored in bucket.get("messages") or ():
+            # Its index is unknown here and unused: the page's cursors never
+            # come from an inbox row.
+            out[str(stored["_id"])] = _message((bucket["bucket"], 0), stored, "", set())
+    return out
 
 
 def unread_truth(reader: "User", page: InboxPage) -> int | None:

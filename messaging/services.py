@@ -104,6 +104,12 @@ def conversation_start(*, sender: User, to: list[str], text: str) -> ObjectId:
     """Send `text` to the people `to` (1 to 20 handles): into their open
     conversation with the sender if there is one with exactly them, else a
     new one. Returns the conversation's id."""
+    return conversation_write(sender=sender, to=to, text=text)[0]
+
+
+def conversation_write(*, sender: User, to: list[str], text: str) -> tuple[ObjectId, dict]:
+    """`conversation_start`, answering the conversation's id and the message
+    written (the client API shows it: docs/api.md#conversations)."""
     text = _clean_text(text)
     others = sorted({h for h in to if h and h != sender.handle})
     if not others:
@@ -131,8 +137,8 @@ def conversation_start(*, sender: User, to: list[str], text: str) -> ObjectId:
     else:
         _may_start(sender, others, found)
         conversation_id = _open(sender, others, found, key)
-    message_send(conversation_id=conversation_id, sender=sender, text=text)
-    return conversation_id
+    message = message_send(conversation_id=conversation_id, sender=sender, text=text)
+    return conversation_id, message
 
 
 def _may_start(sender: User, others: list[str], found: dict) -> None:

@@ -19,8 +19,8 @@ items than its size; its `rel="next"` cursor still moves past every item it
 read, so paging never repeats or skips one.
 """
 
-from collections.abc import Collection, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Collection, Iterator
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from bson import ObjectId
@@ -75,6 +75,10 @@ class NotificationPage:
     items: list[Notification]
     next_cursor: str | None
     newest: datetime | None  # the newest item stored, shown or not
+    # The client API's paging and statuses (docs/api.md#notifications):
+    # the first item read (shown or not), and the posts the items are about.
+    first_cursor: str | None = None
+    posts: dict[ObjectId, dict] = field(default_factory=dict)
 
 
 def _read_buckets(owner: str, before: Cursor | None, limit: int) -> list[dict]:
@@ -90,15 +94,31 @@ def _read_buckets(owner: str, before: Cursor | None, limit: int) -> list[dict]:
     return list(rows)
 
 
+def _read_buckets_after(owner: str, after: Cursor, limit: int) -> list[dict]:
+    """The oldest buckets holding anything at or after `after`, oldest first
+    (the client API's `min_id`: the page right above a cursor)."""
+    query = {"owner": owner, "max_ts": {"$gte": after.ts}}
+    rows = (
+        buckets.collection()
+        .find(query, {"items": 1, "min_ts": 1})
+        .sort([("max_ts", 1)])
+        .limit(limit)
+    )
+    return list(rows)
+
+
 def _hidden_people(viewer: User) -> set[str]:
     return set(viewer.blocked) | set(getattr(viewer, "muted", None) or [])
 
 
-def _posts_seen_by(viewer: User, post_ids: Collection[ObjectId]) -> dict[ObjectId, dict]:
-    """The posts among `post_ids` the viewer may see now: one `$in` read."""
+def _posts_seen_by(
+    viewer: User, post_ids: Collection[ObjectId], fields: dict | None = None
+) -> dict[ObjectId, dict]:
+    """The posts among `post_ids` the viewer may see now: one `$in` read
+    (of `fields` when the caller shows more of them than the page)."""
     if not post_ids:
         return {}
-    rows = feed_posts.posts_read(post_ids, POST_FIELDS)
+    rows = feed_posts.posts_read(post_ids, fields or POST_FIELDS)
     alive = [row for row in rows if row.get("removed") is None]
     return {post["_id"]: post for post in Sight(viewer).visible(alive)}
 
@@ -149,16 +169,40 @@ def _shown(
     )
 
 
-def notification_page(viewer: User, before: Cursor | None) -> NotificationPage:
-    size = settings.NOTIFICATIONS_PAGE_SIZE
-    rows = _read_buckets(viewer.handle, before, PAGE_BUCKETS)
+def notification_page(
+    viewer: User,
+    before: Cursor | None,
+    *,
+    after: Cursor | None = None,
+    size: int | None = None,
+    keep: Callable[[dict], bool] | None = None,
+    post_fields: dict | None = None,
+) -> NotificationPage:
+    """A page of the viewer's notifications, newest first, older than
+    `before`; or, with `after`, the `size` items just newer than it (the
+    client API's `min_id`). `keep`: which stored items may be listed at all
+    (the client API's `types[]` and `account_id`), `post_fields` the posts'
+    fields to read when the caller shows the posts (docs/api.md#notifications)."""
+    size = size or settings.NOTIFICATIONS_PAGE_SIZE
+    if after is not None:
+        rows = _read_buckets_after(viewer.handle, after, PAGE_BUCKETS)
+    else:
+        rows = _read_buckets(viewer.handle, before, PAGE_BUCKETS)
     stored = [item for row in rows for item in row["items"]]
     newest = max((aware(item["ts"]) for item in stored), default=None)
-    candidates = sorted(
-        (item for item in stored if older_than(item, before)), key=sort_key, reverse=True
-    )
-    more = len(candidates) > size or len(rows) == PAGE_BUCKETS
-    candidates = candidates[:size]
+    wanted = (item for item in stored if keep is None or keep(item))
+    if after is not None:
+        candidates = sorted(
+            (item for item in wanted if sort_key(item) > (after.ts, after.id)), key=sort_key
+        )
+        more = True  # the cursor itself is older
+        candidates = candidates[:size][::-1]
+    else:
+        candidates = sorted(
+            (item for item in wanted if older_than(item, before)), key=sort_key, reverse=True
+        )
+        more = len(candidates) > size or len(rows) == PAGE_BUCKETS
+        candidates = candidates[:size]
     hidden = _hidden_people(viewer)
     posts = _posts_seen_by(
         viewer,
@@ -168,6 +212,7 @@ def notification_page(viewer: User, before: Cursor | None) -> NotificationPage:
             if item.get("post") is not None
             and (item["actor"] not in hidden or item["kind"] == "like")
         },
+        post_fields,
     )
     seen = aware(getattr(viewer, "notifications_seen", None))
     filters = filters_for(viewer, "notifications")
@@ -177,9 +222,15 @@ def notification_page(viewer: User, before: Cursor | None) -> NotificationPage:
     if more:
         if candidates:
             next_cursor = Cursor.of(candidates[-1]).encode()
-        elif rows:
+        elif rows and after is None:
             next_cursor = Cursor(aware(rows[-1]["min_ts"]), EARLIEST).encode()
-    return NotificationPage(items=items, next_cursor=next_cursor, newest=newest)
+    return NotificationPage(
+        items=items,
+        next_cursor=next_cursor,
+        newest=newest,
+        first_cursor=Cursor.of(candidates[0]).encode() if candidates else None,
+        posts=posts,
+    )
 
 
 def _offer_follow_back(viewer: User, items: list[Notification]) -> None:

@@ -279,3 +279,26 @@ def notifications_erase(handle: str, limit: int) -> int:
     for owner in sorted(set(changed)):
         notifications_recount(owner=owner)
     return read
+
+
+def notifications_clear(*, owner: str) -> None:
+    """Forget every notification of `owner` (the client API's "clear",
+    docs/api.md#notifications): their buckets go, one delete on the
+    `(owner, slot)` index, and the count follows (to 0, race-safe)."""
+    buckets.collection().delete_many({"owner": owner})
+    notifications_recount(owner=owner)
+
+
+def notification_dismiss(*, owner: str, item_id: ObjectId, ts: datetime) -> bool:
+    """Forget one notification of `owner` (the client API's "dismiss"): it
+    leaves the bucket whose time range holds it (the `owner_min_ts` index
+    finds it: no bucket is named without its shard key, so an `update_many`),
+    and the count follows when it was there. The bucket's `size` stays: it
+    counts pushes for the rollover, and a bucket a little emptier is fine."""
+    changed = buckets.collection().update_many(
+        {"owner": owner, "min_ts": {"$lte": ts}, "max_ts": {"$gte": ts}, "items.id": item_id},
+        {"$pull": {"items": {"id": item_id}}},
+    )
+    if changed.modified_count:
+        notifications_recount(owner=owner)
+    return bool(changed.modified_count)

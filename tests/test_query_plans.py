@@ -1118,6 +1118,48 @@ def test_the_client_apis_statuses_media_and_polls_are_index_served(make_user, re
     assert_index_served(recorder, ["the client API's statuses"])
 
 
+def test_the_client_apis_notifications_and_conversations_are_index_served(make_user, recorder):
+    """Notifications and conversations through Mastodon.py
+    (docs/api.md#notifications, #conversations): every way of paging the
+    notifications, one read, a dismissal and the clearing; a direct status
+    sent, the conversations listed and paged, read and left."""
+    from notifications import services as notifications
+    from tests.api.conftest import logged_in
+    from tests.conftest import login_client
+
+    ann, bob = make_user("ann"), make_user("bob")
+    make_user("cyd")
+    post = feed_services.post_create(
+        author=ann, type="status", detail={"text": "mine"}, circles=[PUBLIC]
+    ).id
+    graph.follow_create(follower=bob, followee="ann")
+    notifications.notify(recipient="ann", kind="like", actor="bob", post_id=post)
+    ann_api, bob_api = logged_in(login_client(ann)), logged_in(login_client(bob))
+    recorder.on = True
+    try:
+        shown = ann_api.notifications(limit=1)
+        ann_api.fetch_next(shown)
+        ann_api.fetch_previous(shown)
+        ann_api.notifications(since_id=shown[0].id, types=["favourite"], account_id="bob")
+        ann_api.notifications(id=shown[0].id)
+        ann_api.notifications_unread_count()
+        ann_api.notifications_dismiss(shown[0].id)
+        ann_api.notifications_clear()
+        bob_api.status_post("@ann hello", visibility="direct")
+        bob_api.status_post("@ann @cyd all", visibility="direct")
+        listed = ann_api.conversations(limit=1)
+        ann_api.fetch_next(listed)
+        ann_api.fetch_previous(listed)
+        ann_api.conversations_read(listed[0].id)
+        ann_api.session.delete(
+            f"{ann_api.api_base_url}/api/v1/conversations/{listed[0].id}",
+            headers={"Authorization": f"Bearer {ann_api.access_token}"},
+        )
+    finally:
+        recorder.on = False
+    assert_index_served(recorder, ["the client API's notifications and conversations"])
+
+
 @pytest.fixture
 def small_world(feed_model, settings):
     from tests.hostile import world as hostile_world

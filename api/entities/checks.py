@@ -256,3 +256,33 @@ def problems(data: Any, fields: dict[str, tuple[type, ...]]) -> list[str]:
         elif not isinstance(value, types):
             found.append(f"{name}: {type(value).__name__}, documented {types}")
     return found
+
+
+# Notifications and conversations (docs/api.md#notifications, #conversations).
+NOTIFICATION = {
+    "id": (STR,),
+    "type": (STR,),
+    "group_key": (STR,),
+    "created_at": (STR,),
+    "account": (DICT,),
+    "status": (DICT, NULL),
+    "report": (DICT, NULL),
+    "event": (DICT, NULL),
+    "moderation_warning": (DICT, NULL),
+}
+ACCOUNT_WARNING = {
+    "id": (STR,),
+    "action": (STR,),
+    "text": (STR,),
+    "status_ids": (LIST, NULL),
+    "target_account": (DICT,),
+    "appeal": (DICT, NULL),
+    "created_at": (STR,),
+}
+CONVERSATION = {
+    "id": (STR,),
+    "unread": (BOOL,),
+    "accounts": (LIST,),
+    "last_status": (DICT, NULL),
+}
+UNREAD_COUNT = {"count": (INT,)}

@@ -512,6 +512,37 @@ ROUTES: dict[str, Route] = {
     "api/v1/polls/<str:poll_id>/votes": Route(
         path={"poll_id": "poll_post_id"}, form={"choices[]": "number"}
     ),
+    # Notifications and conversations (docs/api.md#notifications,
+    # docs/api.md#conversations): their cursors are the pages' keyset cursors.
+    "api/v1/notifications": Route(
+        query={
+            "max_id": "timeline_cursor",
+            "min_id": "timeline_cursor",
+            "since_id": "timeline_cursor",
+            "limit": "number",
+            "types[]": "short",
+            "exclude_types[]": "short",
+            "account_id": "handle",
+        }
+    ),
+    "api/v1/notifications/clear": Route(method="POST"),
+    "api/v1/notifications/unread_count": Route(query={"limit": "number"}),
+    "api/v1/notifications/<str:notification_id>": Route(
+        path={"notification_id": "timeline_cursor"}
+    ),
+    "api/v1/notifications/<str:notification_id>/dismiss": Route(
+        path={"notification_id": "timeline_cursor"}, method="POST"
+    ),
+    "api/v1/conversations": Route(
+        query={
+            "max_id": "inbox_cursor",
+            "min_id": "inbox_cursor",
+            "since_id": "inbox_cursor",
+            "limit": "number",
+        }
+    ),
+    "api/v1/conversations/<str:conversation_id>": Route(path=CONVERSATION, method="DELETE"),
+    "api/v1/conversations/<str:conversation_id>/read": Route(path=CONVERSATION, method="POST"),
 }
 
 
