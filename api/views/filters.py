@@ -183,11 +183,11 @@ def filters(request: HttpRequest, params: Params) -> HttpResponse | list:
 def filter_detail(request: HttpRequest, params: Params, filter_id: str) -> HttpResponse | dict:
     """GET one filter; PUT changes what is sent (a keyword in
     `keywords_attributes` must carry the filter's id); DELETE removes it."""
-    kept = _filter_of(request, filter_id)
     if request.method == "GET":
         _need(request, "read:filters")
-        return filter_entity(kept)
+        return filter_entity(_filter_of(request, filter_id))
     headers = _write(request)
+    kept = _filter_of(request, filter_id)
     if request.method == "DELETE":
         filter_services.keyword_filter_delete(user=request.user, filter_id=kept.id)
         return _answer({}, headers)
@@ -227,11 +227,11 @@ def _update(request: HttpRequest, kept: KeywordFilter, params: Params, phrase: s
 def filter_keywords(request: HttpRequest, params: Params, filter_id: str) -> HttpResponse | list:
     """GET: the filter's one keyword. POST: a second one, which our
     filters cannot hold (422)."""
-    kept = _filter_of(request, filter_id)
     if request.method == "GET":
         _need(request, "read:filters")
-        return [filter_keyword(kept)]
+        return [filter_keyword(_filter_of(request, filter_id))]
     _write(request)
+    _filter_of(request, filter_id)
     raise ApiError(422, "A filter here holds exactly one keyword: create another filter")
 
 
@@ -239,11 +239,11 @@ def filter_keywords(request: HttpRequest, params: Params, filter_id: str) -> Htt
 def keyword_detail(request: HttpRequest, params: Params, keyword_id: str) -> HttpResponse | dict:
     """A keyword's id is its filter's: GET it, PUT a new `keyword` (the
     filter's phrase), DELETE is refused (the filter would hold nothing)."""
-    kept = _filter_of(request, keyword_id)
     if request.method == "GET":
         _need(request, "read:filters")
-        return filter_keyword(kept)
+        return filter_keyword(_filter_of(request, keyword_id))
     headers = _write(request)
+    kept = _filter_of(request, keyword_id)
     if request.method == "DELETE":
         raise ApiError(422, "A filter here cannot lose its one keyword: delete the filter")
     _whole_word({"whole_word": params.get("whole_word") or "true"})

@@ -1,6 +1,7 @@
 """The visibility matrix (docs/privacy.md) across every read path: feed, wall,
 incoming, post page and photo URL, for each kind of viewer, under every
-timeline model, with entries that link to posts or embed them."""
+timeline model, with entries that link to posts or embed them. Through the
+client API: search, trends and reports in tests/api/test_visibility_search.py."""
 
 import io
 import re
