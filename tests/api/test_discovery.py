@@ -4,13 +4,14 @@ tag page's follow services, the explore page's trends, the `/search/`
 selectors, the settings page's keyword filters, read markers and the
 report page's service, each in Mastodon's entity shapes."""
 
-import threading
-
 import pytest
 from mastodon import MastodonAPIError, MastodonNotFoundError
+from pymongo.errors import DuplicateKeyError
 
+from api.documents import ReadMarker
 from api.entities import checks
-from api.services import markers_save
+from api.selectors import markers
+from api.services import markers_erase, markers_save
 from moderation.documents import Report
 from profiles.documents import User
 from tests.api.conftest import BASE, logged_in, raw
@@ -263,29 +264,30 @@ def test_markers_are_kept_per_person_and_timeline(ann_api, bob):
         assert answer.status_code == 422 and "error" in answer.json()
 
 
-def test_racing_first_markers_both_land(make_user):
-    """Two first saves at once: one inserts, the other's E11000 retries as
-    an update (docs/performance.md: real MongoDB semantics)."""
+def test_racing_first_markers_both_land(make_user, monkeypatch):
+    """Two first saves at once: the other's insert lands between our
+    upsert's match and its insert, which then fails with E11000 (as on a
+    real MongoDB), and is retried once as an update
+    (docs/performance.md: real MongoDB semantics)."""
     make_user("racer")
-    barrier = threading.Barrier(2)
-    errors: list[BaseException] = []
+    real = ReadMarker._get_collection()
+    raced = []
 
-    def save(last_read_id: str) -> None:
-        try:
-            barrier.wait()
-            markers_save(handle="racer", last_read={"home": last_read_id})
-        except BaseException as exc:  # noqa: BLE001 - reported below
-            errors.append(exc)
+    class Racing:
+        def find_one_and_update(self, *args, **kwargs):
+            if not raced:
+                raced.append(True)
+                real.insert_one({"_id": "racer", "home": {"last_read_id": "theirs", "version": 1}})
+                raise DuplicateKeyError("E11000 duplicate key error")
+            return real.find_one_and_update(*args, **kwargs)
 
-    threads = [threading.Thread(target=save, args=(f"id{n}",)) for n in range(2)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert errors == []
-    from api.selectors import markers
-
+    monkeypatch.setattr(ReadMarker, "_get_collection", classmethod(lambda cls: Racing()))
+    saved = markers_save(handle="racer", last_read={"home": "ours"})
+    assert raced == [True]
+    assert saved["home"]["last_read_id"] == "ours" and saved["home"]["version"] == 2
+    monkeypatch.undo()
     assert markers("racer")["home"]["version"] == 2
+    assert markers_erase("racer", 10) == 1 and markers("racer") == {}
 
 
 def test_reports_go_to_the_moderators_queue(ann_api, bob, make_user):
