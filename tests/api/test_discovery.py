@@ -402,3 +402,39 @@ def test_hostile_parameters_answer_json(ann_api):
     assert answer.status_code == 400 and "error" in answer.json()
     answer = raw(ann_api, "POST", "/api/v2/filters", json={"keywords_attributes": [1, 2]})
     assert answer.status_code == 422 and "error" in answer.json()
+
+
+def test_round_trips_stay_bounded(ann_api, bob, make_user, round_trips, settings):
+    """Each read is the token and a few indexed reads, whatever the lists
+    hold; a write adds its own update (docs/performance.md)."""
+    settings.TRENDS_CACHE_SECONDS = 0
+    bob_api = logged_in(login_client(bob))
+    for n in range(5):
+        bob_api.status_post(f"Bread {n} #baking #bread{n}")
+        make_user(f"bobby{n}")
+    for name in ("baking", "bread1", "bread2"):
+        ann_api.tag_follow(name)
+    made = ann_api.create_filter_v2(
+        "ads", ["home"], "warn", keywords_attributes=[{"keyword": "ads", "whole_word": True}]
+    )
+    budgets = [
+        ("GET", "/api/v1/tags/baking", {}, 2),
+        ("GET", "/api/v1/followed_tags", {}, 2),
+        ("GET", "/api/v1/trends/tags", {}, 4),
+        # The token; the page's one aggregate; who of its authors blocked
+        # the reader; their accounts.
+        ("GET", "/api/v2/search?q=bread&type=statuses", {}, 4),
+        ("GET", "/api/v2/search?q=bob&type=accounts", {}, 4),
+        ("GET", "/api/v1/accounts/search?q=bob&following=true", {}, 4),
+        ("GET", "/api/v2/filters", {}, 1),
+        # A filter change is announced as on the settings page (the unread
+        # notifications it hides are counted again): three more.
+        ("PUT", f"/api/v2/filters/{made.id}", {"filter_action": "hide"}, 6),
+        ("POST", "/api/v1/markers", {"home[last_read_id]": made.id}, 2),
+        ("GET", "/api/v1/markers?timeline[]=home", {}, 2),
+    ]
+    for method, path, data, budget in budgets:
+        with round_trips() as trips:
+            answer = raw(ann_api, method, path, data=data)
+        assert answer.status_code == 200, (path, answer.text)
+        assert trips.total <= budget, (path, [(t.name, t.collection) for t in trips.trips])
