@@ -1,32 +1,14 @@
 """The entities of discovery and the reader's own settings
-(docs.joinmastodon.org/entities: Tag, Filter, FilterKeyword, Marker,
-Report), as plain functions over what the apps below keep
-(docs/api.md#how-our-concepts-map)."""
+(docs.joinmastodon.org/entities: Tag, Marker, Report; Filter and
+FilterKeyword are in api/entities/filter.py), as plain functions over what
+the apps below keep (docs/api.md#how-our-concepts-map)."""
 
-from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
 from django.urls import reverse
 
 from api.entities.dates import iso
-from profiles.filters import KeywordFilter
-
-#: Mastodon's filter contexts for each of ours: our "public" context is
-#: walls, tag pages and search, Mastodon's `public` and `account` together.
-CONTEXTS_OUT = {
-    "home": ("home",),
-    "notifications": ("notifications",),
-    "public": ("public", "account"),
-    "thread": ("thread",),
-}
-CONTEXTS_IN = {
-    "home": "home",
-    "notifications": "notifications",
-    "public": "public",
-    "account": "public",
-    "thread": "thread",
-}
 
 
 def tag(
@@ -51,41 +33,6 @@ def tag(
     if following is not None:
         entity["following"] = following
     return entity
-
-
-def contexts_out(contexts: Iterable[str]) -> list[str]:
-    return [name for ours in contexts for name in CONTEXTS_OUT.get(ours, ())]
-
-
-def filter_keyword(kept: KeywordFilter) -> dict:
-    """A filter's one keyword: its phrase, under the filter's own id (a
-    filter here is one phrase, always matched as whole words)."""
-    return {"id": kept.id, "keyword": kept.phrase, "whole_word": True}
-
-
-def filter_entity(kept: KeywordFilter) -> dict:
-    """A Filter (v2): titled by its phrase, its one keyword, no statuses."""
-    return {
-        "id": kept.id,
-        "title": kept.phrase,
-        "context": contexts_out(kept.contexts),
-        "expires_at": iso(kept.expires),
-        "filter_action": kept.action,
-        "keywords": [filter_keyword(kept)],
-        "statuses": [],
-    }
-
-
-def filter_v1(kept: KeywordFilter) -> dict:
-    """A V1::Filter, for clients that still ask `/api/v1/filters`."""
-    return {
-        "id": kept.id,
-        "phrase": kept.phrase,
-        "context": contexts_out(kept.contexts),
-        "expires_at": iso(kept.expires),
-        "irreversible": kept.action == "hide",
-        "whole_word": True,
-    }
 
 
 def marker(kept: dict) -> dict:

@@ -18,7 +18,7 @@ from datetime import timedelta
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 
 from api import scopes as scope_names
-from api.entities.discovery import (
+from api.entities.filter import (
     CONTEXTS_IN,
     filter_entity,
     filter_keyword,

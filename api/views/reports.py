@@ -19,7 +19,7 @@ from api.entities.status import parse_status_id
 from api.http import ApiError, api_view
 from api.params import Params
 from api.views.accounts import _person
-from api.views.statuses import visible_status
+from api.views.sight import visible_status
 from moderation import selectors as moderation
 from moderation import services as moderation_services
 from moderation.documents import Report

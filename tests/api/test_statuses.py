@@ -11,6 +11,7 @@ from feeds.documents import Bookmark, Post, PostLike, PostRepost
 from feeds.services import removals
 from profiles.documents import User
 from profiles.services import block_create, circle_create, follow_create
+from profiles.services.filters import keyword_filter_create
 from tests.api.conftest import BASE, logged_in, raw
 from tests.conftest import login_client
 
@@ -135,6 +136,13 @@ def test_favourite_reblog_bookmark_pin_and_undo(ann_api, bob, round_trips):
     assert on_wall.account.id == "bob" and on_wall.reblog.id == post.id
     assert on_wall.id == str(PostRepost.objects.get(post=post.id).id) != post.id
     assert on_wall.reblog.favourited is True and on_wall.reblog.account.id == "ann"
+    # A repost's id reads the repost (a client refreshing a timeline's reblog).
+    assert bob_api.status(on_wall.id).reblog.id == post.id
+    assert (
+        raw(ann_api, "PUT", f"/api/v1/statuses/{on_wall.id}", data={"status": "x"}).status_code
+        == 404
+    )
+    assert raw(ann_api, "DELETE", f"/api/v1/statuses/{on_wall.id}").status_code == 404
     assert [a.id for a in ann_api.status_favourited_by(post.id)] == ["bob"]
     assert [a.id for a in ann_api.status_reblogged_by(post.id)] == ["bob"]
     assert ann_api.status_pin(post.id).pinned is True
@@ -146,6 +154,10 @@ def test_favourite_reblog_bookmark_pin_and_undo(ann_api, bob, round_trips):
     assert bob_api.status_unreblog(post.id).reblogged is False
     assert bob_api.status_unbookmark(post.id).bookmarked is False
     assert not PostLike.objects and not PostRepost.objects and not Bookmark.objects
+    # Deleting one's repost by its id undoes it, as Mastodon's apps do.
+    again = bob_api.status_reblog(post.id)
+    assert bob_api.status_delete(again.id).reblog.id == post.id
+    assert not PostRepost.objects and Post.objects(id=post.id).count() == 1
     with pytest.raises(MastodonAPIError):  # one's own post is not reposted
         ann_api.status_reblog(post.id)
 
@@ -176,9 +188,17 @@ def test_account_statuses_page_with_link_headers(ann_api, bob, round_trips):
     assert 'rel="next"' in page.headers["Link"]
 
 
-def test_one_status_costs_a_bounded_number_of_round_trips(ann_api, bob, round_trips):
+def test_one_status_costs_a_bounded_number_of_round_trips(ann, ann_api, bob, round_trips):
     bob_api = logged_in(login_client(bob))
-    post = ann_api.status_post("Counted")
+    ann_api.status_post("Warming up")
+    with round_trips() as posting:
+        post = ann_api.status_post("Counted")
+    web = login_client(ann)
+    with round_trips() as on_the_page:
+        assert web.post("/posts/", {"text": "Counted too"}).status_code == 302
+    # Posting costs what the composer's post costs: the token's read for the
+    # session's, the status built from what was written.
+    assert posting.total == on_the_page.total
     bob_api.status_favourite(post.id)
     bob_api.status_reblog(post.id)
     bob_api.status_bookmark(post.id)
@@ -234,6 +254,34 @@ def test_what_the_reader_may_not_see_is_404(ann, ann_api, bob, make_user):
         target=User.objects.get(handle="ann"),
     )
     assert raw(carol_api, "GET", f"/api/v1/statuses/{secret.id}").status_code == 404
+
+
+def test_keyword_filters_and_mutes_as_on_the_pages(ann_api, bob):
+    """A "thread" filter marks the status (`filtered`, a client folds or
+    hides it, as the post page does); a "public" hide filter takes it off
+    the wall's statuses; a mute hides in the news feed only, so the muted
+    person's statuses stay readable (docs/privacy.md)."""
+    bob_api = logged_in(login_client(bob))
+    post = ann_api.status_post("All about durian fruit")
+    other = ann_api.status_post("Nothing to see")
+    bob_doc = User.objects.get(handle="bob")
+    keyword_filter_create(
+        user=bob_doc, phrase="durian", contexts=["thread"], action="warn", expires_in=None
+    )
+    seen = raw(bob_api, "GET", f"/api/v1/statuses/{post.id}").json()
+    assert seen["filtered"][0]["keyword_matches"] == ["durian"]
+    assert seen["filtered"][0]["filter"]["filter_action"] == "warn"
+    assert raw(bob_api, "GET", f"/api/v1/statuses/{other.id}").json()["filtered"] == []
+    keyword_filter_create(
+        user=User.objects.get(handle="bob"),
+        phrase="durian",
+        contexts=["public"],
+        action="hide",
+        expires_in=None,
+    )
+    assert [s.id for s in bob_api.account_statuses("ann")] == [other.id]
+    bob_api.account_mute("ann")
+    assert bob_api.status(post.id).id == post.id
 
 
 def test_tokens_and_scopes(ann_web, ann_api, app_api, bob):
