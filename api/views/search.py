@@ -56,9 +56,11 @@ def found_accounts(
     """People whose handle or name starts with the query, as `/search/`
     finds them (blocks both ways left out); `following` keeps only those
     the reader follows among the rows read."""
-    if not query:
+    # "@ann@our-host" is ann; an address elsewhere is nobody here.
+    name, _, domain = query.lstrip("@").partition("@")
+    if not name or (domain and domain.lower() != request.get_host().lower()):
         return []
-    page = people.search_people(query.lstrip("@"), None, viewer=request.user, size=offset + limit)
+    page = people.search_people(name, None, viewer=request.user, size=offset + limit)
     handles = [person.handle for person in page.items[offset:]]
     if following and handles:
         if not request.user.is_authenticated:

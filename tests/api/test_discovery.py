@@ -108,6 +108,8 @@ def test_search_finds_people_tags_and_posts(ann_api, bob, make_user):
     assert [(t.name, t.following) for t in tags] == [("baking", False)]
     # Following only, and the accounts search of v1.
     assert [a.acct for a in ann_api.account_search("bob")] == ["bob", "bobby"]
+    assert [a.acct for a in ann_api.account_search("@bob@testserver")] == ["bob", "bobby"]
+    assert ann_api.account_search("bob@elsewhere.example") == []
     assert [a.acct for a in ann_api.account_search("rob", limit=1)] == ["bobby"]
     assert ann_api.account_search("bob", following=True) == []
     ann_api.account_follow("bob")
