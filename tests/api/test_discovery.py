@@ -220,6 +220,8 @@ def test_filters_v2_are_our_keyword_filters(ann, ann_api, bob):
         assert set(answer.json()) == {"error"}
     with pytest.raises(MastodonAPIError):
         ann_api.add_filter_keyword_v2(made.id, "again", whole_word=True)
+    with pytest.raises(MastodonAPIError):
+        ann_api.delete_filter_keyword_v2(made.id)
     assert len(User.objects.get(handle="ann").filters) == 1
     # A JSON body, as Mastodon.py sends it, and a repeat refused by the service.
     answer = raw(
