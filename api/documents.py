@@ -127,3 +127,24 @@ class MediaUpload(me.Document):
         "shard_hashed": "id",
         "auto_create_index": False,
     }
+
+
+class ReadMarker(me.Document):
+    """Where a person left their timelines (`/api/v1/markers`,
+    docs/api.md#markers): one document per person, `_id` their handle, a
+    sub-document per timeline ("home", "notifications") with the last read
+    id, a version counted up on each save and when it was saved. Two
+    timelines at most: it stays tiny."""
+
+    handle = me.StringField(primary_key=True)
+    home = me.DictField()
+    notifications = me.DictField()
+
+    meta = {
+        "collection": "api_marker",
+        # Read and written by `_id` alone (an upsert that may race: E11000
+        # is retried once, api/services.py); hashed, as handles cluster.
+        "shard_key": ("handle",),
+        "shard_hashed": "handle",
+        "auto_create_index": False,
+    }

@@ -15,4 +15,5 @@ owners.owned(
 owners.owned("oauth_code", app=APP, fields=("user",), erase=services.tokens_erase)
 owners.owned("oauth_token", app=APP, fields=("user",), erase=services.tokens_erase)
 owners.owned("api_media", app=APP, fields=("owner",), erase=services.media_erase)
+owners.owned("api_marker", app=APP, fields=("_id",), erase=services.markers_erase)
 owners.exported("authorized_apps", app=APP, export=selectors.tokens_export)

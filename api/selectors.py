@@ -6,7 +6,7 @@ from datetime import datetime
 from bson import ObjectId
 
 from api import secrets
-from api.documents import MediaUpload, OAuthApp, OAuthCode, OAuthToken
+from api.documents import MediaUpload, OAuthApp, OAuthCode, OAuthToken, ReadMarker
 from profiles import selectors as people
 from profiles.documents import User
 from socialsite.clock import aware, now
@@ -99,3 +99,10 @@ def tokens_export(handle: str) -> list[dict]:
 def media_of(media_id: ObjectId, owner: str) -> dict | None:
     """One of `owner`'s uploads, by `_id`: a point read."""
     return MediaUpload._get_collection().find_one({"_id": media_id, "owner": owner})
+
+
+def markers(handle: str) -> dict:
+    """The person's read markers, by timeline (docs/api.md#markers): one
+    read by `_id`."""
+    row = ReadMarker._get_collection().find_one({"_id": handle}) or {}
+    return {name: row[name] for name in ("home", "notifications") if row.get(name)}

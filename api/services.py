@@ -4,9 +4,17 @@ from datetime import datetime, timedelta
 
 from bson import ObjectId
 from pymongo import ReturnDocument
+from pymongo.errors import DuplicateKeyError
 
 from api import secrets
-from api.documents import CODE_SECONDS, MediaUpload, OAuthApp, OAuthCode, OAuthToken
+from api.documents import (
+    CODE_SECONDS,
+    MediaUpload,
+    OAuthApp,
+    OAuthCode,
+    OAuthToken,
+    ReadMarker,
+)
 from feeds.services import photos
 from socialsite.clock import now
 
@@ -186,3 +194,39 @@ def media_erase(handle: str, limit: int) -> int:
     if ids:
         MediaUpload._get_collection().delete_many({"_id": {"$in": ids}})
     return len(ids)
+
+
+# --- Read markers (docs/api.md#markers) -----------------------------------
+
+#: The timelines a marker is kept for, as Mastodon names them.
+MARKER_TIMELINES = ("home", "notifications")
+
+
+def markers_save(*, handle: str, last_read: dict[str, str]) -> dict:
+    """Save the last read id of each timeline in `last_read` in one upsert
+    on the person's document, each saved timeline's version counted up;
+    returns the document after. Two first saves racing may both insert:
+    the loser's E11000 is retried once, and then updates (docs/performance.md:
+    real MongoDB semantics)."""
+    moment = now()
+    update: dict = {"$set": {}, "$inc": {}}
+    for timeline, last_read_id in last_read.items():
+        assert timeline in MARKER_TIMELINES
+        update["$set"][f"{timeline}.last_read_id"] = last_read_id
+        update["$set"][f"{timeline}.updated_at"] = moment
+        update["$inc"][f"{timeline}.version"] = 1
+    collection = ReadMarker._get_collection()
+    for attempt in (1, 2):
+        try:
+            return collection.find_one_and_update(
+                {"_id": handle}, update, upsert=True, return_document=ReturnDocument.AFTER
+            )
+        except DuplicateKeyError:
+            if attempt == 2:
+                raise
+    raise AssertionError("unreachable")
+
+
+def markers_erase(handle: str, limit: int) -> int:
+    """Erasure: the person's markers (one document)."""
+    return ReadMarker._get_collection().delete_one({"_id": handle}).deleted_count

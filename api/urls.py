@@ -4,14 +4,19 @@ from api.views import (
     accounts,
     apps,
     conversations,
+    filters,
     instance,
+    markers,
     marks,
     media,
     oauth,
     polls,
     posting,
+    reports,
+    search,
     sessions,
     statuses,
+    tags,
 )
 from api.views import notifications as api_notifications
 
@@ -42,6 +47,8 @@ urlpatterns = [
     ),
     path("api/v1/accounts/lookup", accounts.lookup, name="account_lookup"),
     path("api/v1/accounts/relationships", accounts.relationships, name="relationships"),
+    # Before the handle route: "search" names no one (docs/api.md#search).
+    path("api/v1/accounts/search", search.account_search, name="account_search"),
     path("api/v1/accounts/<str:handle>", accounts.detail, name="account"),
     path("api/v1/accounts/<str:handle>/followers", accounts.followers, name="followers"),
     path("api/v1/accounts/<str:handle>/following", accounts.following, name="following"),
@@ -125,4 +132,29 @@ urlpatterns = [
         conversations.conversation_read,
         name="conversation_read",
     ),
+    # Discovery and the reader's settings: tags, trends, search, filters,
+    # markers, reports (docs/api.md#tags-and-trends and after).
+    path("api/v1/tags/<str:name>", tags.tag, name="tag"),
+    path("api/v1/tags/<str:name>/follow", tags.tag_follow, name="tag_follow"),
+    path("api/v1/tags/<str:name>/unfollow", tags.tag_unfollow, name="tag_unfollow"),
+    path("api/v1/followed_tags", tags.followed_tags, name="followed_tags"),
+    path("api/v1/trends", tags.trending_tags, name="trends"),
+    path("api/v1/trends/tags", tags.trending_tags, name="trends_tags"),
+    path("api/v1/trends/statuses", tags.trending_statuses, name="trends_statuses"),
+    path("api/v1/trends/links", tags.trending_links, name="trends_links"),
+    path("api/v2/search", search.search, name="search"),
+    path("api/v2/filters", filters.filters, name="filters"),
+    path(
+        "api/v2/filters/keywords/<str:keyword_id>", filters.keyword_detail, name="filter_keyword"
+    ),
+    path("api/v2/filters/<str:filter_id>", filters.filter_detail, name="filter"),
+    path(
+        "api/v2/filters/<str:filter_id>/keywords", filters.filter_keywords, name="filter_keywords"
+    ),
+    path(
+        "api/v2/filters/<str:filter_id>/statuses", filters.filter_statuses, name="filter_statuses"
+    ),
+    path("api/v1/filters", filters.filters_v1, name="filters_v1"),
+    path("api/v1/markers", markers.markers, name="markers"),
+    path("api/v1/reports", reports.reports, name="reports"),
 ]

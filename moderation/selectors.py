@@ -324,3 +324,11 @@ def reports_export(handle: str) -> Iterator[dict]:
             "status": row.get("status"),
             "created": row.get("created"),
         }
+
+
+def report_of(target_type: str, target_id: str, reporter: str) -> dict | None:
+    """One person's report of one item (the unique `target_reporter` index)."""
+    return Report._get_collection().find_one(
+        {"target_type": target_type, "target_id": target_id, "reporter": reporter},
+        {"_id": 1, "reason": 1, "note": 1, "created": 1},
+    )

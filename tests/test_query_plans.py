@@ -1160,6 +1160,45 @@ def test_the_client_apis_notifications_and_conversations_are_index_served(make_u
     assert_index_served(recorder, ["the client API's notifications and conversations"])
 
 
+def test_the_client_apis_discovery_and_settings_are_index_served(make_user, recorder, settings):
+    """Tags, trends, search, filters, markers and reports through
+    Mastodon.py (docs/api.md#tags-and-trends and after)."""
+    from tests.api.conftest import logged_in
+    from tests.conftest import login_client
+
+    settings.TRENDS_CACHE_SECONDS = 0
+    ann, bob = make_user("ann"), make_user("bob")
+    ann_api, bob_api = logged_in(login_client(ann)), logged_in(login_client(bob))
+    post = bob_api.status_post("Fresh bread #baking")
+    recorder.on = True
+    try:
+        ann_api.tag("baking")
+        ann_api.tag_follow("baking")
+        ann_api.followed_tags(limit=1)
+        ann_api.tag_unfollow("baking")
+        ann_api.trending_tags()
+        ann_api.trending_statuses()
+        ann_api.search_v2("bread")
+        ann_api.search_v2("bread", result_type="statuses", account_id="bob", max_id=post.id)
+        ann_api.account_search("bo", following=True)
+        made = ann_api.create_filter_v2(
+            "spoilers",
+            ["home"],
+            "warn",
+            keywords_attributes=[{"keyword": "spoilers", "whole_word": True}],
+        )
+        ann_api.filters_v2()
+        ann_api.update_filter_v2(made.id, filter_action="hide")
+        ann_api.delete_filter_v2(made.id)
+        ann_api.markers_set("home", post.id)
+        ann_api.markers_get(["home", "notifications"])
+        ann_api.report("bob", status_ids=[post.id], comment="spam", category="spam")
+        ann_api.report("bob", category="other")
+    finally:
+        recorder.on = False
+    assert_index_served(recorder, ["the client API's discovery and settings"])
+
+
 @pytest.fixture
 def small_world(feed_model, settings):
     from tests.hostile import world as hostile_world

@@ -67,6 +67,8 @@ EXPECTED_KEYS = {
     "oauth_code": '{_id: "hashed"}',
     "oauth_token": '{_id: "hashed"}',
     "api_media": '{_id: "hashed"}',
+    # A person's read markers: one document, by their handle.
+    "api_marker": '{_id: "hashed"}',
 }
 
 

@@ -239,6 +239,43 @@ STATUS_SOURCE = {"id": (STR,), "text": (STR,), "spoiler_text": (STR,)}
 TOKEN = {"access_token": (STR,), "token_type": (STR,), "scope": (STR,), "created_at": (INT,)}
 ERROR = {"error": (STR,)}
 
+# Discovery and the reader's settings (api/entities/discovery.py).
+TAG = {"id": (STR,), "name": (STR,), "url": (STR,), "history": (LIST,)}
+TAG_VIEWER = {**TAG, "following": (BOOL,)}
+TAG_HISTORY = {"day": (STR,), "uses": (STR,), "accounts": (STR,)}
+FILTER_KEYWORD = {"id": (STR,), "keyword": (STR,), "whole_word": (BOOL,)}
+FILTER = {
+    "id": (STR,),
+    "title": (STR,),
+    "context": (LIST,),
+    "expires_at": (STR, NULL),
+    "filter_action": (STR,),
+    "keywords": (LIST,),
+    "statuses": (LIST,),
+}
+FILTER_V1 = {
+    "id": (STR,),
+    "phrase": (STR,),
+    "context": (LIST,),
+    "expires_at": (STR, NULL),
+    "irreversible": (BOOL,),
+    "whole_word": (BOOL,),
+}
+MARKER = {"last_read_id": (STR,), "version": (INT,), "updated_at": (STR,)}
+REPORT = {
+    "id": (STR,),
+    "action_taken": (BOOL,),
+    "action_taken_at": (STR, NULL),
+    "category": (STR,),
+    "comment": (STR,),
+    "forwarded": (BOOL,),
+    "created_at": (STR,),
+    "status_ids": (LIST, NULL),
+    "rule_ids": (LIST, NULL),
+    "target_account": (DICT,),
+}
+SEARCH = {"accounts": (LIST,), "statuses": (LIST,), "hashtags": (LIST,)}
+
 
 def problems(data: Any, fields: dict[str, tuple[type, ...]]) -> list[str]:
     """Each documented field missing from `data`, or of another type."""

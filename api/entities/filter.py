@@ -1,5 +1,9 @@
-"""The FilterResult and Filter entities (docs.joinmastodon.org/entities/FilterResult):
-the reader's keyword filter a status matches (docs/privacy.md#keyword-filters)."""
+"""The FilterResult, Filter (v2 and v1) and FilterKeyword entities
+(docs.joinmastodon.org/entities/FilterResult, Filter, FilterKeyword): the
+reader's keyword filters (docs/privacy.md#keyword-filters), each one
+phrase matched as whole words (docs/api.md#filters)."""
+
+from collections.abc import Iterable
 
 from api.entities.dates import iso
 from feeds.selectors.filtering import match
@@ -21,15 +25,53 @@ def filter_results(filters: Filters, post: dict) -> list[dict]:
     ]
 
 
-def filter_entity(found: KeywordFilter) -> dict:
-    """One of our keyword filters as Mastodon's Filter (v2): a filter is
-    one phrase, whole-word (docs/privacy.md#keyword-filters)."""
+#: Mastodon's filter contexts for each of ours: our "public" context is
+#: walls, tag pages and search, Mastodon's `public` and `account` together.
+CONTEXTS_OUT = {
+    "home": ("home",),
+    "notifications": ("notifications",),
+    "public": ("public", "account"),
+    "thread": ("thread",),
+}
+CONTEXTS_IN = {
+    "home": "home",
+    "notifications": "notifications",
+    "public": "public",
+    "account": "public",
+    "thread": "thread",
+}
+
+
+def contexts_out(contexts: Iterable[str]) -> list[str]:
+    return [name for ours in contexts for name in CONTEXTS_OUT.get(ours, ())]
+
+
+def filter_keyword(kept: KeywordFilter) -> dict:
+    """A filter's one keyword: its phrase, under the filter's own id (a
+    filter here is one phrase, always matched as whole words)."""
+    return {"id": kept.id, "keyword": kept.phrase, "whole_word": True}
+
+
+def filter_entity(kept: KeywordFilter) -> dict:
+    """A Filter (v2): titled by its phrase, its one keyword, no statuses."""
     return {
-        "id": found.id,
-        "title": found.phrase,
-        "context": list(found.contexts),
-        "expires_at": iso(found.expires),
-        "filter_action": found.action,
-        "keywords": [{"id": found.id, "keyword": found.phrase, "whole_word": True}],
+        "id": kept.id,
+        "title": kept.phrase,
+        "context": contexts_out(kept.contexts),
+        "expires_at": iso(kept.expires),
+        "filter_action": kept.action,
+        "keywords": [filter_keyword(kept)],
         "statuses": [],
+    }
+
+
+def filter_v1(kept: KeywordFilter) -> dict:
+    """A V1::Filter, for clients that still ask `/api/v1/filters`."""
+    return {
+        "id": kept.id,
+        "phrase": kept.phrase,
+        "context": contexts_out(kept.contexts),
+        "expires_at": iso(kept.expires),
+        "irreversible": kept.action == "hide",
+        "whole_word": True,
     }

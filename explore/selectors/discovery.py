@@ -37,10 +37,16 @@ def _hidden(viewer: "User | AnonymousVisitor") -> list[str]:
     return sorted(set(viewer.blocked) | set(getattr(viewer, "muted", None) or []))
 
 
-def _page(query: dict, viewer: "User | AnonymousVisitor", before: Cursor | None) -> FeedPage:
-    limit = settings.FEED_PAGE_SIZE
+def _page(
+    query: dict, viewer: "User | AnonymousVisitor", before: Cursor | None, limit: int | None = None
+) -> FeedPage:
+    limit = limit or settings.FEED_PAGE_SIZE
     hidden = _hidden(viewer)
-    if hidden:
+    if hidden and "by.id" in query:
+        # One author asked for (the client API's `account_id`).
+        if query["by.id"] in hidden:
+            return FeedPage([], None)
+    elif hidden:
         query = {**query, "by.id": {"$nin": hidden}}
     reader = viewer.handle if viewer.is_authenticated else None
     posts = posts_page(query, before, limit + 1, lookups=PageLookups(reader))
@@ -84,9 +90,20 @@ class Search:
         return query
 
 
-def search_page(text: str, viewer: "User | AnonymousVisitor", before: Cursor | None) -> FeedPage:
-    """Public posts (and the searcher's own) holding every word of `text`."""
+def search_page(
+    text: str,
+    viewer: "User | AnonymousVisitor",
+    before: Cursor | None,
+    *,
+    author: str | None = None,
+    limit: int | None = None,
+) -> FeedPage:
+    """Public posts (and the searcher's own) holding every word of `text`;
+    only `author`'s when given; `limit` a page (FEED_PAGE_SIZE unless given)."""
     search = Search.of(text)
     if not search.words:
         return FeedPage([], None)
-    return _page(search.query(viewer), viewer, before)
+    query = search.query(viewer)
+    if author is not None:
+        query["by.id"] = author
+    return _page(query, viewer, before, limit)

@@ -153,3 +153,54 @@ def _ranked(at: datetime, *, hidden: set[str], today_authors: bool) -> list[dict
             ranked.append(trend)
     ranked.sort(key=lambda t: (-t["score"], -t["authors"], t["tag"]))
     return ranked
+
+
+#: Days a tag's history covers (Mastodon's Tag entity shows a week).
+HISTORY_DAYS = 7
+
+
+def tag_history(tags: list[str], *, at: datetime | None = None) -> dict[str, list[dict]]:
+    """Per tag, its last HISTORY_DAYS days (at most TREND_DAYS: what
+    `tag_use` keeps), newest first: the day's start, the posts that used
+    it (each use lists at most POSTS_PER_USE) and its distinct authors.
+    One aggregate on the `(hour, tag)` index for every tag asked."""
+    if not tags:
+        return {}
+    at = at or now()
+    days = min(HISTORY_DAYS, settings.TREND_DAYS)
+    today = at.replace(hour=0, minute=0, second=0, microsecond=0)
+    starts = [today - timedelta(days=day) for day in range(days)]
+    rows = TagUse._get_collection().aggregate(
+        [
+            {"$match": {"hour": {"$gte": starts[-1]}, "tag": {"$in": sorted(set(tags))}}},
+            {
+                "$group": {
+                    # By hour (each hour's uses are one per author); the
+                    # hours are summed into days here, in the server's UTC.
+                    "_id": {"tag": "$tag", "hour": "$hour"},
+                    "uses": {"$sum": {"$size": "$posts"}},
+                    "authors": {"$addToSet": "$author"},
+                }
+            },
+        ]
+    )
+    counted: dict[tuple[str, int], tuple[int, set[str]]] = {}
+    for row in rows:
+        hour = aware(row["_id"]["hour"])
+        day = (today - hour.replace(hour=0, minute=0, second=0, microsecond=0)).days
+        if not 0 <= day < days:
+            continue
+        key = (row["_id"]["tag"], day)
+        uses, authors = counted.get(key, (0, set()))
+        counted[key] = (uses + row["uses"], authors | set(row["authors"]))
+    history: dict[str, list[dict]] = {}
+    for tag in tags:
+        history[tag] = [
+            {
+                "day": starts[day],
+                "uses": counted.get((tag, day), (0, set()))[0],
+                "accounts": len(counted.get((tag, day), (0, set()))[1]),
+            }
+            for day in range(days)
+        ]
+    return history

@@ -223,12 +223,17 @@ PERSON_PROJECTION = {"name": 1, "profile.bio": 1, "followers_count": 1}
 
 
 def search_people(
-    query: str, after: str | None = None, viewer: "User | AnonymousVisitor | None" = None
+    query: str,
+    after: str | None = None,
+    viewer: "User | AnonymousVisitor | None" = None,
+    *,
+    size: int | None = None,
 ) -> Page[Person]:
     """Active people by handle or name prefix, case-insensitive; keyset-paginated
-    by handle. A signed-in viewer never finds someone they blocked or who
-    blocked them (docs/privacy.md: blocks hide in both directions)."""
-    size = settings.SEARCH_PAGE_SIZE
+    by handle, `size` a page (SEARCH_PAGE_SIZE unless given). A signed-in
+    viewer never finds someone they blocked or who blocked them
+    (docs/privacy.md: blocks hide in both directions)."""
+    size = size or settings.SEARCH_PAGE_SIZE
     rows = _matching_rows(
         query,
         after=after,

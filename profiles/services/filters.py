@@ -117,3 +117,64 @@ def keyword_filter_delete(*, user: User, filter_id: str) -> bool:
     user.filters = [f for f in user.filters if f.id != filter_id]
     events.filters_changed.send(sender=User, owner=user.handle)
     return True
+
+
+def keyword_filter_update(
+    *,
+    user: User,
+    filter_id: str,
+    phrase: str | None = None,
+    contexts: list[str] | None = None,
+    action: str | None = None,
+    expires_in: timedelta | bool | None = False,
+) -> KeywordFilter:
+    """Change one of `user`'s filters in place (what is None stays;
+    `expires_in` False keeps the expiry, None clears it): the same checks
+    as an add, and one positional `$set` by the filter's id. Raises
+    FilterError for a filter that is not theirs or a change refused."""
+    current = next((f for f in user.filters or () if f.id == filter_id), None)
+    if current is None:
+        raise FilterError("There is no such filter.")
+    phrase = " ".join((current.phrase if phrase is None else phrase).split())
+    if not phrase or len(phrase) > MAX_PHRASE or phrase_pattern(phrase) is None:
+        raise FilterError(f"Give a word or phrase of 1 to {MAX_PHRASE} characters.")
+    wanted = list(current.contexts) if contexts is None else contexts
+    chosen = [c for c in CONTEXTS if c in wanted]
+    if not chosen or len(chosen) != len(set(wanted)):
+        raise FilterError("Choose where the filter applies.")
+    action = current.action if action is None else action
+    if action not in ACTIONS:
+        raise FilterError("Choose to hide or to warn.")
+    moment = clock.now()
+    folded = phrase.casefold()
+    if any(
+        f.id != filter_id
+        and f.phrase.casefold() == folded
+        and set(f.contexts) & set(chosen)
+        and not _expired(f, moment)
+        for f in user.filters or ()
+    ):
+        raise FilterError(f"You filter “{phrase}” there already: delete that filter to change it.")
+    if expires_in is False:
+        expires = current.expires
+    elif expires_in is None or expires_in is True:
+        expires = None
+    else:
+        expires = clock.to_millis(moment + expires_in)
+    entry = {
+        "id": filter_id,
+        "phrase": phrase,
+        "contexts": chosen,
+        "action": action,
+        "expires": expires,
+    }
+    changed = User._get_collection().update_one(
+        {"_id": user.handle, "filters.id": filter_id}, {"$set": {"filters.$": entry}}
+    )
+    if changed.matched_count == 0:
+        raise FilterError("There is no such filter.")
+    user.filters = [StoredFilter(**entry) if f.id == filter_id else f for f in user.filters]
+    events.filters_changed.send(sender=User, owner=user.handle)
+    made = keyword_filter(entry)
+    assert made is not None  # checked above
+    return made

@@ -543,6 +543,59 @@ ROUTES: dict[str, Route] = {
     ),
     "api/v1/conversations/<str:conversation_id>": Route(path=CONVERSATION, method="DELETE"),
     "api/v1/conversations/<str:conversation_id>/read": Route(path=CONVERSATION, method="POST"),
+    # Discovery and the reader's settings (docs/api.md#tags-and-trends and
+    # after); tests/api/test_discovery.py sweeps them with a token.
+    "api/v1/accounts/search": Route(
+        query={"q": "short", "limit": "number", "offset": "number", "following": "checkbox"}
+    ),
+    "api/v1/tags/<str:name>": Route(path={"name": "tag"}),
+    "api/v1/tags/<str:name>/follow": Route(path={"name": "tag"}, method="POST"),
+    "api/v1/tags/<str:name>/unfollow": Route(path={"name": "tag"}, method="POST"),
+    "api/v1/followed_tags": Route(
+        query={"max_id": "tag", "min_id": "tag", "since_id": "tag", "limit": "number"}
+    ),
+    "api/v1/trends": Route(query={"limit": "number", "offset": "number"}),
+    "api/v1/trends/tags": Route(query={"limit": "number", "offset": "number"}),
+    "api/v1/trends/statuses": Route(query={"limit": "number", "offset": "number"}),
+    "api/v1/trends/links": Route(query={"limit": "number", "offset": "number"}),
+    "api/v2/search": Route(
+        query={
+            "q": "short",
+            "type": "short",
+            "limit": "number",
+            "offset": "number",
+            "following": "checkbox",
+            "account_id": "handle",
+            "max_id": "post_id",
+        }
+    ),
+    "api/v2/filters": Route(
+        form={
+            "title": "short",
+            "context[]": "filter_context",
+            "filter_action": "filter_action",
+            "expires_in": "duration",
+            "keywords_attributes[][keyword]": "short",
+        }
+    ),
+    "api/v2/filters/keywords/<str:keyword_id>": Route(
+        path={"keyword_id": "filter_id"}, method="GET"
+    ),
+    "api/v2/filters/<str:filter_id>": Route(path={"filter_id": "filter_id"}, method="GET"),
+    "api/v2/filters/<str:filter_id>/keywords": Route(
+        path={"filter_id": "filter_id"}, method="GET"
+    ),
+    "api/v2/filters/<str:filter_id>/statuses": Route(path={"filter_id": "filter_id"}),
+    "api/v1/filters": Route(),
+    "api/v1/markers": Route(query={"timeline[]": "short"}, method="GET"),
+    "api/v1/reports": Route(
+        form={
+            "account_id": "handle",
+            "status_ids[]": "post_id",
+            "comment": "text",
+            "category": "short",
+        }
+    ),
 }
 
 
