@@ -1,6 +1,17 @@
 from django.urls import path
 
-from api.views import accounts, apps, instance, media, oauth, polls, sessions, statuses
+from api.views import (
+    accounts,
+    apps,
+    instance,
+    lists,
+    media,
+    oauth,
+    polls,
+    sessions,
+    statuses,
+    timelines,
+)
 
 app_name = "api"
 
@@ -78,4 +89,15 @@ urlpatterns = [
     path("api/v1/media/<str:media_id>", media.detail, name="media_detail"),
     path("api/v1/polls/<str:poll_id>", polls.poll, name="poll"),
     path("api/v1/polls/<str:poll_id>/votes", polls.vote, name="poll_votes"),
+    # Timelines, lists (circles), bookmarks and favourites (docs/api.md#timelines).
+    path("api/v1/timelines/home", timelines.home, name="timeline_home"),
+    path("api/v1/timelines/public", timelines.public, name="timeline_public"),
+    path("api/v1/timelines/tag/<str:hashtag>", timelines.tag, name="timeline_tag"),
+    path("api/v1/timelines/list/<str:list_id>", timelines.list_timeline, name="timeline_list"),
+    path("api/v1/bookmarks", timelines.bookmarks, name="bookmarks"),
+    path("api/v1/favourites", timelines.favourites, name="favourites"),
+    path("api/v1/lists", lists.lists, name="lists"),
+    path("api/v1/lists/<str:list_id>", lists.detail, name="list"),
+    path("api/v1/lists/<str:list_id>/accounts", lists.accounts, name="list_accounts"),
+    path("api/v1/accounts/<str:handle>/lists", lists.account_lists, name="account_lists"),
 ]

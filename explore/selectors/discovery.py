@@ -37,8 +37,10 @@ def _hidden(viewer: "User | AnonymousVisitor") -> list[str]:
     return sorted(set(viewer.blocked) | set(getattr(viewer, "muted", None) or []))
 
 
-def _page(query: dict, viewer: "User | AnonymousVisitor", before: Cursor | None) -> FeedPage:
-    limit = settings.FEED_PAGE_SIZE
+def _page(
+    query: dict, viewer: "User | AnonymousVisitor", before: Cursor | None, limit: int | None = None
+) -> FeedPage:
+    limit = limit or settings.FEED_PAGE_SIZE
     hidden = _hidden(viewer)
     if hidden:
         query = {**query, "by.id": {"$nin": hidden}}
@@ -56,9 +58,28 @@ def _page(query: dict, viewer: "User | AnonymousVisitor", before: Cursor | None)
     return FeedPage(without_hidden(filters_for(viewer, "public"), page), cursor)
 
 
-def tag_page(tag: str, viewer: "User | AnonymousVisitor", before: Cursor | None) -> FeedPage:
-    """Public posts carrying `tag` (folded), newest first."""
-    return _page({"tags": tag, "circles": PUBLIC, **LIVE}, viewer, before)
+def tag_page(
+    tag: str, viewer: "User | AnonymousVisitor", before: Cursor | None, limit: int | None = None
+) -> FeedPage:
+    """Public posts carrying `tag` (folded), newest first; `limit`: the
+    page's length (the client API's), the page's own by default."""
+    return _page({"tags": tag, "circles": PUBLIC, **LIVE}, viewer, before, limit)
+
+
+def public_page(
+    viewer: "User | AnonymousVisitor",
+    before: Cursor | None,
+    limit: int,
+    *,
+    only_media: bool = False,
+) -> FeedPage:
+    """Every public post, newest first (the client API's public timeline,
+    docs/api.md#timelines): the tag page's rules without the tag, on the
+    posts' `ts` index. `only_media`: photo posts only."""
+    query: dict = {"circles": PUBLIC, **LIVE}
+    if only_media:
+        query["type"] = "photo"
+    return _page(query, viewer, before, limit)
 
 
 @dataclass(frozen=True)

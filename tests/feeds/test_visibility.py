@@ -1,6 +1,7 @@
 """The visibility matrix (docs/privacy.md) across every read path: feed, wall,
 incoming, post page and photo URL, for each kind of viewer, under every
-timeline model, with entries that link to posts or embed them."""
+timeline model, with entries that link to posts or embed them. The same
+rules through the client API's timelines: tests/api/test_visibility.py."""
 
 import io
 import re
