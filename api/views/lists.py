@@ -6,6 +6,7 @@ and taken out, through the services the circles page calls
 
 from collections.abc import Callable
 from dataclasses import replace
+from functools import partial
 
 from django.http import Http404, HttpRequest, JsonResponse
 
@@ -130,9 +131,17 @@ def accounts(request: HttpRequest, params: Params, list_id: str) -> object:
     circle = _circle(owner, list_id)
     handles = _handles(params)
     headers = rate_limited(request, *CIRCLES_LIMIT)
+    if request.method == "POST":
+        # All of them or none: anyone the reader does not follow refuses the
+        # request before a member is placed (one read of the edges).
+        followed = people.followed_among(owner.handle, handles)
+        if stranger := next((h for h in handles if h not in followed), None):
+            raise ApiError(
+                422, f"Validation failed: Follow @{stranger} first to add them to a circle."
+            )
     for handle in handles:
         if request.method == "POST":
-            _graph(lambda h=handle: services.circle_add_member(owner=owner, name=circle, member=h))
+            _graph(partial(services.circle_add_member, owner=owner, name=circle, member=handle))
         else:
             services.circle_remove_member(owner=owner, name=circle, member=handle)
     return _written(headers, {})
