@@ -102,8 +102,9 @@ class MediaUpload(me.Document):
     """A photo uploaded with `POST /api/v2/media`, before a status takes it:
     its files are processed and stored as the composer's photo is
     (feeds/services/photos.py); `post` is the status that took it (a photo
-    goes to one post). One a day later that no status took is gone (TTL on
-    `expire`), its files with its owner's erasure or the photo sweep."""
+    goes to one post). One that no status took by `expire` is deleted with
+    its files by the uploads' sweeper (api/services.py `media_sweep`): a
+    TTL index would leave the files behind."""
 
     owner = me.StringField(required=True)
     detail = me.DictField()  # the stored photo: what a photo post's `detail` holds of it
@@ -115,8 +116,9 @@ class MediaUpload(me.Document):
     meta = {
         "collection": "api_media",
         "indexes": [
-            # Unattached uploads go after a day; attached ones keep no expiry.
-            {"fields": ["expire"], "expireAfterSeconds": 0, "name": "expire_ttl"},
+            # The sweeper's: uploads no status took in time (taken ones
+            # have no `expire`).
+            {"fields": ["expire"], "name": "expire", "sparse": True},
             # Erasure: a person's uploads.
             {"fields": ["owner"], "name": "owner"},
         ],

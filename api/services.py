@@ -7,6 +7,7 @@ from pymongo import ReturnDocument
 
 from api import secrets
 from api.documents import CODE_SECONDS, MediaUpload, OAuthApp, OAuthCode, OAuthToken
+from feeds.services import photos
 from socialsite.clock import now
 
 #: A token's `last_used` is written at most this often: reads stay cheap.
@@ -156,6 +157,23 @@ def media_release(*, media_id: ObjectId, post_id: ObjectId) -> None:
         {"_id": media_id, "post": post_id},
         {"$set": {"post": None, "expire": now() + MEDIA_WAITS}},
     )
+
+
+def media_sweep(*, limit: int = 100) -> int:
+    """Delete the uploads no status took in time, files first gone from
+    reach: each is taken away with one find-and-delete that a status taking
+    it at the same moment cannot pass (it needs `post: None` too)."""
+    collection = MediaUpload._get_collection()
+    stale = collection.find({"expire": {"$lt": now()}}, {"_id": 1}).limit(limit)
+    swept = 0
+    for row in list(stale):
+        gone = collection.find_one_and_delete(
+            {"_id": row["_id"], "post": None, "expire": {"$lt": now()}}
+        )
+        if gone is not None:
+            photos.delete(gone.get("detail") or {})
+            swept += 1
+    return swept
 
 
 def media_erase(handle: str, limit: int) -> int:

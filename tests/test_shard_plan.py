@@ -66,6 +66,7 @@ EXPECTED_KEYS = {
     "oauth_app": '{_id: "hashed"}',
     "oauth_code": '{_id: "hashed"}',
     "oauth_token": '{_id: "hashed"}',
+    "api_media": '{_id: "hashed"}',
 }
 
 

@@ -1,6 +1,7 @@
-"""The Status entity and what it holds (docs.joinmastodon.org/entities/Status,
-MediaAttachment, Poll, PreviewCard): a post, a repost or a comment as one
-reader sees it (docs/api.md#statuses).
+"""The Status entity (docs.joinmastodon.org/entities/Status): a post or a
+repost as one reader sees it (docs/api.md#statuses). What it holds has a
+module each (media, poll, card, filter); a comment shown as a status is
+api/entities/reply.py's.
 
 `statuses(posts, viewer, base)` serializes a page of posts as the pages
 read them (raw documents with CARD_FIELDS; a timeline's repost is the
@@ -26,8 +27,11 @@ from bson import ObjectId
 from django.urls import reverse
 
 from api.entities.account import account
+from api.entities.card import preview_card
 from api.entities.dates import iso
-from comments.stores import Comment
+from api.entities.filter import filter_results
+from api.entities.media import media_attachment
+from api.entities.poll import poll_entity
 from feeds import mentions
 from feeds.documents import PUBLIC
 from feeds.page_keys import FOUND
@@ -35,7 +39,9 @@ from feeds.selectors import marks, polls
 from feeds.templatetags.posts import linkify
 from profiles import selectors as people
 from profiles.documents import User
+from profiles.filters import filters_for
 from socialsite import extensions
+from socialsite.cursors import EPOCH
 
 if TYPE_CHECKING:
     from profiles.auth import AnonymousVisitor
@@ -141,86 +147,7 @@ def content_html(post: dict, base: str) -> str:
     return html
 
 
-def media_attachment(post: dict, base: str) -> dict:
-    """A photo post's photo as a MediaAttachment (its id: the post's)."""
-    detail = post.get("detail") or {}
-    post_hex = str(post["_id"])
-    width, height = detail.get("width"), detail.get("height")
-    original = (
-        {"width": width, "height": height, "size": f"{width}x{height}", "aspect": width / height}
-        if width and height
-        else {}
-    )
-    return media_entity(
-        media_id=post_hex,
-        url=base + reverse("feeds:photo", args=[post_hex]),
-        preview_url=base + reverse("feeds:thumb", args=[post_hex]),
-        description=detail.get("alt") or None,
-        meta={"original": original} if original else {},
-    )
-
-
-def media_entity(
-    *, media_id: str, url: str | None, preview_url: str | None, description: str | None, meta: dict
-) -> dict:
-    return {
-        "id": media_id,
-        "type": "image",
-        "url": url,
-        "preview_url": preview_url,
-        "remote_url": None,
-        "meta": meta,
-        "description": description,
-        "blurhash": None,
-    }
-
-
-def poll_entity(post: dict, choice: int | None, viewer_handle: str | None) -> dict:
-    """The Poll of a poll post (its id: the post's), as `viewer_handle` may
-    see it: counts only where the page shows them (feeds/selectors/polls.py)."""
-    results = polls.poll_results(post, viewer_handle, choice=choice)
-    return {
-        "id": str(post["_id"]),
-        "expires_at": iso(results["expires"]),
-        "expired": results["expired"],
-        "multiple": False,
-        "votes_count": results["total"],
-        "voters_count": results["total"],
-        "options": [
-            {"title": option["label"], "votes_count": option.get("count")}
-            for option in results["options"]
-        ],
-        "emojis": [],
-        "voted": results["voted"] if viewer_handle else None,
-        "own_votes": [results["choice"]] if results["choice"] is not None else [],
-    }
-
-
-def preview_card(post: dict) -> dict | None:
-    """A link post's link as a PreviewCard (we fetch nothing from it)."""
-    detail = post.get("detail") or {}
-    if post.get("type") != "link" or not detail.get("url"):
-        return None
-    return {
-        "url": detail["url"],
-        "title": detail.get("title") or detail["url"],
-        "description": "",
-        "type": "link",
-        "authors": [],
-        "author_name": "",
-        "author_url": "",
-        "provider_name": "",
-        "provider_url": "",
-        "html": "",
-        "width": 0,
-        "height": 0,
-        "image": None,
-        "embed_url": "",
-        "blurhash": None,
-    }
-
-
-def _mention(handle: str, base: str) -> dict:
+def mention(handle: str, base: str) -> dict:
     return {
         "id": handle,
         "username": handle,
@@ -234,7 +161,7 @@ def _tag(name: str, base: str) -> dict:
     return {"name": name, "url": base + href if href else ""}
 
 
-def _visibility(circles: Iterable[str]) -> str:
+def visibility_of(circles: Iterable[str]) -> str:
     """Public is `public`; all one's circles and chosen circles are
     `private` (docs/api.md#how-our-concepts-map)."""
     return "public" if PUBLIC in circles else "private"
@@ -246,17 +173,22 @@ def _visibility(circles: Iterable[str]) -> str:
 class Authors:
     """The Account of each author of a page, read in one `$in`."""
 
-    def __init__(self, handles: Iterable[str], base: str) -> None:
-        wanted = sorted(set(handles))
+    def __init__(self, handles: Iterable[str], base: str, known: Iterable[User] = ()) -> None:
+        """`known`: people read already (the reader): not asked again."""
+        self.users = {user.handle: user for user in known}
+        wanted = sorted(set(handles) - self.users.keys())
         self.base = base
-        self.users = {user.handle: user for user in people.accounts(wanted)} if wanted else {}
+        if wanted:
+            self.users.update((user.handle, user) for user in people.accounts(wanted))
         self.cache: dict[str, dict] = {}
 
     def get(self, handle: str, name: str = "") -> dict:
         if handle not in self.cache:
             # Someone no longer active (a post a moderator still sees) is
             # shown by what the post remembers of them.
-            user = self.users.get(handle) or User(handle=handle, name=name or handle)
+            user = self.users.get(handle) or User(
+                handle=handle, name=name or handle, created=EPOCH
+            )
             self.cache[handle] = account(user, self.base)
         return self.cache[handle]
 
@@ -276,12 +208,12 @@ def _post_status(post: dict, found: Marks, authors: Authors, viewer_handle: str 
         "created_at": iso(post["ts"]),
         "account": authors.get(author, post["by"].get("name", "")),
         "content": content_html(post, base),
-        "visibility": _visibility(post.get("circles") or ()),
+        "visibility": visibility_of(post.get("circles") or ()),
         "sensitive": bool(cw),
         "spoiler_text": cw,
         "media_attachments": [media_attachment(post, base)] if post.get("type") == "photo" else [],
         "application": None,
-        "mentions": [_mention(handle, base) for handle in post.get("mentions") or ()],
+        "mentions": [mention(handle, base) for handle in post.get("mentions") or ()],
         "tags": [_tag(name, base) for name in post.get("tags") or ()],
         "emojis": [],
         "reblogs_count": max(post.get("reposts_count") or 0, 0),
@@ -343,29 +275,51 @@ def _repost_status(post: dict, original: dict, authors: Authors) -> dict:
     }
 
 
-def statuses(posts: list[dict], viewer: "User | AnonymousVisitor", base: str) -> list[dict]:
+def statuses(
+    posts: list[dict],
+    viewer: "User | AnonymousVisitor",
+    base: str,
+    *,
+    context: str | None = None,
+    known: Iterable[User] = (),
+) -> list[dict]:
     """The Status of each post, in order, as `viewer` sees it. `base`: the
     site's origin ("https://example.org") for absolute URLs. The caller
-    decided which posts the viewer may see."""
+    decided which posts the viewer may see. `context`: the reader's keyword
+    filter context of the list ("home", "public", "thread": profiles/filters.py);
+    each status a filter of it matches says so in `filtered`, as Mastodon's
+    FilterResult (a client folds or hides it, as the pages do). `known`:
+    people read already (the reader, a wall's owner), whose accounts are
+    not asked for again."""
     if not posts:
         return []
     found = marks_of(viewer, posts)
     handles = {p["by"]["id"] for p in posts} | {
         p["reposted_by"] for p in posts if p.get("reposted_by")
     }
-    authors = Authors(handles, base)
+    authors = Authors(handles, base, known)
     _announce_mentions(posts)
     viewer_handle = viewer.handle if viewer.is_authenticated else None
+    filters = filters_for(viewer, context) if context is not None else None
     out = []
     for post in posts:
         shown = _post_status(post, found, authors, viewer_handle)
+        if filters and "filtered" in shown:
+            shown["filtered"] = filter_results(filters, post)
         out.append(_repost_status(post, shown, authors) if post.get("reposted_by") else shown)
     return out
 
 
-def status(post: dict, viewer: "User | AnonymousVisitor", base: str) -> dict:
+def status(
+    post: dict,
+    viewer: "User | AnonymousVisitor",
+    base: str,
+    *,
+    context: str | None = None,
+    known: Iterable[User] = (),
+) -> dict:
     """`statuses` of one post."""
-    return statuses([post], viewer, base)[0]
+    return statuses([post], viewer, base, context=context, known=known)[0]
 
 
 def _announce_mentions(posts: list[dict]) -> None:
@@ -378,85 +332,3 @@ def _announce_mentions(posts: list[dict]) -> None:
             if text and "@" in str(text) and not mentions.learn(text, post.get("mentions")):
                 unknown.append(text)
     mentions.prefetch(unknown)
-
-
-# --- comments shown as statuses ------------------------------------------
-
-
-def comment_statuses(
-    comments: list[Comment], post: dict, viewer: "User | AnonymousVisitor", base: str
-) -> list[dict]:
-    """Comments on `post` as replies (a reply is a comment: docs/api.md#statuses),
-    in order; one `$in` for their authors. A deleted comment shows its
-    tombstone, as the thread does."""
-    if not comments:
-        return []
-    authors = Authors({c.author["id"] for c in comments if c.author.get("id")}, base)
-    mentions.prefetch([c.text for c in comments])
-    post_hex = str(post["_id"])
-    # Whom each replies to: the post's author, or its parent comment's
-    # when the parent is among these (else null: not read for this).
-    by_slug = {c.slug: c.author.get("id") or None for c in comments}
-    return [
-        _comment_status(
-            comment,
-            post,
-            post_hex,
-            authors,
-            viewer.is_authenticated,
-            replying_to=by_slug.get(comment.parent_slug)
-            if comment.parent_slug
-            else post["by"]["id"],
-        )
-        for comment in comments
-    ]
-
-
-def _comment_status(
-    comment: Comment,
-    post: dict,
-    post_hex: str,
-    authors: Authors,
-    signed_in: bool,
-    *,
-    replying_to: str | None,
-) -> dict:
-    base = authors.base
-    status_id = comment_status_id(post["_id"], comment.slug)
-    url = base + reverse("comments:permalink", args=[post_hex, comment.slug])
-    parent = comment.parent_slug
-    handle = comment.author.get("id") or ""
-    author = authors.get(handle, comment.author.get("name") or "") if handle else None
-    data: dict[str, Any] = {
-        "id": status_id,
-        "uri": url,
-        "url": url,
-        "created_at": iso(comment.posted),
-        "account": author or account(User(handle="deleted", name="[deleted account]"), base),
-        "content": text_html(comment.display_text, base),
-        "visibility": _visibility(post.get("circles") or ()),
-        "sensitive": False,
-        "spoiler_text": "",
-        "media_attachments": [],
-        "application": None,
-        "mentions": [
-            _mention(h, base)
-            for h in sorted(mentions.existing(mentions.handles_in(comment.display_text)))
-        ],
-        "tags": [],
-        "emojis": [],
-        "reblogs_count": 0,
-        "favourites_count": 0,
-        "replies_count": comment.replies,
-        "in_reply_to_id": comment_status_id(post["_id"], parent) if parent else post_hex,
-        "in_reply_to_account_id": replying_to,
-        "reblog": None,
-        "poll": None,
-        "card": None,
-        "language": None,
-        "text": None,
-        "edited_at": iso(comment.edited),
-    }
-    if signed_in:
-        data.update(favourited=False, reblogged=False, muted=False, bookmarked=False, filtered=[])
-    return data

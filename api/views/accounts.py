@@ -299,7 +299,8 @@ def statuses(request: HttpRequest, params: Params, handle: str) -> JsonResponse:
             shown = [post for post in shown if not post.get("reposted_by")]
         more = page.next_cursor is not None or len(shown) > window.limit
         shown = shown[: window.limit]
-    items = statuses_of(shown, viewer, _base(request))
+    # A wall is "public" to the reader's keyword filters, as on the page.
+    items = statuses_of(shown, viewer, _base(request), context="public", known=[person])
     return paging.paged(
         request,
         items,

@@ -6,7 +6,7 @@ photo is (feeds/services/photos.py), with its alt text (`description`)
 from django.http import Http404, HttpRequest
 
 from api import selectors
-from api.entities.status import media_entity
+from api.entities.media import media_entity
 from api.http import ApiError, api_view
 from api.params import Params
 from api.services import media_create, media_describe

@@ -4,10 +4,10 @@ choice each."""
 
 from django.http import Http404, HttpRequest
 
-from api.entities.status import poll_entity
+from api.entities.poll import poll_entity
 from api.http import ApiError, api_view
 from api.params import Params
-from api.views.statuses import visible_post
+from api.views.sight import visible_post
 from feeds.selectors import pages as post_pages
 from feeds.selectors import polls as poll_reads
 from feeds.services import polls

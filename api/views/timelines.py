@@ -73,9 +73,11 @@ def _walk(read: Read, start: Cursor | None, floor: Cursor) -> tuple[list[dict], 
     return collected, True
 
 
-def timeline(request: HttpRequest, params: Params, read: Read) -> JsonResponse:
+def timeline(request: HttpRequest, params: Params, read: Read, context: str) -> JsonResponse:
     """One page of a timeline read by `read(before, limit)`, with Mastodon's
-    paging and Link header."""
+    paging and Link header. `context`: the keyword filters' (the page's):
+    what a "hide" filter matches the selector dropped; a "warn" filter's
+    match is in the status's `filtered`, as the page folds it."""
     window = paging.window(params, status_cursor, default=STATUSES_DEFAULT, maximum=STATUSES_MAX)
     floor = window.min_id or window.since_id
     if floor is None:
@@ -86,7 +88,9 @@ def timeline(request: HttpRequest, params: Params, read: Read) -> JsonResponse:
         # `min_id`: the page right above it, still newest first.
         posts = above[-window.limit :] if window.min_id is not None else above[: window.limit]
         more = older or len(above) > len(posts)
-    items = statuses_of(posts, request.user, _base(request))
+    items = statuses_of(
+        posts, request.user, _base(request), context=context, known=_reader(request)
+    )
     return paging.paged(
         request,
         items,
@@ -102,7 +106,14 @@ def home(request: HttpRequest, params: Params) -> JsonResponse:
     authors' and followed tags' merged, visibility, blocks, mutes and home
     filters decided when read."""
     viewer = request.user
-    return timeline(request, params, lambda before, limit: news_page(viewer, before, limit))
+    return timeline(
+        request, params, lambda before, limit: news_page(viewer, before, limit), "home"
+    )
+
+
+def _reader(request: HttpRequest) -> list:
+    """The reader, read with the token: their own statuses ask no account read."""
+    return [request.user] if request.user.is_authenticated else []
 
 
 def _empty(request: HttpRequest) -> JsonResponse:
@@ -120,6 +131,7 @@ def public(request: HttpRequest, params: Params) -> JsonResponse:
         request,
         params,
         lambda before, limit: discovery.public_page(viewer, before, limit, only_media=only_media),
+        "public",
     )
 
 
@@ -141,7 +153,7 @@ def tag(request: HttpRequest, params: Params, hashtag: str) -> JsonResponse:
             page.posts = [post for post in page.posts if post.get("type") == "photo"]
         return page
 
-    return timeline(request, params, read)
+    return timeline(request, params, read, "public")
 
 
 @api_view(["GET"], scope=("read:lists", "read:statuses"), user=True)
@@ -153,7 +165,7 @@ def list_timeline(request: HttpRequest, params: Params, list_id: str) -> JsonRes
     if circle is None:
         raise Http404
     return timeline(
-        request, params, lambda before, limit: circle_page(viewer, circle, before, limit)
+        request, params, lambda before, limit: circle_page(viewer, circle, before, limit), "home"
     )
 
 
@@ -171,7 +183,7 @@ def _marked_list(request: HttpRequest, params: Params, read: Read) -> JsonRespon
     and `min_id`/`since_id` answer the newest page."""
     window = paging.window(params, _opaque, default=STATUSES_DEFAULT, maximum=STATUSES_MAX)
     page = read(window.max_id, window.limit)
-    items = statuses_of(page.posts, request.user, _base(request))
+    items = statuses_of(page.posts, request.user, _base(request), known=_reader(request))
     response = JsonResponse(items, safe=False)
     link = paging.link_header(request, next_id=page.next_cursor, prev_id=None)
     if link:

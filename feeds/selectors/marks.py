@@ -72,6 +72,14 @@ def markers_page(
 
 
 def repost_time(repost_id: ObjectId) -> dict | None:
-    """A repost's time and reposter by its own id (a timeline entry's id):
-    a point read of `_id`."""
-    return PostRepost._get_collection().find_one({"_id": repost_id}, {"ts": 1, "by": 1})
+    """A repost's time, reposter and post by its own id (a timeline
+    entry's id): a point read of `_id`."""
+    return PostRepost._get_collection().find_one({"_id": repost_id}, {"ts": 1, "by": 1, "post": 1})
+
+
+def repost_by(post_id: ObjectId, handle: str) -> dict | None:
+    """`handle`'s repost of the post (its own id and time), or None: a
+    point read of the `(post, by)` index."""
+    return PostRepost._get_collection().find_one(
+        {"post": post_id, "by": handle}, {"_id": 1, "ts": 1}
+    )

@@ -3,6 +3,7 @@ uploaded with its alt text and then posted, checked and stored as the
 composer's photo is; a poll posted, read and voted in as on the post page."""
 
 import io
+from datetime import timedelta
 
 import pytest
 from mastodon import MastodonAPIError, MastodonNotFoundError
@@ -10,7 +11,11 @@ from PIL import Image
 
 from api.documents import MediaUpload
 from api.entities import checks
+from api.services import media_sweep
 from feeds.documents import PollVote, Post
+from feeds.services import photos
+from socialsite import periodic
+from socialsite.clock import now
 from tests.api.conftest import BASE, logged_in, raw
 from tests.conftest import login_client
 
@@ -59,6 +64,19 @@ def test_a_photo_with_alt_text_then_a_status_with_it(ann_api, bob):
         bob_api.media(media.id)
 
 
+def test_uploads_no_status_took_are_swept_with_their_files(ann_api):
+    taken = ann_api.media_post(io.BytesIO(_png()), mime_type="image/png")
+    left = ann_api.media_post(io.BytesIO(_png()), mime_type="image/png")
+    ann_api.status_post("", media_ids=[taken.id])
+    files = MediaUpload.objects.get(id=left.id).detail
+    MediaUpload.objects(id__in=[taken.id, left.id]).update(set__expire=now() - timedelta(days=2))
+    MediaUpload.objects(id=taken.id).update(unset__expire=True)  # as a status takes it
+    assert media_sweep() == 1 and media_sweep() == 0
+    assert [str(m.id) for m in MediaUpload.objects] == [str(taken.id)]
+    assert photos.open_file(files["photo"]) is None and photos.open_file(files["thumb"]) is None
+    assert "api.media" in {job.name for job in periodic.jobs()}
+
+
 def test_uploads_are_checked_as_the_composers(ann_api, settings):
     for body, mime in ((b"not an image", "image/png"), (b"", "image/png")):
         with pytest.raises(MastodonAPIError) as refused:
@@ -91,7 +109,7 @@ def test_a_poll_posted_read_and_voted(ann_api, bob):
     stored = Post.objects.get(id=posted.id)
     assert stored.type == "poll" and stored.detail["options"] == ["Tea", "Coffee"]
     assert posted.poll.id == posted.id and posted.poll.multiple is False
-    assert "<p>Which?</p>" == posted.content
+    assert posted.content == "<p>Which?</p>"
 
     bob_api = logged_in(login_client(bob))
     before = bob_api.poll(posted.id)

@@ -52,6 +52,13 @@ def test_timelines_through_the_api_apply_the_pages_rules(make_user, app_api):
         action="hide",
         expires_in=None,
     )
+    filters.keyword_filter_create(
+        user=User.objects.get(handle="picky"),
+        phrase="public",
+        contexts=["home", "public"],
+        action="warn",
+        expires_in=None,
+    )
 
     def seen(handle: str) -> dict[str, set[str]]:
         api = clients[handle]
@@ -76,6 +83,11 @@ def test_timelines_through_the_api_apply_the_pages_rules(make_user, app_api):
     assert quiet["home"] == quiet["list"] == quiet["public"] == quiet["tag"] == set()
     picky = seen("picky")
     assert picky["home"] == picky["list"] == picky["public"] == picky["tag"] == {public}
+    # A "warn" filter's match is shown with Mastodon's `filtered`, as the page folds it.
+    for status in [*clients["picky"].timeline_home(), *clients["picky"].timeline_public()]:
+        assert [f.filter.filter_action for f in status.filtered] == ["warn"]
+        assert status.filtered[0].keyword_matches == ["public"]
+    assert all(s.filtered == [] for s in clients["fan"].timeline_home())
     # An app's own token: the public posts only.
     assert {s.id for s in app_api.timeline_public()} == everything
 

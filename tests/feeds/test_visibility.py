@@ -347,3 +347,31 @@ def test_a_removed_post_and_its_photo_are_404_to_all_but_moderators(world, make_
     assert clients["pal"].get(f"/posts/{posts['friends-photo'].id}/photo/").status_code == 200
     feed = clients["pal"].get("/feed/").content.decode()
     assert shown(feed, posts, removed) == set(removed)
+
+
+# --- The client API's statuses (docs/api.md#statuses) ----------------------
+
+
+@pytest.fixture
+def api_world(settings, make_user):
+    settings.FEED_MODEL, settings.FEED_EMBED = "cache", False
+    return _world(make_user)
+
+
+def test_the_api_sees_what_the_post_page_and_wall_see(api_world):
+    """Each viewer's token reads each post (and acts on it) as the post
+    page answers it, and ada's statuses as her wall shows them: what the
+    page hides is a 404, exactly as an unknown id."""
+    from tests.api.conftest import logged_in, raw
+
+    posts, clients = api_world
+    for viewer in ("ada", "fan", "pal", "colleague", "stranger", "hater"):
+        api = logged_in(clients[viewer])
+        for name, post in posts.items():
+            expected = 200 if name in SEES[viewer] else 404
+            for method, path in (("GET", ""), ("GET", "/context"), ("POST", "/bookmark")):
+                answer = raw(api, method, f"/api/v1/statuses/{post.id}{path}")
+                assert answer.status_code == expected, (viewer, name, path)
+        wall = raw(api, "GET", "/api/v1/accounts/ada/statuses").json()
+        ids = {status["id"] for status in wall}
+        assert ids == {str(posts[name].id) for name in SEES[viewer]}, viewer
