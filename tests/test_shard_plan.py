@@ -67,6 +67,7 @@ EXPECTED_KEYS = {
     "oauth_code": '{_id: "hashed"}',
     "oauth_token": '{_id: "hashed"}',
     "api_media": '{_id: "hashed"}',
+    "api_list": "{owner: 1, circle: 1}",
 }
 
 
