@@ -5,6 +5,7 @@ circles page's services; a list id survives a rename."""
 import pytest
 from mastodon import MastodonAPIError, MastodonNotFoundError
 
+from api.circles import list_ids_erase
 from api.documents import CircleListId
 from api.entities import checks
 from profiles import services as graph
@@ -70,6 +71,8 @@ def test_lists_are_circles_with_ids_that_survive_a_rename(ann_api, ann, bob, mak
         ann_api.list(created.id)
     assert [x.title for x in ann_api.lists()] == ["Work"]
     assert CircleListId.objects(owner="ann").count() == 1
+    assert list_ids_erase("ann", 100) == 1  # erasure (api/owners.py)
+    assert not CircleListId.objects(owner="ann")
 
     # Validation: a blank or bad name is the page's 422.
     for title in ("", "x" * 31, "!bang"):
