@@ -73,12 +73,22 @@ def _walk(read: Read, start: Cursor | None, floor: Cursor) -> tuple[list[dict], 
     return collected, True
 
 
-def timeline(request: HttpRequest, params: Params, read: Read, context: str) -> JsonResponse:
-    """One page of a timeline read by `read(before, limit)`, with Mastodon's
+def timeline(
+    request: HttpRequest,
+    params: Params,
+    read: Read,
+    context: str | None,
+    *,
+    parse: Callable[[str], Cursor | None] = status_cursor,
+    link_id: Callable[[dict, dict], str] | None = None,
+) -> JsonResponse:
+    """One page of a list read by `read(before, limit)`, with Mastodon's
     paging and Link header. `context`: the keyword filters' (the page's):
     what a "hide" filter matches the selector dropped; a "warn" filter's
-    match is in the status's `filtered`, as the page folds it."""
-    window = paging.window(params, status_cursor, default=STATUSES_DEFAULT, maximum=STATUSES_MAX)
+    match is in the status's `filtered`, as the page folds it. `parse`
+    reads a cursor, `link_id(post, status)` writes one (a status's id by
+    default)."""
+    window = paging.window(params, parse, default=STATUSES_DEFAULT, maximum=STATUSES_MAX)
     floor = window.min_id or window.since_id
     if floor is None:
         page = read(window.max_id, window.limit)
@@ -91,11 +101,12 @@ def timeline(request: HttpRequest, params: Params, read: Read, context: str) -> 
     items = statuses_of(
         posts, request.user, _base(request), context=context, known=_reader(request)
     )
+    ids = link_id or (lambda post, status: status["id"])
     return paging.paged(
         request,
         items,
-        first_id=items[0]["id"] if items else None,
-        last_id=items[-1]["id"] if items else None,
+        first_id=ids(posts[0], items[0]) if items else None,
+        last_id=ids(posts[-1], items[-1]) if items else None,
         more=more,
     )
 
@@ -172,23 +183,16 @@ def list_timeline(request: HttpRequest, params: Params, list_id: str) -> JsonRes
 # --- Bookmarks and favourites -----------------------------------------------
 
 
-def _opaque(value: str) -> Cursor | None:
-    return Cursor.decode(value)
+def _mark_cursor(post: dict, status: dict) -> str:
+    """A mark's cursor: its (ts, _id), the post's place in the list."""
+    return position(post).encode()
 
 
 def _marked_list(request: HttpRequest, params: Params, read: Read) -> JsonResponse:
-    """The reader's bookmarks or likes, newest marked first. Their ids are
-    opaque cursors (the mark's time and id, as Mastodon's are the marks'
-    own ids): `max_id` from `rel="next"` pages on; no `rel="prev"` is given
-    and `min_id`/`since_id` answer the newest page."""
-    window = paging.window(params, _opaque, default=STATUSES_DEFAULT, maximum=STATUSES_MAX)
-    page = read(window.max_id, window.limit)
-    items = statuses_of(page.posts, request.user, _base(request), known=_reader(request))
-    response = JsonResponse(items, safe=False)
-    link = paging.link_header(request, next_id=page.next_cursor, prev_id=None)
-    if link:
-        response["Link"] = link
-    return response
+    """The reader's bookmarks or likes, newest marked first, paged as a
+    timeline. Their ids in the Link header are opaque cursors (the mark's
+    time and id), as Mastodon's are the marks' own ids, not status ids."""
+    return timeline(request, params, read, None, parse=Cursor.decode, link_id=_mark_cursor)
 
 
 @api_view(["GET"], scope="read:bookmarks", user=True)

@@ -49,7 +49,8 @@ def liked_page(viewer: User, before: Cursor | None, limit: int) -> FeedPage:
         rows = [row for row in rows if (aware(row["ts"]), row["_id"]) < (before.ts, before.id)]
     page, more = rows[:limit], len(rows) > limit
     cursor = Cursor(aware(page[-1]["ts"]), page[-1]["_id"]).encode() if more else None
-    posts = [row["_post"][0] for row in page if row["_post"]]
+    # Each post knows its place in the list, the like's (ts, _id).
+    posts = [{**row["_post"][0], "_at": (row["ts"], row["_id"])} for row in page if row["_post"]]
     blocked = set(viewer.blocked)
     posts = [p for p in posts if p["by"]["id"] not in blocked]
     strangers = sorted({p["by"]["id"] for p in posts} - {viewer.handle})

@@ -139,19 +139,32 @@ def test_public_tag_and_list_timelines(ann_api, ann, bob, make_user, app_api):
 def test_bookmarks_and_favourites_page_with_opaque_ids(ann_api, ann, bob):
     ids = [_post("bob", f"keep {n}") for n in range(5)]
     reader = User.objects.get(handle="ann")
-    for post_id in ids:
+
+    def bookmark(post_id: str) -> None:
         bookmarks.bookmark_create(owner="ann", post_id=ObjectId(post_id))
+
+    def like(post_id: str) -> None:
         likes.like_create(post_id=ObjectId(post_id), user=reader)
-    for read in (ann_api.bookmarks, ann_api.favourites):
+
+    for post_id in ids[:3]:
+        bookmark(post_id)
+        like(post_id)
+    for read, mark in ((ann_api.bookmarks, bookmark), (ann_api.favourites, like)):
         first = read(limit=2)
-        assert [s.id for s in first] == ids[::-1][:2]
-        assert all(s.favourited for s in first)
-        rest = _walk_down(ann_api, first)
-        assert [s.id for s in rest] == ids[::-1]
+        assert [s.id for s in first] == ids[:3][::-1][:2]
+        assert all(s.favourited and s.bookmarked for s in first)
+        for post_id in ids[3:]:  # marked while the reader walks
+            mark(post_id)
+        assert [s.id for s in _walk_down(ann_api, first)] == ids[:3][::-1]
+        # Up from the first page: the marks made since, the adjacent page first.
+        assert [s.id for s in ann_api.fetch_previous(first)] == ids[3:][::-1]
     answer = raw(ann_api, "GET", "/api/v1/favourites?limit=2")
-    next_link = answer.headers["Link"]
-    assert 'rel="next"' in next_link and 'rel="prev"' not in next_link
-    assert raw(ann_api, "GET", "/api/v1/bookmarks?max_id=junk").status_code == 400
+    link = answer.headers["Link"]
+    assert 'rel="next"' in link and 'rel="prev"' in link
+    # The ids are the marks' cursors, not status ids (as Mastodon's are the marks' own).
+    assert f"max_id={ids[3]}" not in link and "max_id=" in link
+    for junk in ("junk", ids[0], "1_" + "f" * 24 + "[$ne]"):
+        assert raw(ann_api, "GET", f"/api/v1/bookmarks?max_id={junk}").status_code == 400
     likes.like_delete(post_id=ObjectId(ids[0]), user=reader)
     assert [s.id for s in ann_api.favourites()] == ids[1:][::-1]
 
