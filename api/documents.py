@@ -148,3 +148,30 @@ class ReadMarker(me.Document):
         "shard_hashed": "handle",
         "auto_create_index": False,
     }
+
+
+# --- Lists: the ids of circles (docs/api.md#lists) ---------------------------
+
+
+class CircleListId(me.Document):
+    """The list id of one of a person's circles. A circle is a name on its
+    owner's document (profiles/services/circles.py), and a name can hold
+    characters unfit for a URL and changes on a rename; a list id must be
+    neither. So a circle is given an ObjectId the first time the API names
+    it; a rename (`circle_renamed`) moves the id to the new name, and an id
+    whose circle is gone is dropped when the owner's lists are next read."""
+
+    owner = me.StringField(required=True)
+    circle = me.StringField(required=True)
+
+    meta = {
+        "collection": "api_list",
+        "indexes": [
+            # Every read is a person's ids (and one of them by name, for a
+            # rename); unique: two racing first reads assign one id.
+            {"fields": ["owner", "circle"], "unique": True, "name": "owner_circle"},
+        ],
+        # The whole unique key: "one id per circle" holds across shards.
+        "shard_key": ("owner", "circle"),
+        "auto_create_index": False,
+    }

@@ -1,6 +1,6 @@
 """The client API in the owner registry (socialsite/owners.py)."""
 
-from api import selectors, services
+from api import circles, selectors, services
 from socialsite import owners
 
 APP = "api"
@@ -16,4 +16,5 @@ owners.owned("oauth_code", app=APP, fields=("user",), erase=services.tokens_eras
 owners.owned("oauth_token", app=APP, fields=("user",), erase=services.tokens_erase)
 owners.owned("api_media", app=APP, fields=("owner",), erase=services.media_erase)
 owners.owned("api_marker", app=APP, fields=("_id",), erase=services.markers_erase)
+owners.owned("api_list", app=APP, fields=("owner",), erase=circles.list_ids_erase)
 owners.exported("authorized_apps", app=APP, export=selectors.tokens_export)

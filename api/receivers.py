@@ -5,7 +5,7 @@ from typing import Any
 
 from django.dispatch import receiver
 
-from api import services
+from api import circles, services
 from socialsite import events
 
 
@@ -14,3 +14,9 @@ def tokens_revoked(sender: Any, handle: str, **kwargs: Any) -> None:
     """A password change or reset, erasure or suspension: every app the
     person authorized loses its token, as every browser its session."""
     services.tokens_revoke_all(user=handle)
+
+
+@receiver(events.circle_renamed, dispatch_uid="api.circle_renamed")
+def circle_renamed(sender: Any, owner: str, old: str, new: str, **kwargs: Any) -> None:
+    """A circle renamed on its page keeps its list id (docs/api.md#lists)."""
+    circles.list_id_renamed(owner=owner, old=old, new=new)

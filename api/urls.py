@@ -6,6 +6,7 @@ from api.views import (
     conversations,
     filters,
     instance,
+    lists,
     markers,
     marks,
     media,
@@ -17,6 +18,7 @@ from api.views import (
     sessions,
     statuses,
     tags,
+    timelines,
 )
 from api.views import notifications as api_notifications
 
@@ -157,4 +159,15 @@ urlpatterns = [
     path("api/v1/filters", filters.filters_v1, name="filters_v1"),
     path("api/v1/markers", markers.markers, name="markers"),
     path("api/v1/reports", reports.reports, name="reports"),
+    # Timelines, lists (circles), bookmarks and favourites (docs/api.md#timelines).
+    path("api/v1/timelines/home", timelines.home, name="timeline_home"),
+    path("api/v1/timelines/public", timelines.public, name="timeline_public"),
+    path("api/v1/timelines/tag/<str:hashtag>", timelines.tag, name="timeline_tag"),
+    path("api/v1/timelines/list/<str:list_id>", timelines.list_timeline, name="timeline_list"),
+    path("api/v1/bookmarks", timelines.bookmarks, name="bookmarks"),
+    path("api/v1/favourites", timelines.favourites, name="favourites"),
+    path("api/v1/lists", lists.lists, name="lists"),
+    path("api/v1/lists/<str:list_id>", lists.detail, name="list"),
+    path("api/v1/lists/<str:list_id>/accounts", lists.accounts, name="list_accounts"),
+    path("api/v1/accounts/<str:handle>/lists", lists.account_lists, name="account_lists"),
 ]

@@ -1118,6 +1118,47 @@ def test_the_client_apis_statuses_media_and_polls_are_index_served(make_user, re
     assert_index_served(recorder, ["the client API's statuses"])
 
 
+def test_the_client_apis_timelines_lists_and_marks_are_index_served(make_user, recorder):
+    """Timelines, lists (circles), bookmarks and favourites through
+    Mastodon.py (docs/api.md#timelines): every timeline paged both ways, a
+    list's life and its members, the marks' lists."""
+    from tests.api.conftest import logged_in
+    from tests.conftest import login_client
+
+    ann, bob = make_user("ann"), make_user("bob")
+    graph.follow_create(follower=ann, followee="bob")
+    bob_api, ann_api = logged_in(login_client(bob)), logged_in(login_client(ann))
+    posts = [bob_api.status_post(f"Tea {n} #tea") for n in range(3)]
+    recorder.on = True
+    try:
+        circle = ann_api.list_create("Tea people")
+        ann_api.lists()
+        ann_api.list_update(circle.id, "Tea friends")
+        ann_api.list_accounts_add(circle.id, ["bob"])
+        ann_api.list_accounts(circle.id)
+        ann_api.account_lists("bob")
+        ann_api.list(circle.id)
+        for page in (
+            ann_api.timeline_home(limit=2),
+            ann_api.timeline_public(limit=2, only_media=False),
+            ann_api.timeline_hashtag("tea", limit=2),
+            ann_api.timeline_list(circle.id, limit=2),
+        ):
+            ann_api.fetch_next(page)
+            ann_api.fetch_previous(page)
+        ann_api.timeline_home(since_id=posts[0].id)
+        ann_api.status_bookmark(posts[0].id)
+        ann_api.status_favourite(posts[0].id)
+        ann_api.status_favourite(posts[1].id)
+        ann_api.fetch_next(ann_api.bookmarks(limit=1))
+        ann_api.fetch_next(ann_api.favourites(limit=1))
+        ann_api.list_accounts_delete(circle.id, ["bob"])
+        ann_api.list_delete(circle.id)
+    finally:
+        recorder.on = False
+    assert_index_served(recorder, ["the client API's timelines and lists"])
+
+
 def test_the_client_apis_notifications_and_conversations_are_index_served(make_user, recorder):
     """Notifications and conversations through Mastodon.py
     (docs/api.md#notifications, #conversations): every way of paging the

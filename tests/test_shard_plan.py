@@ -69,6 +69,7 @@ EXPECTED_KEYS = {
     "api_media": '{_id: "hashed"}',
     # A person's read markers: one document, by their handle.
     "api_marker": '{_id: "hashed"}',
+    "api_list": "{owner: 1, circle: 1}",
 }
 
 

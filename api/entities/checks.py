@@ -277,6 +277,10 @@ REPORT = {
 SEARCH = {"accounts": (LIST,), "statuses": (LIST,), "hashtags": (LIST,)}
 
 
+# Lists (docs/api.md#lists): a circle as Mastodon's List.
+LIST_ENTITY = {"id": (STR,), "title": (STR,), "replies_policy": (STR,), "exclusive": (bool,)}
+
+
 def problems(data: Any, fields: dict[str, tuple[type, ...]]) -> list[str]:
     """Each documented field missing from `data`, or of another type."""
     if not isinstance(data, dict):

@@ -62,9 +62,28 @@ def _page(
     return FeedPage(without_hidden(filters_for(viewer, "public"), page), cursor)
 
 
-def tag_page(tag: str, viewer: "User | AnonymousVisitor", before: Cursor | None) -> FeedPage:
-    """Public posts carrying `tag` (folded), newest first."""
-    return _page({"tags": tag, "circles": PUBLIC, **LIVE}, viewer, before)
+def tag_page(
+    tag: str, viewer: "User | AnonymousVisitor", before: Cursor | None, limit: int | None = None
+) -> FeedPage:
+    """Public posts carrying `tag` (folded), newest first; `limit`: the
+    page's length (the client API's), the page's own by default."""
+    return _page({"tags": tag, "circles": PUBLIC, **LIVE}, viewer, before, limit)
+
+
+def public_page(
+    viewer: "User | AnonymousVisitor",
+    before: Cursor | None,
+    limit: int,
+    *,
+    only_media: bool = False,
+) -> FeedPage:
+    """Every public post, newest first (the client API's public timeline,
+    docs/api.md#timelines): the tag page's rules without the tag, on the
+    posts' `ts` index. `only_media`: photo posts only."""
+    query: dict = {"circles": PUBLIC, **LIVE}
+    if only_media:
+        query["type"] = "photo"
+    return _page(query, viewer, before, limit)
 
 
 @dataclass(frozen=True)

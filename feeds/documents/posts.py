@@ -126,6 +126,9 @@ class Post(me.Document):
             # docs/discovery.md.
             {"fields": ["tags", "-ts", "-_id"], "name": "tags_ts", "sparse": True},
             {"fields": ["terms", "-ts", "-_id"], "name": "terms_ts", "sparse": True},
+            # The client API's public timeline: public posts, newest first,
+            # keyset on (ts, _id) (docs/api.md#timelines).
+            {"fields": ["circles", "-ts", "-_id"], "name": "circles_ts"},
         ],
         # Seed 000: queries and updates use _id, so post is sharded on _id,
         # hashed: ObjectIds grow, and a ranged key would send every insert to

@@ -37,7 +37,9 @@ def bookmarks_page(viewer: User, before: Cursor | None, limit: int) -> FeedPage:
     )
     page, more = rows[:limit], len(rows) > limit
     cursor = Cursor(page[-1]["ts"], page[-1]["_id"]).encode() if more else None
-    posts = [row["_post"][0] for row in page if row["_post"]]
+    # Each post knows its place in the list, the bookmark's (ts, _id), as a
+    # timeline's post knows its entry's (timelines/selectors/pages.py `position`).
+    posts = [{**row["_post"][0], "_at": (row["ts"], row["_id"])} for row in page if row["_post"]]
     blocked = set(viewer.blocked)
     posts = [p for p in posts if p["by"]["id"] not in blocked]
     strangers = sorted({p["by"]["id"] for p in posts} - {viewer.handle})

@@ -1,7 +1,8 @@
 """The visibility matrix (docs/privacy.md) across every read path: feed, wall,
 incoming, post page and photo URL, for each kind of viewer, under every
 timeline model, with entries that link to posts or embed them. Through the
-client API: notifications and conversations in
+client API: timelines, lists, bookmarks and favourites in
+tests/api/test_visibility.py; notifications and conversations in
 tests/api/test_visibility_inbox.py; search, trends and reports in
 tests/api/test_visibility_search.py."""
 

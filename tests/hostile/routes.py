@@ -109,6 +109,9 @@ CONVERSATION = {"conversation_id": "conversation_id"}
 # Mastodon's paging of a list of accounts (api/paging.py).
 API_PAGE = {"max_id": "handle", "min_id": "handle", "since_id": "handle", "limit": "number"}
 STATUS = {"status_id": "post_id"}
+STATUS_PAGE = {"max_id": "post_id", "min_id": "post_id", "since_id": "post_id", "limit": "number"}
+MARKS_PAGE = {"max_id": "timeline_cursor", "min_id": "timeline_cursor", "limit": "number"}
+LIST = {"list_id": "post_id"}
 CAMPAIGN = {
     "name": "short",
     "ecpm": "number",
@@ -596,6 +599,28 @@ ROUTES: dict[str, Route] = {
             "category": "short",
         }
     ),
+    # Timelines, lists (circles), bookmarks and favourites (docs/api.md#timelines):
+    # a status cursor is a status id; a list id an ObjectId in hex; the marks'
+    # cursors are opaque (`before` cursors of the pages).
+    "api/v1/timelines/home": Route(query=STATUS_PAGE),
+    "api/v1/timelines/public": Route(
+        query={**STATUS_PAGE, "local": "checkbox", "remote": "checkbox", "only_media": "checkbox"}
+    ),
+    "api/v1/timelines/tag/<str:hashtag>": Route(
+        path={"hashtag": "short"},
+        query={**STATUS_PAGE, "any[]": "short", "only_media": "checkbox"},
+    ),
+    "api/v1/timelines/list/<str:list_id>": Route(path=LIST, query=STATUS_PAGE),
+    "api/v1/bookmarks": Route(query=MARKS_PAGE),
+    "api/v1/favourites": Route(query=MARKS_PAGE),
+    "api/v1/lists": Route(
+        form={"title": "circle_name", "replies_policy": "short", "exclusive": "checkbox"}
+    ),
+    "api/v1/lists/<str:list_id>": Route(path=LIST, form={"title": "circle_name"}, method="GET"),
+    "api/v1/lists/<str:list_id>/accounts": Route(
+        path=LIST, query=API_PAGE, form={"account_ids[]": "handle"}, method="GET"
+    ),
+    "api/v1/accounts/<str:handle>/lists": Route(path=HANDLE),
 }
 
 

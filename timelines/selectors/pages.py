@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from django.conf import settings
 
+from feeds.documents import LIVE
 from feeds.page_keys import FOUND, PULLED_IN
 from feeds.selectors.filtering import keeping, without_hidden
 from feeds.selectors.lookups import PageLookups
@@ -232,7 +233,7 @@ def _with_pulled(chunk: Chunk, reader: str, window: pulls.Window, limit: int) ->
     return merged
 
 
-def news_page(viewer: User, before: Cursor | None = None) -> FeedPage:
+def news_page(viewer: User, before: Cursor | None = None, limit: int | None = None) -> FeedPage:
     """The viewer's news feed. Delivery chose the audience when the post was
     written; visibility is decided again now (docs/privacy.md), so whoever was
     unfollowed, taken out of a circle or blocked since loses sight of the
@@ -241,7 +242,8 @@ def news_page(viewer: User, before: Cursor | None = None) -> FeedPage:
     graph query per page. The read model's query already applies the live
     graph, the blocks and the mutes, so its chunks are kept as they are.
     Muted authors leave at read time too (`Sight(news=True)`): a mute empties
-    nothing, and an unmute brings their posts back at once."""
+    nothing, and an unmute brings their posts back at once. `limit`: the
+    page's length (the client API's `limit`), the page's own by default."""
     rebuilding = viewer.feed_rebuild is not None
     sight = Sight(viewer, news=True)
     # The home filters' hidden posts leave every chunk, the read model's too
@@ -255,6 +257,7 @@ def news_page(viewer: User, before: Cursor | None = None) -> FeedPage:
         keep_read=keeping(list, home),
         hidden=sorted(news_hidden(viewer)),
         reader=viewer.handle,
+        limit=limit,
     )
     page = _Pager(ask).page(before)
     page.rebuilding = rebuilding
@@ -324,3 +327,23 @@ def incoming_page(owner: User, before: Cursor | None = None) -> FeedPage:
     cursor = Cursor(page[-1]["ts"], page[-1]["_id"]).encode() if more else None
     # After the cursor: it moves past a post the owner's home filters hide.
     return FeedPage(without_hidden(filters_for(owner, "home"), page), cursor)
+
+
+def circle_page(viewer: User, circle: str, before: Cursor | None, limit: int) -> FeedPage:
+    """Posts by the members of one of the viewer's circles (the client API's
+    list timeline, docs/api.md#timelines), newest first: one read of the
+    members on the `(_f, _g, _t)` index, one aggregate on the posts'
+    `(by.id, ts, _id)` index with the viewer's likes and votes beside, and
+    visibility, blocks, mutes and the home filters decided now, as on the
+    news feed (someone taken out of the circle leaves it at once)."""
+    hidden = news_hidden(viewer)
+    members = [h for h in people.circle_member_handles(viewer.handle, circle) if h not in hidden]
+    if not members:
+        return FeedPage([], None)
+    query = {"by.id": {"$in": sorted(members)}, **LIVE}
+    posts = posts_page(query, before, limit + 1, lookups=PageLookups(viewer.handle))
+    page, more = posts[:limit], len(posts) > limit
+    cursor = position(page[-1]).encode() if more else None
+    # After the cursor: it moves past what the viewer may not see.
+    shown = Sight(viewer, news=True).visible(page)
+    return FeedPage(without_hidden(filters_for(viewer, "home"), shown), cursor)
