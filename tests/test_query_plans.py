@@ -619,7 +619,11 @@ def test_a_reader_of_450_authors_gets_an_index_served_news_page(recorder):
     assert [len(c["by.id"]["$in"]) for c in clauses[1:]] == [200, 200, 50]
     assert_index_served(recorder, ["news page of a reader of 450"])
     one_in = {"by.id": {"$in": authors}, "circles": PUBLIC, "ts": {"$lte": now()}}
-    post_indexes = plans.declared_indexes(Post)
+    # Held to the author index: `circles_ts` (the client API's public
+    # timeline) also gives this order on paper, by walking every public post
+    # newest first and keeping the authors' (a server's plan race prefers
+    # by_ts's branches, which yield a page in about as many steps as posts).
+    post_indexes = [i for i in plans.declared_indexes(Post) if i.name != "circles_ts"]
     unsplit = plans.Query("post", one_in, (("ts", -1), ("_id", -1)), 20)
     assert plans.check(unsplit, post_indexes).problem == plans.SORT
 
@@ -689,7 +693,7 @@ def test_the_checker_looks_inside_lookup_sub_pipelines():
                 "from": "post",
                 "localField": "words",
                 "foreignField": "detail.text",
-                "pipeline": [{"$match": {"circles": PUBLIC}}],
+                "pipeline": [{"$match": {"type": "poll"}}],
                 "as": "found",
             }
         },

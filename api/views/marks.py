@@ -79,6 +79,10 @@ def _repost(request: HttpRequest, status_id: str, *, on: bool) -> dict:
     reposted = {**post, "reposted_by": request.user.handle, "_at": (made["ts"], made["_id"])}
     shown = status(reposted, request.user, base_of(request))
     shown["reblog"].update(changes)
+    # The new status is marked reblogged too, as Mastodon answers (it asks
+    # whether the reader reblogged the status a reblog wraps), so a client
+    # that reads the answer's own fields shows the boost as done.
+    shown["reblogged"] = state.reposted
     return shown
 
 
