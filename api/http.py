@@ -45,6 +45,10 @@ NOT_FOUND = "Record not found"
 
 #: Marks an API view for api/middleware.py (its methods, checked there).
 API_METHODS = "api_methods"
+#: What an API view asks of a token: (the scopes any of which will do, or
+#: None; whether it needs a person, any token, or none), as `api_view` was
+#: given them: tests/api/test_every_endpoint.py holds every route to it.
+API_ACCESS = "api_access"
 
 
 def app_endpoint(*methods: str) -> Callable[[Callable], Callable]:
@@ -239,6 +243,7 @@ def api_view(
             return response
 
         setattr(wrapper, API_METHODS, allowed)
+        setattr(wrapper, API_ACCESS, (needed, user))
         return csrf_exempt(wrapper)
 
     return decorate
