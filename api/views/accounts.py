@@ -13,35 +13,16 @@ from api.entities.relationship import relationship
 from api.entities.status import statuses as statuses_of
 from api.http import ApiError, api_view
 from api.params import Params
-from feeds.selectors import marks
-from feeds.selectors import pages as post_pages
+from api.views.common import ACCOUNTS_DEFAULT, ACCOUNTS_MAX, base_of, person_or_404, status_cursor
 from profiles import selectors as people
 from profiles import services
 from profiles.documents import User
 from profiles.forms import ProfileForm
-from socialsite.clock import aware
-from socialsite.cursors import Cursor
-from socialsite.ids import parse_handle, parse_object_id
+from socialsite.ids import parse_handle
 from timelines.selectors.pages import position, wall_page
 
-#: Mastodon's page of accounts: 40 by default, at most 80.
-ACCOUNTS_DEFAULT, ACCOUNTS_MAX = 40, 80
 #: At most this many ids in one `relationships` question.
 RELATIONSHIPS_MAX = 80
-
-
-def _base(request: HttpRequest) -> str:
-    return request.build_absolute_uri("/").rstrip("/")
-
-
-def _person(value: object) -> User:
-    """The active person with this handle (an account's `id`), as the
-    profile page finds them: unknown, suspended or being erased is a 404."""
-    handle = parse_handle(value)
-    person = people.user_active(handle) if handle else None
-    if person is None:
-        raise Http404
-    return person
 
 
 def relationships_of(viewer: User, handles: list[str]) -> list[dict]:
@@ -70,7 +51,7 @@ def relationships_of(viewer: User, handles: list[str]) -> list[dict]:
 
 @api_view(["GET"], scope=("read:accounts", "profile"), user=True)
 def verify_credentials(request: HttpRequest, params: Params) -> dict:
-    return account(request.user, _base(request), source=True)
+    return account(request.user, base_of(request), source=True)
 
 
 @api_view(
@@ -101,12 +82,12 @@ def update_credentials(request: HttpRequest, params: Params) -> dict:
         raise ApiError(422, f"Validation failed: {first}")
     cleaned = {key: value for key, value in form.cleaned_data.items() if key != "messages_from"}
     services.profile_update(user=user, **cleaned)
-    return account(user, _base(request), source=True)
+    return account(user, base_of(request), source=True)
 
 
 @api_view(["GET"], scope="read:accounts", user=None)
 def detail(request: HttpRequest, params: Params, handle: str) -> dict:
-    return account(_person(handle), _base(request))
+    return account(person_or_404(handle), base_of(request))
 
 
 @api_view(["GET"], scope="read:accounts", user=None)
@@ -116,7 +97,7 @@ def lookup(request: HttpRequest, params: Params) -> dict:
     name, _, domain = acct.partition("@")
     if domain and domain.lower() != request.get_host().lower():
         raise Http404
-    return account(_person(name), _base(request))
+    return account(person_or_404(name), base_of(request))
 
 
 @api_view(["GET"], scope="read:follows", user=True)
@@ -126,7 +107,7 @@ def relationships(request: HttpRequest, params: Params) -> list:
 
 
 def _graph_action(request: HttpRequest, handle: str, act: Callable[[User, User], Any]) -> dict:
-    person = _person(handle)
+    person = person_or_404(handle)
     try:
         act(request.user, person)
     except services.GraphError as exc:
@@ -191,7 +172,7 @@ def unmute(request: HttpRequest, params: Params, handle: str) -> dict:
 def _people_list(request: HttpRequest, params: Params, handle: str, which: str) -> JsonResponse:
     """A person's followers or followings, in handle order (the `(_f, _t)`
     index's): `max_id` pages on, `min_id`/`since_id` back."""
-    person = _person(handle)
+    person = person_or_404(handle)
     window = paging.window(params, parse_handle, default=ACCOUNTS_DEFAULT, maximum=ACCOUNTS_MAX)
     read = people.followers_page if which == "followers" else people.following_page
     before = window.min_id or window.since_id
@@ -202,7 +183,7 @@ def _people_list(request: HttpRequest, params: Params, handle: str, which: str) 
         size=window.limit,
         fields=people.ACCOUNT_FIELDS,
     )
-    base = _base(request)
+    base = base_of(request)
     items = [account(user, base) for user in page.items]
     return paging.paged(
         request,
@@ -235,7 +216,7 @@ def _own_list(request: HttpRequest, params: Params, handles: list[str]) -> JsonR
     else:
         after = [h for h in ordered if window.max_id is None or h > window.max_id]
         chosen, more = after[: window.limit], len(after) > window.limit
-    base = _base(request)
+    base = base_of(request)
     items = [account(user, base) for user in people.accounts(chosen)]
     return paging.paged(
         request,
@@ -259,28 +240,15 @@ def mutes(request: HttpRequest, params: Params) -> JsonResponse:
 # --- A person's statuses (docs/api.md#statuses) ----------------------------
 
 
-def _entry_cursor(value: str) -> Cursor | None:
-    """A status id as a wall cursor: the time of the post (or repost) it
-    names, one point read; None for an id of nothing."""
-    oid = parse_object_id(value)
-    if oid is None:
-        return None
-    post = post_pages.post_by_id(oid)
-    if post is not None:
-        return Cursor(aware(post["ts"]), oid)
-    repost = marks.repost_time(oid)
-    return Cursor(aware(repost["ts"]), oid) if repost is not None else None
-
-
 @api_view(["GET"], scope="read:statuses", user=None)
 def statuses(request: HttpRequest, params: Params, handle: str) -> JsonResponse:
     """The person's wall as the reader sees it (timelines' `wall_page`):
     `max_id` pages back, `min_id`/`since_id` keep the newest page's statuses
     above it; `pinned`, `only_media`, `exclude_reblogs` (`exclude_replies`
     changes nothing: a reply is a comment, never on a wall)."""
-    person = _person(handle)
+    person = person_or_404(handle)
     viewer = request.user
-    window = paging.window(params, _entry_cursor, default=20, maximum=40)
+    window = paging.window(params, status_cursor, default=20, maximum=40)
     if viewer.is_authenticated and viewer.handle in (person.blocked or ()):
         return paging.paged(request, [], first_id=None, last_id=None, more=False)
     before = None if (window.min_id or window.since_id) else window.max_id
@@ -300,7 +268,7 @@ def statuses(request: HttpRequest, params: Params, handle: str) -> JsonResponse:
         more = page.next_cursor is not None or len(shown) > window.limit
         shown = shown[: window.limit]
     # A wall is "public" to the reader's keyword filters, as on the page.
-    items = statuses_of(shown, viewer, _base(request), context="public", known=[person])
+    items = statuses_of(shown, viewer, base_of(request), context="public", known=[person])
     return paging.paged(
         request,
         items,

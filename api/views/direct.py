@@ -11,6 +11,7 @@ from api.entities.conversation import message_status
 from api.entities.status import Authors
 from api.http import ApiError, rate_limited
 from api.params import Params
+from api.views.common import base_of
 from feeds.mentions import handles_in
 from messaging import selectors, services
 from socialsite.clock import aware
@@ -48,5 +49,5 @@ def create(request: HttpRequest, params: Params) -> dict:
         place=(0, 0),
         mine=True,
     )
-    authors = Authors([request.user.handle], request.build_absolute_uri("/").rstrip("/"))
+    authors = Authors([request.user.handle], base_of(request))
     return message_status(message, str(conversation_id), [request.user.handle, *to], authors)

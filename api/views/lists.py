@@ -17,7 +17,7 @@ from api.entities.account import account
 from api.entities.list import list_entity
 from api.http import OUT_OF_SCOPE, ApiError, api_view, rate_limited
 from api.params import Params
-from api.views.accounts import ACCOUNTS_DEFAULT, ACCOUNTS_MAX, _base, _person
+from api.views.common import ACCOUNTS_DEFAULT, ACCOUNTS_MAX, base_of, person_or_404
 from feeds.selectors.visibility import circles_placed_in
 from profiles import selectors as people
 from profiles import services
@@ -162,7 +162,7 @@ def _members_page(request: HttpRequest, params: Params, circle: str) -> JsonResp
     else:
         after = [h for h in everyone if window.max_id is None or h > window.max_id]
         chosen, more = after[: window.limit], len(after) > window.limit
-    base = _base(request)
+    base = base_of(request)
     items = [account(user, base) for user in people.accounts(chosen)]
     return paging.paged(
         request,
@@ -177,7 +177,7 @@ def _members_page(request: HttpRequest, params: Params, circle: str) -> JsonResp
 def account_lists(request: HttpRequest, params: Params, handle: str) -> list:
     """The reader's circles that hold this account (none when the reader
     does not follow them): one read of the reader's edge to them."""
-    person = _person(handle)
+    person = person_or_404(handle)
     placed = circles_placed_in(person.handle, [request.user.handle]).get(request.user.handle, [])
     ids = list_ids.list_ids(request.user)
     return [list_entity(ids[name], name) for name in ids if name in placed]

@@ -13,7 +13,8 @@ from api.entities.status import (
 )
 from api.http import ApiError, api_view
 from api.params import Params
-from api.views.sight import base_of, visible_post
+from api.views.common import ACCOUNTS_DEFAULT, ACCOUNTS_MAX, base_of
+from api.views.sight import visible_post
 from feeds.selectors import marks
 from feeds.services import likes, pins, reposts
 from feeds.services.bookmarks import bookmark_create, bookmark_delete
@@ -21,7 +22,6 @@ from profiles import selectors as people
 from socialsite.ids import parse_handle
 
 #: A page of accounts, as api/views/accounts.py pages them.
-ACCOUNTS_DEFAULT, ACCOUNTS_MAX = 40, 80
 
 
 # --- marks --------------------------------------------------------------------

@@ -15,7 +15,8 @@ from api.http import ApiError, api_view, rate_limited
 from api.params import Params
 from api.services import media_release, media_take
 from api.views import direct
-from api.views.sight import as_status, base_of, respond, visible_status
+from api.views.common import base_of
+from api.views.sight import as_status, respond, visible_status
 from comments import services as comment_services
 from comments.forms import CommentForm
 from comments.stores import UnknownParent

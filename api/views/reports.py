@@ -18,7 +18,7 @@ from api.entities.discovery import REASON_OF_CATEGORY, report
 from api.entities.status import parse_status_id
 from api.http import ApiError, api_view
 from api.params import Params
-from api.views.accounts import _person
+from api.views.common import person_or_404
 from api.views.sight import visible_status
 from moderation import selectors as moderation
 from moderation import services as moderation_services
@@ -66,7 +66,7 @@ def _targets(request: HttpRequest, params: Params, handle: str) -> tuple[list[Ta
 def reports(request: HttpRequest, params: Params) -> dict:
     """`account_id`, `status_ids[]`, `comment`, `category`, `forward`,
     `rule_ids[]`: a report for the moderators' queue."""
-    person = _person(params.get("account_id"))
+    person = person_or_404(params.get("account_id"))
     if person.handle == request.user.handle:
         raise ApiError(422, "Validation failed: you can't report yourself")
     category = (params.get("category") or "other").strip()

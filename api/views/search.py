@@ -17,6 +17,7 @@ from api.entities.status import parse_status_id
 from api.entities.status import statuses as statuses_of
 from api.http import ApiError, api_view
 from api.params import Params
+from api.views.common import base_of
 from explore.selectors import discovery, trends
 from feeds import words
 from feeds.selectors import pages as post_pages
@@ -30,10 +31,6 @@ QUERY_MAX = 200
 #: The furthest a search pages by `offset`.
 SEARCH_OFFSET_MAX = 200
 TYPES = ("accounts", "hashtags", "statuses")
-
-
-def _base(request: HttpRequest) -> str:
-    return request.build_absolute_uri("/").rstrip("/")
 
 
 def _offset(params: Params) -> int:
@@ -67,7 +64,7 @@ def found_accounts(
             return []
         followed = people.followed_among(request.user.handle, handles)
         handles = [handle for handle in handles if handle in followed]
-    base = _base(request)
+    base = base_of(request)
     return [account(user, base) for user in people.accounts(handles)]
 
 
@@ -77,7 +74,7 @@ def found_hashtags(request: HttpRequest, query: str, *, offset: int) -> list[dic
     named = [w for w in query.split() if w.startswith("#")] or query.split()[:1]
     found = [t for t in dict.fromkeys(map(words.clean_tag, named)) if t][offset:]
     history = trends.tag_history(found)
-    base = _base(request)
+    base = base_of(request)
     user = request.user
     return [
         tag_entity(
@@ -116,7 +113,7 @@ def found_statuses(
     if not query:
         return []
     page = discovery.search_page(query, request.user, before, author=author, limit=offset + limit)
-    return statuses_of(page.posts[offset : offset + limit], request.user, _base(request))
+    return statuses_of(page.posts[offset : offset + limit], request.user, base_of(request))
 
 
 @api_view(["GET"], scope="read:search", user=None)

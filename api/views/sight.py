@@ -11,15 +11,11 @@ from api.entities.status import (
     parse_status_id,
     status,
 )
+from api.views.common import base_of
 from comments.stores import Comment, get_store
 from feeds.selectors import marks
 from feeds.selectors import pages as post_pages
 from profiles import selectors as people
-
-
-def base_of(request: HttpRequest) -> str:
-    return request.build_absolute_uri("/").rstrip("/")
-
 
 # --- what the reader may see ---------------------------------------------
 

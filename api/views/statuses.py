@@ -17,8 +17,9 @@ from api.entities.status import (
 )
 from api.http import INVALID_TOKEN, NEEDS_USER, OUT_OF_SCOPE, ApiError, api_view, rate_limited
 from api.params import Params
+from api.views.common import base_of
 from api.views.posting import first_error, post_text
-from api.views.sight import as_status, base_of, respond, visible_post, visible_status
+from api.views.sight import as_status, respond, visible_post, visible_status
 from comments import selectors as comment_selectors
 from comments import services as comment_services
 from comments.forms import CommentForm

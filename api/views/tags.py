@@ -11,6 +11,7 @@ from api.entities.discovery import tag as tag_entity
 from api.entities.status import statuses as statuses_of
 from api.http import ApiError, api_view
 from api.params import Params
+from api.views.common import base_of
 from explore.selectors import popular, trends
 from feeds import words
 from profiles.services import tags as tag_services
@@ -22,10 +23,6 @@ FOLLOW_LIMIT = ("follow", "RATELIMIT_FOLLOW")
 FOLLOWED_DEFAULT, FOLLOWED_MAX = 100, 200
 #: Mastodon's page of trends: 10 by default (tags and statuses 20 at most).
 TRENDS_DEFAULT, TRENDS_MAX = 10, 20
-
-
-def _base(request: HttpRequest) -> str:
-    return request.build_absolute_uri("/").rstrip("/")
 
 
 def _folded(name: str) -> str:
@@ -43,7 +40,7 @@ def _following(request: HttpRequest, folded: str) -> bool | None:
 def _one(request: HttpRequest, folded: str) -> dict:
     history = trends.tag_history([folded])[folded]
     return tag_entity(
-        folded, _base(request), history=history, following=_following(request, folded)
+        folded, base_of(request), history=history, following=_following(request, folded)
     )
 
 
@@ -86,7 +83,7 @@ def followed_tags(request: HttpRequest, params: Params) -> JsonResponse:
         after = [t for t in ordered if window.max_id is None or t > window.max_id]
         chosen, more = after[: window.limit], len(after) > window.limit
     history = trends.tag_history(chosen)
-    base = _base(request)
+    base = base_of(request)
     items = [tag_entity(t, base, history=history[t], following=True) for t in chosen]
     return paging.paged(
         request,
@@ -115,7 +112,7 @@ def trending_tags(request: HttpRequest, params: Params) -> list:
     shown = trends.trending(request.user, limit=settings.TREND_LIMIT)[offset : offset + limit]
     names = [trend.tag for trend in shown]
     history = trends.tag_history(names)
-    base = _base(request)
+    base = base_of(request)
     return [
         tag_entity(name, base, history=history[name], following=_following(request, name))
         for name in names
@@ -131,7 +128,7 @@ def trending_statuses(request: HttpRequest, params: Params) -> list:
     # The explore page's ranking, without its people to follow.
     posts = popular.popular_posts(request.user, popular.recent_window(at), at=at)
     posts = posts[offset : offset + limit]
-    return statuses_of(posts, request.user, _base(request))
+    return statuses_of(posts, request.user, base_of(request))
 
 
 @api_view(["GET"], scope=None, user=None)

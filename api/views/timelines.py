@@ -27,7 +27,8 @@ from api import paging
 from api.entities.status import statuses as statuses_of
 from api.http import api_view
 from api.params import Params
-from api.views.accounts import _base, _entry_cursor
+from api.views.common import base_of
+from api.views.common import status_cursor as post_cursor
 from explore.selectors import discovery
 from feeds import words
 from feeds.selectors.bookmarks import bookmarks_page
@@ -49,7 +50,7 @@ def status_cursor(value: str) -> Cursor | None:
     """A status id as a timeline position: the post's (or repost's) time,
     one point read. A deleted status's id still pages, from the time its
     ObjectId holds; anything else is no id of a timeline (400)."""
-    found = _entry_cursor(value)
+    found = post_cursor(value)
     if found is not None:
         return found
     oid = parse_object_id(value)
@@ -99,7 +100,7 @@ def timeline(
         posts = above[-window.limit :] if window.min_id is not None else above[: window.limit]
         more = older or len(above) > len(posts)
     items = statuses_of(
-        posts, request.user, _base(request), context=context, known=_reader(request)
+        posts, request.user, base_of(request), context=context, known=_reader(request)
     )
     ids = link_id or (lambda post, status: status["id"])
     return paging.paged(
