@@ -13,7 +13,14 @@ from api.entities.relationship import relationship
 from api.entities.status import statuses as statuses_of
 from api.http import ApiError, api_view
 from api.params import Params
-from api.views.common import ACCOUNTS_DEFAULT, ACCOUNTS_MAX, base_of, person_or_404, status_cursor
+from api.views.common import (
+    ACCOUNTS_DEFAULT,
+    ACCOUNTS_MAX,
+    base_of,
+    handles_page,
+    person_or_404,
+    status_cursor,
+)
 from profiles import selectors as people
 from profiles import services
 from profiles.documents import User
@@ -208,23 +215,7 @@ def _own_list(request: HttpRequest, params: Params, handles: list[str]) -> JsonR
     """A page of the reader's own block or mute list (on their document,
     loaded with the token): no read but the page's accounts."""
     window = paging.window(params, parse_handle, default=ACCOUNTS_DEFAULT, maximum=ACCOUNTS_MAX)
-    ordered = sorted(handles)
-    before = window.min_id or window.since_id
-    if before:
-        chosen = [h for h in ordered if h < before][-window.limit :]
-        more = bool(chosen)
-    else:
-        after = [h for h in ordered if window.max_id is None or h > window.max_id]
-        chosen, more = after[: window.limit], len(after) > window.limit
-    base = base_of(request)
-    items = [account(user, base) for user in people.accounts(chosen)]
-    return paging.paged(
-        request,
-        items,
-        first_id=chosen[0] if chosen else None,
-        last_id=chosen[-1] if chosen else None,
-        more=more,
-    )
+    return handles_page(request, window, handles)
 
 
 @api_view(["GET"], scope="read:blocks", user=True)

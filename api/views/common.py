@@ -2,8 +2,10 @@
 for absolute URLs, an account id's person, a status id as a keyset cursor,
 and the size of a page of accounts."""
 
-from django.http import Http404, HttpRequest
+from django.http import Http404, HttpRequest, JsonResponse
 
+from api import paging
+from api.entities.account import account
 from feeds.selectors import marks
 from feeds.selectors import pages as post_pages
 from profiles import selectors as people
@@ -42,3 +44,28 @@ def status_cursor(value: str) -> Cursor | None:
         return Cursor(aware(post["ts"]), oid)
     repost = marks.repost_time(oid)
     return Cursor(aware(repost["ts"]), oid) if repost is not None else None
+
+
+def handles_page(
+    request: HttpRequest, window: paging.Window[str], handles: list[str]
+) -> JsonResponse:
+    """A page of accounts out of handles held in one read (a block list, a
+    circle's members), in handle order: `max_id` pages on, `min_id` and
+    `since_id` back; the page's people in one read, with the Link header."""
+    ordered = sorted(handles)
+    before = window.min_id or window.since_id
+    if before:
+        chosen = [h for h in ordered if h < before][-window.limit :]
+        more = bool(chosen)
+    else:
+        after = [h for h in ordered if window.max_id is None or h > window.max_id]
+        chosen, more = after[: window.limit], len(after) > window.limit
+    base = base_of(request)
+    items = [account(user, base) for user in people.accounts(chosen)]
+    return paging.paged(
+        request,
+        items,
+        first_id=chosen[0] if chosen else None,
+        last_id=chosen[-1] if chosen else None,
+        more=more,
+    )

@@ -13,11 +13,10 @@ from django.http import Http404, HttpRequest, JsonResponse
 from api import circles as list_ids
 from api import paging
 from api import scopes as scope_names
-from api.entities.account import account
 from api.entities.list import list_entity
 from api.http import OUT_OF_SCOPE, ApiError, api_view, rate_limited
 from api.params import Params
-from api.views.common import ACCOUNTS_DEFAULT, ACCOUNTS_MAX, base_of, person_or_404
+from api.views.common import ACCOUNTS_DEFAULT, ACCOUNTS_MAX, handles_page, person_or_404
 from feeds.selectors.visibility import circles_placed_in
 from profiles import selectors as people
 from profiles import services
@@ -155,22 +154,7 @@ def _members_page(request: HttpRequest, params: Params, circle: str) -> JsonResp
     if (params.get("limit") or "").strip() == "0":
         # Mastodon's `limit=0`: every member at once (a circle is a page's worth).
         window = replace(window, limit=max(1, len(everyone)))
-    before = window.min_id or window.since_id
-    if before:
-        chosen = [h for h in everyone if h < before][-window.limit :]
-        more = bool(chosen)
-    else:
-        after = [h for h in everyone if window.max_id is None or h > window.max_id]
-        chosen, more = after[: window.limit], len(after) > window.limit
-    base = base_of(request)
-    items = [account(user, base) for user in people.accounts(chosen)]
-    return paging.paged(
-        request,
-        items,
-        first_id=chosen[0] if chosen else None,
-        last_id=chosen[-1] if chosen else None,
-        more=more,
-    )
+    return handles_page(request, window, everyone)
 
 
 @api_view(["GET"], scope="read:lists", user=True)
