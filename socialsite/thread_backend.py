@@ -68,13 +68,34 @@ RESULTS_KEPT = 1000
 DRAIN_AT_EXIT_SECONDS = 8
 
 
+# One backend per configured alias in a process. Django keeps a task
+# backend per thread (and per request under ASGI: `task_backends` is an
+# asgiref Local), which here would be a queue, a worker thread and a
+# sweeper loop per request thread. Keyed by the settings dict itself, so a
+# test's `override_settings(TASKS=...)` gets a backend of its own.
+_SHARED: dict[tuple[str, int], "ThreadBackend"] = {}
+_SHARED_LOCK = threading.Lock()
+
+
 class ThreadBackend(BaseTaskBackend):
     supports_defer = True
     supports_async_task = False
     supports_get_result = True
     supports_priority = False
 
+    def __new__(cls, alias: str, params: dict[str, object]) -> "ThreadBackend":
+        with _SHARED_LOCK:
+            key = (alias, id(params))
+            shared = _SHARED.get(key)
+            if shared is None or type(shared) is not cls or shared._params is not params:
+                shared = super().__new__(cls)
+                _SHARED[key] = shared
+            return shared
+
     def __init__(self, alias: str, params: dict[str, object]) -> None:
+        if getattr(self, "_params", None) is params:
+            return  # this process's backend for these settings: already made
+        self._params = params
         super().__init__(alias, params)
         self.worker_id = get_random_string(32)
         self._queue: queue.Queue[TaskResult | None] = queue.Queue()

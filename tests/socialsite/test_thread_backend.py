@@ -63,6 +63,20 @@ def test_enqueue_returns_before_the_task_runs_on_the_worker_thread(backend):
     assert stored.started_at is not None and stored.finished_at is not None
 
 
+def test_every_request_thread_of_a_process_shares_one_queue_and_worker(backend):
+    """Django keeps a task backend per thread (per request under ASGI): here
+    that would be a queue, a worker and a sweeper loop per request thread."""
+    seen = []
+    others = [
+        threading.Thread(target=lambda: seen.append(task_backends["default"])) for _ in range(3)
+    ]
+    for thread in others:
+        thread.start()
+    for thread in others:
+        thread.join()
+    assert all(other is backend for other in seen)
+
+
 def test_tasks_run_in_the_order_they_were_queued(backend):
     for value in "abcde":
         remember.enqueue(value)
