@@ -29,6 +29,7 @@ from messaging.documents import Conversation, ConversationKey, MessageBucket
 from profiles import selectors as people
 from profiles.documents import User
 from profiles.services import standing
+from socialsite import events
 from socialsite.buckets import Buckets
 from socialsite.clock import now
 
@@ -261,6 +262,13 @@ def _append(
         )
     newly = sorted(set(tell) - set((before or {}).get("unread") or ()))
     standing.messages_unread_add(handles=newly, delta=1)
+    events.message_sent.send(
+        sender=Conversation,
+        conversation_id=conversation_id,
+        message_id=message["_id"],
+        sender_handle=message["by"],
+        told=list(tell),
+    )
 
 
 def _seat(members: list[dict], handle: str) -> int | None:

@@ -31,10 +31,12 @@ from feeds.selectors import posts as feed_posts
 from feeds.selectors.filtering import TEXT_FIELDS, hidden
 from feeds.selectors.visibility import can_see, circles_placed_in, needs_graph
 from notifications import buckets
+from notifications.documents import NotificationBucket
 from profiles import selectors as profile_selectors
 from profiles.documents import User
 from profiles.filters import filters_of
 from profiles.services import standing
+from socialsite import events
 from socialsite.clock import aware, now
 
 log = logging.getLogger(__name__)
@@ -132,6 +134,13 @@ def _notify(
         if outcome == "joined-read":
             if counted:
                 _count_one_more(recipient)
+            events.notified.send(
+                sender=NotificationBucket,
+                recipient=recipient,
+                item_id=None,
+                kind=kind,
+                counted=counted,
+            )
             return
     item = {
         "id": ObjectId(),
@@ -146,8 +155,16 @@ def _notify(
         item["comment"] = str(comment_slug)
     if kind == "like":
         item.update(actors=[actor], actor_count=1)
-    if buckets.push_item(recipient, item) and counted:
-        _count_one_more(recipient)
+    if buckets.push_item(recipient, item):
+        if counted:
+            _count_one_more(recipient)
+        events.notified.send(
+            sender=NotificationBucket,
+            recipient=recipient,
+            item_id=item["id"],
+            kind=kind,
+            counted=counted,
+        )
 
 
 def notify_removed(*, author: str, subject: str, what: str, excerpt: str, reason: str) -> None:

@@ -94,6 +94,23 @@ post_reposted = Signal()
 # post_id: ObjectId, actor: str (who took their repost back)
 post_unreposted = Signal()
 
+# --- timelines, notifications, messages: what a person's open pages learn live ---
+
+# post_id: ObjectId, author: str, readers: list[str], repost_by: str | None -
+# the entry of a post (or of `repost_by`'s repost of it) is now in these
+# readers' news timelines: sent after the write, a batch at a time
+news_delivered = Signal()
+# post_id: ObjectId, author: str - a pulled author's public post: their
+# followers' news pages read it when shown, no entry is written for them
+news_pulled = Signal()
+# recipient: str, item_id: ObjectId, kind: str, counted: bool - a
+# notification was written (counted: it raised their unread count)
+notified = Signal()
+# conversation_id: ObjectId, message_id: ObjectId, sender_handle: str,
+# told: list[str] (the others it reaches: not across a block) - a message
+# was written
+message_sent = Signal()
+
 # --- comments -------------------------------------------------------------
 
 # older_than_seconds: int | None - the sweeper's round (`redeliver_pending`):

@@ -21,6 +21,9 @@ bind = os.environ.get("BIND", "127.0.0.1:8000")
 workers = int(os.environ.get("WEB_CONCURRENCY", "1"))
 worker_class = "gthread"
 threads = int(os.environ.get("GUNICORN_THREADS", "8"))
+# Under the ASGI worker (`gunicorn -k asgi socialsite.asgi`, `manage.py demo`):
+# open connections one process holds, live streams among them (docs/live.md).
+asgi_connections = int(os.environ.get("ASGI_CONNECTIONS", "10000"))
 # Seconds an idle keep-alive connection stays open: a browser's next click
 # (or a proxy's next request) reuses it instead of a new TCP handshake.
 keepalive = 5

@@ -101,6 +101,8 @@ INSTALLED_APPS = [
     "ads",
     "notifications",
     "devlens",
+    # Live updates (docs/live.md): streams of what the apps below announce.
+    "live",
     # The Mastodon client API (docs/api.md): on top of every other app.
     "api",
     "corsheaders",
@@ -250,6 +252,30 @@ TASKS_SWEEP_SECONDS = env.float("TASKS_SWEEP_SECONDS", default=0 if TESTING else
 TASKS_LEASE_SECONDS = env.float("TASKS_LEASE_SECONDS", default=300)
 TASKS_MAX_ATTEMPTS = env.int("TASKS_MAX_ATTEMPTS", default=5)
 REDIS_URL = env.str("REDIS_URL", default="redis://127.0.0.1:6379/0")
+# Live updates (docs/live.md): "local" delivers events to the streams of the
+# process that wrote them (the embedded demo: one process); "redis" carries
+# them over Redis pub/sub to every process that serves streams (use it with
+# workers of their own, several web processes or a separate stream server).
+LIVE_BROKER = env.str("LIVE_BROKER", default="local")
+LIVE_BROKERS = {
+    "local": "live.brokers.local.LocalTransport",
+    "redis": "live.brokers.redis.RedisTransport",
+}
+LIVE_REDIS_URL = env.str("LIVE_REDIS_URL", default=REDIS_URL)
+# Events each process keeps for a stream that reconnects with Last-Event-ID;
+# one that missed more is told to read afresh (`resync`).
+LIVE_REPLAY_EVENTS = env.int("LIVE_REPLAY_EVENTS", default=2000)
+# Events waiting for one slow stream before it is told to resync instead.
+LIVE_QUEUE_MAX = env.int("LIVE_QUEUE_MAX", default=256)
+# A comment line this often keeps proxies from closing an idle stream.
+LIVE_HEARTBEAT_SECONDS = env.float("LIVE_HEARTBEAT_SECONDS", default=15)
+# The browser's wait before it reconnects a dropped stream; under a WSGI
+# server, which holds no streams, the wait before it asks again.
+LIVE_RETRY_MS = env.int("LIVE_RETRY_MS", default=1000)
+LIVE_WSGI_RETRY_MS = env.int("LIVE_WSGI_RETRY_MS", default=60_000)
+ASGI_APPLICATION = "socialsite.asgi.application"
+# WebSocket paths of the ASGI application and what serves each (socialsite/asgi.py).
+ASGI_WEBSOCKETS: dict[str, str] = {}
 TASKS = {
     "default": {
         "BACKEND": {

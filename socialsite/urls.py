@@ -16,6 +16,7 @@ urlpatterns = [
     path("", include("notifications.urls")),
     path("ads/", include("ads.urls")),
     path("", include("devlens.urls")),
+    path("", include("live.urls")),
     path("", include("api.urls")),
 ]
 

@@ -29,14 +29,16 @@ LAYERS = {
     "notifications": 5,
     "ads": 5,
     "devlens": 5,
+    # Live updates listen to every app's events; the client API streams them.
+    "live": 6,
     # The client API sits on top of every other app.
-    "api": 6,
+    "api": 7,
 }
 #: The apps on top do not use each other.
 ALLOWED_SIDEWAYS: set[tuple[str, str]] = set()
 #: What the apps of the domain itself never reach, at any depth.
 DOMAIN = ("profiles", "feeds", "comments", "timelines", "explore", "messaging")
-ON_TOP = ("notifications", "ads", "devlens", "moderation", "api")
+ON_TOP = ("notifications", "ads", "devlens", "moderation", "live", "api")
 EMBEDDED = "embedded_mongo"
 #: The one module that may select the embedded database.
 EMBEDDED_ALLOWED = {"socialsite/mongo.py"}

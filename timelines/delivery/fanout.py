@@ -32,6 +32,7 @@ from feeds.documents import CARD_FIELDS, LIVE, PUBLIC
 from feeds.selectors import delivery as records
 from feeds.selectors.delivery import DELIVERING, PENDING, UNFINISHED
 from feeds.services import delivery as record_writes
+from socialsite import events
 from timelines.delivery import pulled
 from timelines.delivery.audience import active_readers, audience, deliver_to
 from timelines.selectors.entries import entry_for, repost_entry
@@ -87,7 +88,8 @@ class PostDelivery(Kind):
         readers = heard = 0
         author, public = post["by"]["id"], PUBLIC in post["circles"]
         batches: Iterable[list[str]] = audience(post)
-        if public and pulled.pulls(author):
+        pulling = public and pulled.pulls(author)
+        if pulling:
             # A pulled author's public post: their followers' news pages read
             # it when shown (timelines/selectors/pulled.py); only the author's own
             # news holds it.
@@ -97,7 +99,12 @@ class PostDelivery(Kind):
             batch = active_readers(followers, author)
             if batch:
                 deliver_to(stores, "news", batch, entry, again=again)
+                events.news_delivered.send(
+                    sender=Kind, post_id=post["_id"], author=author, readers=batch, repost_by=None
+                )
             readers += len(batch)
+        if pulling:
+            events.news_pulled.send(sender=Kind, post_id=post["_id"], author=author)
         if public:
             pulled.counted(author, heard - 1)  # the author joined the first batch
         # A delete or a moderator's removal that ran while we were writing
@@ -134,6 +141,13 @@ class RepostDelivery(Kind):
             batch = active_readers(followers, key["by"], also=original_author)
             if batch:
                 deliver_to(stores, "news", batch, entry, again=again)
+                events.news_delivered.send(
+                    sender=Kind,
+                    post_id=key["post"],
+                    author=original_author,
+                    readers=batch,
+                    repost_by=key["by"],
+                )
             readers += len(batch)
         # An undo, a delete or a removal that ran while we were writing took
         # the entries out before ours landed: look once more, after them.

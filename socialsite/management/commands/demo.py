@@ -16,6 +16,8 @@ if TYPE_CHECKING:
     from django.core.handlers.wsgi import WSGIHandler
     from gunicorn.config import Config
 
+    from socialsite.asgi import PagesOnAPool
+
 # runserver's forms: "8000", "0.0.0.0:8000", "[::1]:8000", "localhost:8000".
 ADDRPORT = re.compile(r"^(?:(?P<host>\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):)?(?P<port>\d{1,5})$")
 
@@ -37,11 +39,26 @@ class Command(BaseCommand):
         parser.add_argument("--users", type=int, default=settings.DEMO_USERS)
         parser.add_argument("--maxfollows", type=int, default=settings.DEMO_MAXFOLLOWS)
         parser.add_argument(
-            "--threads", type=int, default=gunicorn_conf.threads, help="gunicorn threads"
+            "--threads", type=int, default=gunicorn_conf.threads, help="threads that run pages"
+        )
+        parser.add_argument(
+            "--server",
+            choices=("asgi", "wsgi"),
+            default="asgi",
+            help="asgi (default): pages and live streams from this one process "
+            "(socialsite/asgi.py, docs/live.md); wsgi: pages only, with gthread, "
+            "and the pages poll instead of streaming",
         )
 
     def handle(
-        self, *args: Any, addrport: str, users: int, maxfollows: int, threads: int, **options: Any
+        self,
+        *args: Any,
+        addrport: str,
+        users: int,
+        maxfollows: int,
+        threads: int,
+        server: str,
+        **options: Any,
     ) -> None:
         bind = parse_addrport(addrport)
         if threads < 1:
@@ -69,9 +86,11 @@ class Command(BaseCommand):
             # with no monitor thread caught half-way by the fork.
             get_connection().close()
         collect_static(self.stdout)
-        self.stdout.write(f"Serving on http://{bind}/ with gunicorn ({threads} threads).")
+        self.stdout.write(
+            f"Serving on http://{bind}/ with gunicorn ({server.upper()}, {threads} threads)."
+        )
         self.stdout.flush()
-        DemoServer(bind=bind, threads=threads).run()
+        DemoServer(bind=bind, threads=threads, server=server).run()
 
 
 def parse_addrport(addrport: str) -> str:
@@ -99,7 +118,9 @@ class DemoServer(BaseApplication):
     only: a second would hold a copy of the database of its own.
     """
 
-    def __init__(self, *, bind: str, threads: int) -> None:
+    def __init__(self, *, bind: str, threads: int, server: str = "asgi") -> None:
+        self.server = server
+        self.threads = threads
         self.options = {
             **{
                 name: value
@@ -112,6 +133,14 @@ class DemoServer(BaseApplication):
             "preload_app": True,
             "logger_class": JsonLinesLogger,
         }
+        if server == "asgi":
+            # Pages run on the application's own pool of `threads`; the worker's
+            # event loop holds the connections, open streams among them.
+            self.options.update(
+                worker_class="asgi",
+                worker_connections=gunicorn_conf.asgi_connections,
+                asgi_lifespan="off",
+            )
         super().__init__()
 
     def load_config(self) -> None:
@@ -119,7 +148,11 @@ class DemoServer(BaseApplication):
             if name in self.cfg.settings and value is not None:
                 self.cfg.set(name, value)
 
-    def load(self) -> "WSGIHandler":
+    def load(self) -> "WSGIHandler | PagesOnAPool":
+        if self.server == "asgi":
+            from socialsite.asgi import PagesOnAPool
+
+            return PagesOnAPool(self.threads)
         from django.core.wsgi import get_wsgi_application
 
         return get_wsgi_application()

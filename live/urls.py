@@ -1,0 +1,9 @@
+from django.urls import path
+
+from live import views
+
+app_name = "live"
+
+urlpatterns = [
+    path("live/stream", views.stream, name="stream"),
+]
