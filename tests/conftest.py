@@ -325,6 +325,9 @@ def clean_db(request, _indexes):
         written.forget()
 
 
+from tests.asgi_server import asgi_server  # noqa: E402, F401 (a fixture: live streams' tests)
+
+
 @pytest.fixture
 def make_user():
     def make(handle, name=None, password=PASSWORD, **fields):

@@ -1,0 +1,58 @@
+"""The site's ASGI application (socialsite/asgi.py) served from a thread of the
+test process, for tests of live streams: pytest-django's `live_server` is a
+WSGI server, which holds no stream.
+
+uvicorn serves it here (in production `manage.py demo` uses gunicorn's ASGI
+worker; both speak ASGI to the same application). The server's threads
+share the test's in-process database, so `tests/conftest.py`'s per-test
+cleanup applies to it, and tests can set up people, blocks and filters with
+the services directly.
+
+    def test_x(asgi_server):
+        requests.get(asgi_server.url + "/live/stream", stream=True)
+"""
+
+import asyncio
+import threading
+import time
+from dataclasses import dataclass
+
+import pytest
+
+
+@dataclass
+class Served:
+    url: str
+    host: str
+    port: int
+
+
+@pytest.fixture(scope="module")
+def asgi_server():
+    import uvicorn
+
+    from live import broker
+    from socialsite.asgi import PagesOnAPool
+
+    broker.reset()
+    app = PagesOnAPool(threads=4)
+    config = uvicorn.Config(
+        app, host="127.0.0.1", port=0, lifespan="off", ws="websockets-sansio", log_level="warning"
+    )
+    server = uvicorn.Server(config)
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(
+        target=lambda: loop.run_until_complete(server.serve()), name="asgi-server", daemon=True
+    )
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            raise RuntimeError("the ASGI test server did not start")
+        time.sleep(0.01)
+    port = server.servers[0].sockets[0].getsockname()[1]
+    yield Served(url=f"http://127.0.0.1:{port}", host="127.0.0.1", port=port)
+    server.should_exit = True
+    thread.join(5)
+    app.pool.shutdown(wait=False, cancel_futures=True)
+    broker.reset()
