@@ -175,6 +175,9 @@ def reset() -> None:
     """A new hub and transport on next use (tests; settings changed)."""
     global _hub, _transport
     with _state_lock:
+        stop = getattr(_transport, "stop", None)
+        if stop is not None:
+            stop()
         _hub, _transport = None, None
         _listening.clear()
 

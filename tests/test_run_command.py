@@ -6,6 +6,7 @@ request; and `manage.py demo` with DEBUG on."""
 import http.client
 import json
 import re
+import socket
 import time
 from urllib.parse import urlencode
 
@@ -64,7 +65,8 @@ def test_the_demo_is_served_by_gunicorn_with_its_static_files(demo_server):
     _, port, stdout, _ = demo_server
     home = get(port, "/")
     assert home.status == 200
-    assert home.getheader("Server") == "gunicorn"
+    # gunicorn's ASGI worker: pages and live streams from this one process.
+    assert home.getheader("Server") == "gunicorn/asgi"
     assert "Serving on" in stdout.read_text() and "with gunicorn" in stdout.read_text()
     # The stylesheet the page links (a hashed name with DEBUG off) is served.
     stylesheet = re.search(r'href="(/static/[^"]+\.css)"', home.body.decode())
@@ -131,6 +133,31 @@ def test_the_readme_command_answers_the_sites_own_error_pages(demo_server):
             assert 'class="error-code">404<' in page and 'href="/"' in page, path
             assert '<header class="topbar"' in page, path
             assert "Traceback" not in page and "URLconf" not in page and "DEBUG" not in page
+
+
+def test_the_readme_command_serves_live_streams_from_the_same_process(demo_server):
+    """One command, no other service: a message written through one page
+    reaches the other person's open stream (docs/live.md#serving)."""
+    mode, port, _, _ = demo_server
+    if mode != "readme":
+        pytest.skip("one of the two servers is enough")
+    reader, writer = Visitor(port), Visitor(port)
+    reader.log_in("alice", DEMO_PASSWORD)
+    writer.log_in("moderator", DEMO_PASSWORD)
+    stream = socket.create_connection(("127.0.0.1", port), timeout=10)
+    cookies = "; ".join(f"{k}={v}" for k, v in reader.cookies.items())
+    stream.sendall(
+        f"GET /live/stream HTTP/1.1\r\nHost: 127.0.0.1\r\nCookie: {cookies}\r\n\r\n".encode()
+    )
+    seen = stream.recv(4096)
+    assert b"200 OK" in seen and b"text/event-stream" in seen
+    sent = writer.post("/messages/", {"to": "alice", "text": "Are you there?"})
+    assert sent.status == 302
+    deadline = time.monotonic() + 5
+    while b"event: message" not in seen and time.monotonic() < deadline:
+        seen += stream.recv(4096)
+    stream.close()
+    assert b"event: message" in seen
 
 
 class Visitor:

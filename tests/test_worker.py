@@ -48,10 +48,12 @@ from redis import Redis
 from rq import Queue
 
 from feeds.documents import Post
+from live import broker
 from profiles import services as graph
 from socialsite import indexes
 from socialsite.clock import now
 from socialsite.rq_backend import RQBackend
+from tests.live.test_serving import Lines, cookies_of
 from timelines.stores import get_store
 
 pytestmark = pytest.mark.worker
@@ -148,6 +150,9 @@ def _run_worker(redis_url: str, post_id, tmp_path: Path) -> tuple[str, dict]:
         "SECRET_KEY": "worker-test-only-" + "x" * 50,
         # A real database needs a mail server (socialsite.E006): this one drops mail.
         "EMAIL_URL": "dummymail://",
+        # Its events reach the streams of the web process over Redis (docs/live.md#redis).
+        "LIVE_BROKER": "redis",
+        "LIVE_REDIS_URL": redis_url,
     }
     report = tmp_path / "report.json"
     if django_settings.MONGODB_URI:
@@ -172,14 +177,20 @@ def _run_worker(redis_url: str, post_id, tmp_path: Path) -> tuple[str, dict]:
 
 
 def test_the_worker_not_the_request_delivers_a_post(
-    settings, make_user, login, redis_url, tmp_path
+    settings, make_user, login, redis_url, tmp_path, asgi_server
 ):
     settings.FEED_MODEL = "cache"  # a model that stores news entries
     alice = make_user("alice")
+    followers = {}
     for handle in FOLLOWERS:
-        follower = make_user(handle, last_seen=now())
-        graph.follow_create(follower=follower, followee="alice")
+        followers[handle] = make_user(handle, last_seen=now())
+        graph.follow_create(follower=followers[handle], followee="alice")
     client = login(alice)
+    # Bob's page is open on the web process, whose streams hear events over Redis.
+    settings.LIVE_BROKER, settings.LIVE_REDIS_URL = "redis", redis_url
+    broker.reset()
+    bobs_page = Lines(asgi_server, cookies_of(followers["bob"]))
+    bobs_page.wait_for("retry:")
 
     # From here on tasks go to Redis: the request may only enqueue.
     settings.REDIS_URL = redis_url
@@ -210,6 +221,12 @@ def test_the_worker_not_the_request_delivers_a_post(
     output, report = _run_worker(redis_url, post_id, tmp_path)
 
     assert "run_worker: serving queue(s) default on redis://127.0.0.1" in output
+    # The worker process wrote bob's news entry and the notification that
+    # names him, and bob's open page heard of both, through Redis.
+    lines = bobs_page.wait_for(f'"post":"{post_id}"', seconds=5)
+    assert "event: feed" in lines and "event: notification" in bobs_page.wait_for("notification")
+    bobs_page.close()
+    broker.reset()
     assert report["state"] == "done"
     for handle in FOLLOWERS:
         assert report["news"][handle] == [str(post_id)], handle

@@ -32,6 +32,7 @@ BACKOFF = (0.5, 1, 2, 5)
 class RedisTransport:
     def __init__(self) -> None:
         self._local = threading.local()
+        self._listeners: list[asyncio.Task] = []
 
     def _client(self) -> redis.Redis:
         client = getattr(self._local, "client", None)
@@ -57,7 +58,14 @@ class RedisTransport:
             log.warning("live_publish_failed", extra={"events": len(events)})
 
     def listen(self, hub: Hub) -> None:
-        asyncio.get_running_loop().create_task(self._listen(hub), name="live-redis")
+        task = asyncio.get_running_loop().create_task(self._listen(hub), name="live-redis")
+        self._listeners.append(task)
+
+    def stop(self) -> None:
+        """No more listening (a test's server, or settings, changed)."""
+        for task in self._listeners:
+            task.get_loop().call_soon_threadsafe(task.cancel)
+        self._listeners.clear()
 
     async def _listen(self, hub: Hub) -> None:
         attempt = 0
