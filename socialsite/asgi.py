@@ -113,7 +113,7 @@ class PagesOnAPool(base.BaseHandler):
         signals.request_started.send(sender=self.__class__, scope=scope)
         request = ASGIRequest(scope, body)
         response = self.get_response(request)
-        response._handler_class = self.__class__  # type: ignore[attr-defined]
+        response._handler_class = self.__class__
         if getattr(response, "serve_asgi", None) is not None:
             # The request is over here (its thread, its database work, its
             # log line); what follows waits on the event loop.
@@ -124,7 +124,7 @@ class PagesOnAPool(base.BaseHandler):
         """A streaming response (a file download, an export) read chunk by
         chunk on the pool, so a slow client holds no thread while it reads."""
         loop = asyncio.get_running_loop()
-        chunks: Iterator[bytes] = iter(response)  # type: ignore[call-overload]
+        chunks: Iterator[bytes] = iter(response)
         while (chunk := await loop.run_in_executor(self.pool, next, chunks, _DONE)) is not _DONE:
             await send({"type": "http.response.body", "body": chunk, "more_body": True})
         await send({"type": "http.response.body", "body": b""})
