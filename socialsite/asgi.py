@@ -106,6 +106,7 @@ class PagesOnAPool(base.BaseHandler):
         finally:
             if serve is None:
                 await loop.run_in_executor(self.pool, response.close)
+            body.close()
 
     def _respond(self, scope: Scope, body: tempfile.SpooledTemporaryFile) -> HttpResponseBase:
         """One request, as WSGIHandler.__call__ handles it, on a pool thread."""
@@ -131,7 +132,7 @@ class PagesOnAPool(base.BaseHandler):
 
 
 async def _read_body(receive: Receive) -> tempfile.SpooledTemporaryFile | None:
-    # Closed by the request (Django closes its body file) or here.
+    # Closed by `_http` once the response is sent.
     body = tempfile.SpooledTemporaryFile(  # noqa: SIM115
         max_size=settings.FILE_UPLOAD_MAX_MEMORY_SIZE, mode="w+b"
     )
