@@ -20,8 +20,9 @@ from api.views.conversations import conversation_now
 from api.views.notifications import notification_item
 from api.views.sight import visible_post
 from explore.selectors import discovery
+from feeds.documents import PUBLIC
 from feeds.selectors import marks
-from feeds.selectors.visibility import news_hidden
+from feeds.selectors.visibility import can_see, circles_placed_in, needs_graph, news_hidden
 from profiles import selectors as people
 from profiles.documents import User
 from socialsite.ids import parse_object_id
@@ -126,3 +127,24 @@ def conversation(viewer: User, base: str, conversation_id: str | None) -> dict |
     """The conversation a message went to, as its member sees it now."""
     oid = parse_object_id(conversation_id)
     return conversation_now(oid, viewer, base) if oid is not None else None
+
+
+def could_have_seen(
+    viewer: User, gone: dict, *, public: bool = False, tag: str | None = None
+) -> bool:
+    """Whether the reader could have been shown a post that is now gone,
+    from the audience its delete event carries (live/receivers.py), under
+    the visibility rule (feeds/selectors/visibility.py); on a public or
+    tag stream, only a public post (with the tag). An event without its
+    audience (its sender did not know it) goes to everyone: it holds an id
+    and nothing else."""
+    author, circles = gone.get("author"), gone.get("circles")
+    if not author or not isinstance(circles, list):
+        return True
+    if (public or tag is not None) and PUBLIC not in circles:
+        return False
+    if tag is not None and tag not in (gone.get("tags") or ()):
+        return False
+    post = {"by": {"id": author}, "circles": circles, "to": gone.get("to")}
+    placed = circles_placed_in(viewer.handle, [author]) if needs_graph(viewer, post) else {}
+    return can_see(viewer, post, placed)

@@ -181,11 +181,15 @@ def _update(status: dict | None, name: str = "update") -> Frames:
     return [(name, data(status))] if status is not None else ()
 
 
-def _deleted(event: Event) -> Frames:
-    """A removed or deleted post: its id alone, as Mastodon sends it (a
-    client drops a status it holds; there is nothing left to check)."""
+def _deleted(
+    event: Event, viewer: User, *, public: bool = False, tag: str | None = None
+) -> Frames:
+    """A removed or deleted post: its bare id, as Mastodon sends it, to a
+    reader who could have seen it (a public one on the public streams)."""
     post_id = event.data.get("post")
-    return [("delete", str(post_id))] if post_id else ()
+    if not post_id or not rules.could_have_seen(viewer, event.data, public=public, tag=tag):
+        return ()
+    return [("delete", str(post_id))]
 
 
 def _user(base: str, reader: Reader) -> Render:
@@ -207,7 +211,7 @@ def _user(base: str, reader: Reader) -> Render:
             edited = rules.home_edit(viewer, base, str(event.data.get("post")))
             return _update(edited, "status.update")
         if event.kind == "delete":
-            return _deleted(event)
+            return _deleted(event, viewer)
         return ()
 
     return render
@@ -235,7 +239,7 @@ def _direct(base: str) -> Render:
 def _public(base: str, media: bool) -> Render:
     def render(event: Event, viewer: User) -> Frames:
         if event.kind == "delete":
-            return _deleted(event)
+            return _deleted(event, viewer, public=True)
         name = {"post": "update", "edit": "status.update"}.get(event.kind)
         if name is None:
             return ()
@@ -248,7 +252,7 @@ def _public(base: str, media: bool) -> Render:
 def _hashtag(base: str, tag: str) -> Render:
     def render(event: Event, viewer: User) -> Frames:
         if event.kind == "delete":
-            return _deleted(event)
+            return _deleted(event, viewer, tag=tag)
         name = {"post": "update", "edit": "status.update"}.get(event.kind)
         if name is None:
             return ()
@@ -261,7 +265,7 @@ def _hashtag(base: str, tag: str) -> Render:
 def _list(base: str, list_id: str) -> Render:
     def render(event: Event, viewer: User) -> Frames:
         if event.kind == "delete":
-            return _deleted(event)
+            return _deleted(event, viewer)
         name = {"post": "update", "edit": "status.update"}.get(event.kind)
         if name is None:
             return ()

@@ -4,8 +4,9 @@ as Mastodon's streaming server multiplexes them
 
 The token is checked when the socket opens (`Authorization: Bearer`, the
 `access_token` query parameter, or the `Sec-WebSocket-Protocol` header, as
-Mastodon takes them); without a good one the upgrade is refused with a
-401 (a 422 for an app's own token). Then the client sends
+Mastodon takes them); without a good one the upgrade is refused, with a
+401 (a 422 for an app's own token) where the server takes an HTTP answer
+to it, else with the server's 403. Then the client sends
 `{"type": "subscribe", "stream": "hashtag", "tag": "cats"}` and
 `{"type": "unsubscribe", ...}`; `?stream=` on the URL subscribes at once.
 Each event goes out as `{"stream": ["hashtag", "cats"], "event": "update",

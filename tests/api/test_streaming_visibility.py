@@ -14,9 +14,11 @@ import json
 from contextlib import contextmanager
 
 import pytest
+from bson import ObjectId
 from websockets.sync.client import connect
 
 from api import circles as list_ids
+from feeds.services import posts as post_services
 from live import broker, topics
 from moderation import services as moderation
 from moderation.targets import Target
@@ -51,15 +53,17 @@ def socket(server, handle: str, *subscriptions: dict):
 def until(ws, status_id: str, *streams: str) -> dict[str, list[str]]:
     """What each stream was sent, up to `status_id`'s update on every one of
     `streams` ("public", "hashtag:news"): by stream and event, the status
-    ids (a notification's: its account)."""
+    ids (a notification's: its account; a delete's: its payload)."""
     seen: dict[str, list[str]] = {}
     waiting = set(streams)
     while waiting:
         message = json.loads(ws.recv(timeout=WAIT))
+        stream = ":".join(message["stream"])
+        if message["event"] == "delete":
+            seen.setdefault(f"{stream} delete", []).append(message["payload"])
         if message["event"] not in ("update", "notification", "status.update"):
             continue
         payload = json.loads(message["payload"])
-        stream = ":".join(message["stream"])
         notified = message["event"] == "notification"
         seen.setdefault(f"{stream} {message['event']}", []).append(
             payload["account"]["acct"] if notified else payload["id"]
@@ -92,6 +96,9 @@ def test_public_and_hashtag_streams_apply_blocks_mutes_filters_and_circles(asgi_
     hide("ann", "spoiler", ["public"])
     graph.circle_create(owner=user("bob"), name="pals")
     graph.follow_create(follower=user("bob"), followee="gil", circles=["pals"])
+    removed = post("gil", "#news a moderator removes")
+    moderation.post_remove(moderator=moderator, target=Target("post", removed))
+    both = ("public", "hashtag:news")
     with (
         socket(
             asgi_server, "ann", {"stream": "public"}, {"stream": "hashtag", "tag": "news"}
@@ -104,19 +111,18 @@ def test_public_and_hashtag_streams_apply_blocks_mutes_filters_and_circles(asgi_
         post("eve", "#news from someone who blocked ann")
         post("carl", "#news from someone ann muted")
         post("gil", "#news with a spoiler")
-        from_ann = post("ann", "#news that dan must not see")
-        removed = post("gil", "#news a moderator removes")
-        moderation.post_remove(moderator=moderator, target=Target("post", removed))
         broker.publish(topics.POSTS, "post", {"post": removed, "author": "gil"})
+        from_ann = post("ann", "#news that dan must not see")  # her own: she sees it
+        seen = until(anns, from_ann, *both)
+        assert seen["public update"] == seen["hashtag:news update"] == [shown, from_ann]
+
         graph.block_create(blocker=ann, blocked="bob")  # while the streams are open
         post("bob", "#news after ann blocked bob")
         last = post("gil", "last #news")
-
-        seen = until(anns, last, "public", "hashtag:news")
-        # Ann's own post is hers to see; then the last one.
-        assert seen["public update"] == seen["hashtag:news update"] == [shown, from_ann, last]
+        seen = until(anns, last, *both)
+        assert seen["public update"] == seen["hashtag:news update"] == [last]
         dan_saw = until(dans, last, "public")["public update"]
-        assert from_ann not in dan_saw and last in dan_saw
+        assert from_ann not in dan_saw and shown in dan_saw and last in dan_saw
 
 
 def test_the_user_stream_applies_the_home_rules_when_it_sends(asgi_server, make_user):
@@ -131,14 +137,15 @@ def test_the_user_stream_applies_the_home_rules_when_it_sends(asgi_server, make_
     hide("ann", "spoiler", ["home", "notifications"])
     hide("ann", "rumour", ["home"], action="warn")
     graph.circle_create(owner=user("bob"), name="inner")
+    # Removed before the stream opens (its own delivery could be sent first).
+    removed = post("gil", "soon removed")
+    moderation.post_remove(moderator=moderator, target=Target("post", removed))
     with socket(asgi_server, "ann", {"stream": "user"}) as ws:
         post("carl", "muted, though delivered")
         post("gil", "a spoiler, though delivered")
         warned = post("gil", "a rumour")
         forge("ann", post("bob", "for the inner circle", ["inner"]), "bob")
         forge("ann", post("eve", "from a blocker"), "eve")
-        removed = post("gil", "soon removed")
-        moderation.post_remove(moderator=moderator, target=Target("post", removed))
         forge("ann", removed, "gil")
         graph.follow_create(follower=user("carl"), followee="ann", circles=[])  # muted: untold
         graph.block_create(blocker=ann, blocked="bob")  # while the stream is open
@@ -184,13 +191,18 @@ def test_a_circle_post_reaches_its_members_streams_only(asgi_server, make_user):
     ):
         close = post("bob", "for the close circle", ["close"])
         far = post("bob", "for the far circle", ["far"])
+        assert until(gils, far, "user") == {"user update": [far]}
         graph.circle_remove_member(owner=user("ann"), name="pals", member="carl")
         carls = post("carl", "no longer on ann's list")  # still in her home feed
+        # Its going is told only to whom it was shown: not to ann, nor publicly.
+        post_services.post_delete(post_id=ObjectId(far), actor=bob)
         last = post("bob", "for everyone")
 
         seen = until(anns, last, "user", f"list:{pals}")
         assert seen["user update"] == [close, carls, last]
         assert seen[f"list:{pals} update"] == [close, last]
+        assert "user delete" not in seen and f"list:{pals} delete" not in seen
         seen = until(gils, last, "user", "public")
-        assert seen["user update"] == [far, last]
+        assert seen["user update"] == [last]
         assert seen["public update"] == [carls, last]  # a circle post is never public
+        assert seen["user delete"] == [far] and "public delete" not in seen
