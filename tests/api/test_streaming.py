@@ -5,6 +5,9 @@ process; its errors through the Django test client. Who may see what is
 tests/api/test_streaming_visibility.py's."""
 
 import json
+import threading
+import time
+from contextlib import ExitStack
 
 import pytest
 from bson import ObjectId
@@ -19,6 +22,8 @@ from feeds.services import reposts
 from messaging import services as messages
 from profiles import services as graph
 from profiles.documents import User
+from profiles.services import filters
+from socialsite import roundtrips
 from tests.api.conftest import BASE, session_for
 from tests.api.streaming import WAIT, RawStream, client, post, stream, token_for
 
@@ -273,3 +278,21 @@ def test_the_instance_names_the_streams(make_user):
     api = Mastodon(api_base_url=BASE, session=session_for(), version_check_mode="none")
     assert api.instance_v1().urls.streaming_api == "wss://testserver"
     assert api.instance_v2().configuration.urls.streaming == "wss://testserver"
+
+
+def test_idle_websockets_hold_no_thread_and_make_no_round_trip(asgi_server, make_user):
+    make_user("ann")
+    url = ws_url(asgi_server, f"?stream=user&access_token={token_for('ann')}")
+    with ExitStack() as sockets:
+        opened = [sockets.enter_context(connect(url, proxy=None)) for _ in range(20)]
+        threads = threading.active_count()
+        trips = roundtrips.total()
+        time.sleep(0.3)
+        assert roundtrips.total() == trips
+        assert threading.active_count() <= threads
+        # Each still hears its person's events: a new filter, here.
+        filters.keyword_filter_create(
+            user=user("ann"), phrase="spoiler", contexts=["home"], action="hide", expires_in=None
+        )
+        for ws in opened:
+            assert receive(ws) == {"stream": ["user"], "event": "filters_changed"}
