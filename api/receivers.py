@@ -6,6 +6,7 @@ from typing import Any
 from django.dispatch import receiver
 
 from api import circles, services
+from live import broker, topics
 from socialsite import events
 
 
@@ -20,3 +21,10 @@ def tokens_revoked(sender: Any, handle: str, **kwargs: Any) -> None:
 def circle_renamed(sender: Any, owner: str, old: str, new: str, **kwargs: Any) -> None:
     """A circle renamed on its page keeps its list id (docs/api.md#lists)."""
     circles.list_id_renamed(owner=owner, old=old, new=new)
+
+
+@receiver(events.filters_changed, dispatch_uid="api.filters_changed")
+def filters_changed(sender: Any, owner: str, **kwargs: Any) -> None:
+    """The person's open user streams say so, as Mastodon's do: their apps
+    read the filters again (docs/api.md#streaming)."""
+    broker.publish(topics.person(owner), "filters_changed")

@@ -1,5 +1,6 @@
 from django.urls import path
 
+from api.streaming import views as streaming
 from api.views import (
     accounts,
     apps,
@@ -23,6 +24,31 @@ from api.views import (
 from api.views import notifications as api_notifications
 
 app_name = "api"
+
+# Mastodon's streaming API over Server-Sent Events (docs/api.md#streaming);
+# the WebSocket at `api/v1/streaming` is settings.ASGI_WEBSOCKETS's.
+STREAMING = [
+    path("api/v1/streaming", streaming.streaming, name="streaming"),
+    path("api/v1/streaming/health", streaming.health, name="streaming_health"),
+    path("api/v1/streaming/user", streaming.user, name="streaming_user"),
+    path(
+        "api/v1/streaming/user/notification",
+        streaming.user_notification,
+        name="streaming_user_notification",
+    ),
+    path("api/v1/streaming/public", streaming.public, name="streaming_public"),
+    path("api/v1/streaming/public/local", streaming.public_local, name="streaming_public_local"),
+    path(
+        "api/v1/streaming/public/remote", streaming.public_remote, name="streaming_public_remote"
+    ),
+    path("api/v1/streaming/hashtag", streaming.hashtag, name="streaming_hashtag"),
+    path(
+        "api/v1/streaming/hashtag/local", streaming.hashtag_local, name="streaming_hashtag_local"
+    ),
+    path("api/v1/streaming/list", streaming.list_stream, name="streaming_list"),
+    path("api/v1/streaming/direct", streaming.direct, name="streaming_direct"),
+    path("api/v1/streaming/<path:rest>", streaming.unknown, name="streaming_unknown"),
+]
 
 urlpatterns = [
     path("oauth/authorize", oauth.authorize, name="authorize"),
@@ -170,4 +196,5 @@ urlpatterns = [
     path("api/v1/lists/<str:list_id>", lists.detail, name="list"),
     path("api/v1/lists/<str:list_id>/accounts", lists.accounts, name="list_accounts"),
     path("api/v1/accounts/<str:handle>/lists", lists.account_lists, name="account_lists"),
+    *STREAMING,
 ]

@@ -55,12 +55,28 @@ def post_changed(*, post_id: ObjectId, fields: list[str], **_: Any) -> None:
         broker.publish(topics.CHANGES, "edit", {"post": str(post_id)})
 
 
-def post_gone(*, post_id: ObjectId, **_: Any) -> None:
-    broker.publish(topics.CHANGES, "delete", {"post": str(post_id)})
+def _gone(post_id: ObjectId, post: dict | None) -> dict[str, Any]:
+    """A deleted or removed post's id, and, when the sender knew them, its
+    author and audience: a stream tells of its going only readers who could
+    have seen it (api/streaming/), since nothing is left to read then."""
+    data: dict[str, Any] = {"post": str(post_id)}
+    if post and post.get("circles") is not None and (post.get("by") or {}).get("id"):
+        data.update(
+            author=post["by"]["id"],
+            circles=list(post["circles"]),
+            to=post.get("to"),
+            tags=list(post.get("tags") or ()),
+        )
+    return data
 
 
-def posts_gone(*, post_ids: list[ObjectId], **_: Any) -> None:
-    broker.publish_many((topics.CHANGES, "delete", {"post": str(i)}) for i in post_ids)
+def post_gone(*, post_id: ObjectId, post: dict | None = None, **_: Any) -> None:
+    broker.publish(topics.CHANGES, "delete", _gone(post_id, post))
+
+
+def posts_gone(*, post_ids: list[ObjectId], posts: list[dict] | None = None, **_: Any) -> None:
+    known = {p.get("_id"): p for p in posts or ()}
+    broker.publish_many((topics.CHANGES, "delete", _gone(i, known.get(i))) for i in post_ids)
 
 
 def notified(

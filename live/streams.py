@@ -60,7 +60,11 @@ class EventStream(StreamingHttpResponse):
         heartbeat: bytes = b": ping\n\n",
         opening: Frames = (),
         with_ids: bool = True,
+        prelude: bytes | None = None,
     ) -> None:
+        """`prelude`: what the stream opens with, before `opening`; the
+        browser's reconnection delay (`retry:`) unless given (Mastodon's
+        clients take a `retry:` line for an event without a name)."""
         super().__init__(self._not_served_here(), content_type="text/event-stream")
         self["Cache-Control"] = "no-cache, no-transform"
         self["X-Accel-Buffering"] = "no"  # nginx: pass each event on at once
@@ -71,6 +75,7 @@ class EventStream(StreamingHttpResponse):
         self.heartbeat = heartbeat
         self.opening = opening
         self.with_ids = with_ids
+        self.prelude = prelude
 
     @staticmethod
     def _not_served_here() -> Iterator[bytes]:
@@ -80,7 +85,9 @@ class EventStream(StreamingHttpResponse):
         sub = broker.subscribe(self.topics)
         left = asyncio.ensure_future(_disconnected(receive))
         try:
-            opening = b"retry: %d\n\n" % settings.LIVE_RETRY_MS
+            opening = self.prelude
+            if opening is None:
+                opening = b"retry: %d\n\n" % settings.LIVE_RETRY_MS
             opening += b"".join(frame(name, payload) for name, payload in self.opening)
             await _send(send, opening)
             replayed: set[str] = set()

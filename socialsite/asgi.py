@@ -48,6 +48,8 @@ Send = Callable[[dict[str, Any]], Awaitable[None]]
 #: WSGI server's request threads (socialsite/gunicorn_conf.py).
 PAGE_THREADS = int(os.environ.get("GUNICORN_THREADS", "8"))
 _DONE = object()
+#: The scope key under which a WebSocket application finds the page pool.
+POOL = "socialsite.pool"
 
 
 class PagesOnAPool(base.BaseHandler):
@@ -73,7 +75,8 @@ class PagesOnAPool(base.BaseHandler):
                 app = self.websockets.get(path)
                 if app is None:
                     app = self.websockets[path] = import_string(name)
-                await app(scope, receive, send)
+                # The page pool rides along: a socket's database work runs there.
+                await app({**scope, POOL: self.pool}, receive, send)
                 return
         await receive()  # websocket.connect
         await send({"type": "websocket.close", "code": 4404})

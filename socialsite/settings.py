@@ -275,7 +275,12 @@ LIVE_RETRY_MS = env.int("LIVE_RETRY_MS", default=1000)
 LIVE_WSGI_RETRY_MS = env.int("LIVE_WSGI_RETRY_MS", default=60_000)
 ASGI_APPLICATION = "socialsite.asgi.application"
 # WebSocket paths of the ASGI application and what serves each (socialsite/asgi.py).
-ASGI_WEBSOCKETS: dict[str, str] = {}
+# Mastodon's multiplexed streams (api/streaming/websocket.py); its web client
+# asks the path with a trailing slash.
+ASGI_WEBSOCKETS: dict[str, str] = {
+    "/api/v1/streaming": "api.streaming.websocket.application",
+    "/api/v1/streaming/": "api.streaming.websocket.application",
+}
 TASKS = {
     "default": {
         "BACKEND": {

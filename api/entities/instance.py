@@ -68,7 +68,8 @@ def _polls() -> dict:
     }
 
 
-def instance_v1(base: str, host: str, *, users: int, posts: int) -> dict:
+def instance_v1(base: str, host: str, *, users: int, posts: int, streaming: str) -> dict:
+    """`streaming`: the WebSocket origin of the streaming API ("wss://host")."""
     return {
         "uri": host,
         "title": settings.SITE_NAME,
@@ -76,7 +77,7 @@ def instance_v1(base: str, host: str, *, users: int, posts: int) -> dict:
         "description": DESCRIPTION,
         "email": "",
         "version": version(),
-        "urls": {"streaming_api": None},
+        "urls": {"streaming_api": streaming},
         "stats": {"user_count": users, "status_count": posts, "domain_count": 0},
         "thumbnail": base + static("img/logo.svg"),
         "languages": LANGUAGES,
@@ -94,7 +95,7 @@ def instance_v1(base: str, host: str, *, users: int, posts: int) -> dict:
     }
 
 
-def instance_v2(base: str, host: str, *, active_month: int) -> dict:
+def instance_v2(base: str, host: str, *, active_month: int, streaming: str) -> dict:
     return {
         "domain": host,
         "title": settings.SITE_NAME,
@@ -107,7 +108,7 @@ def instance_v2(base: str, host: str, *, active_month: int) -> dict:
         "languages": LANGUAGES,
         "configuration": {
             "urls": {
-                "streaming": None,
+                "streaming": streaming,
                 "status": None,
                 "about": base + "/",
                 "privacy_policy": None,

@@ -15,6 +15,8 @@ from api.entities.status import Authors
 from api.http import api_view
 from api.params import Params
 from messaging import selectors, services
+from messaging.selectors import ConversationPage
+from profiles.documents import User
 from socialsite.cursors import Cursor
 from socialsite.ids import parse_object_id
 
@@ -82,15 +84,26 @@ def conversation_read(request: HttpRequest, params: Params, conversation_id: str
         services.conversation_read(
             conversation_id=oid, reader=request.user, newest=page.newest, seat=page.seat
         )
+    return conversation_of(page, request.user, base_of(request), unread=False)
+
+
+def conversation_of(page: ConversationPage, reader: User, base: str, *, unread: bool) -> dict:
+    """A conversation's newest page as a Conversation: its last message
+    shown to the reader (none across a block), its other members now."""
     others = [m["h"] for m in page.members]
     shown = [m for m in page.messages if m.kind != "left"]
-    authors = Authors({*others, *(m.by for m in shown if m.by)}, base_of(request))
-    last = (
-        message_status(shown[-1], page.id, [request.user.handle, *others], authors)
-        if shown
-        else None
-    )
-    return conversation(page.id, False, others, last, authors)
+    authors = Authors({*others, *(m.by for m in shown if m.by)}, base)
+    last = message_status(shown[-1], page.id, [reader.handle, *others], authors) if shown else None
+    return conversation(page.id, unread, others, last, authors)
+
+
+def conversation_now(conversation_id: ObjectId, reader: User, base: str) -> dict | None:
+    """The conversation as it stands for one of its members, unread or not
+    (the direct stream, api/streaming/); None when they are not in it."""
+    page = selectors.conversation_page(conversation_id, reader)
+    if page is None:
+        return None
+    return conversation_of(page, reader, base, unread=page.unread)
 
 
 @api_view(["DELETE"], scope="write:conversations", user=True)

@@ -14,18 +14,30 @@ def _origin(request: HttpRequest) -> tuple[str, str]:
     return request.build_absolute_uri("/").rstrip("/"), request.get_host()
 
 
+def _streaming(request: HttpRequest) -> str:
+    """Where the streams are (docs/api.md#streaming): this host, over
+    `wss` (`ws` when the site is served over plain http)."""
+    return ("wss://" if request.is_secure() else "ws://") + request.get_host()
+
+
 @api_view(["GET"], user=None)
 def instance(request: HttpRequest, params: Params) -> dict:
     base, host = _origin(request)
     return instance_v1(
-        base, host, users=people.users_estimated(), posts=post_selectors.posts_estimated()
+        base,
+        host,
+        users=people.users_estimated(),
+        posts=post_selectors.posts_estimated(),
+        streaming=_streaming(request),
     )
 
 
 @api_view(["GET"], user=None)
 def instance_v2_view(request: HttpRequest, params: Params) -> dict:
     base, host = _origin(request)
-    return instance_v2(base, host, active_month=people.users_estimated())
+    return instance_v2(
+        base, host, active_month=people.users_estimated(), streaming=_streaming(request)
+    )
 
 
 @api_view(["GET"], user=None)

@@ -70,10 +70,13 @@ def _keep(params: Params, since: Cursor | None, below: Cursor | None) -> Callabl
 
 
 def serialized(request: HttpRequest, page: NotificationPage) -> list[dict]:
+    return notifications_of(page, request.user, base_of(request))
+
+
+def notifications_of(page: NotificationPage, viewer: User, base: str) -> list[dict]:
     """The page's items as Notifications, in a fixed number of round trips:
-    the actors in one `$in`, the posts' Statuses as a timeline's."""
-    viewer: User = request.user
-    base = base_of(request)
+    the actors in one `$in`, the posts' Statuses as a timeline's (the
+    streams send theirs so too, api/streaming/)."""
     about = {item.post_id for item in page.items if item.post_id is not None}
     posts = [page.posts[post_id] for post_id in sorted(about) if post_id in page.posts]
     shown = statuses(posts, viewer, base, context="notifications")
@@ -143,6 +146,23 @@ def _one(request: HttpRequest, raw_id: str) -> tuple[Cursor, NotificationPage]:
         raise Http404
     page.items = found
     return cursor, page
+
+
+def notification_item(viewer: User, item_id: ObjectId, base: str) -> dict | None:
+    """The notification with this item id as the page would list it now,
+    or None (gone, or hidden: a block, a mute, a filter, a post no longer
+    seen): the page's own read of the newest buckets, for the streams."""
+    page = selectors.notification_page(
+        viewer,
+        None,
+        size=1,
+        keep=lambda item: item.get("id") == item_id and item.get("kind") in TYPES,
+        post_fields=CARD_FIELDS,
+    )
+    if not page.items:
+        return None
+    page.items = page.items[:1]
+    return notifications_of(page, viewer, base)[0]
 
 
 @api_view(["GET"], scope="read:notifications", user=True)

@@ -11,6 +11,7 @@ blocked or muted, nor by someone who blocked the viewer.
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from bson import ObjectId
 from django.conf import settings
 
 from feeds import words
@@ -84,6 +85,25 @@ def public_page(
     if only_media:
         query["type"] = "photo"
     return _page(query, viewer, before, limit)
+
+
+def public_post(
+    post_id: ObjectId,
+    viewer: "User | AnonymousVisitor",
+    *,
+    tag: str | None = None,
+    only_media: bool = False,
+) -> dict | None:
+    """The post as the public timeline (or `tag`'s page) would list it to
+    the viewer, or None where it would not: the same read and rules, on
+    one `_id` (the client API's public and hashtag streams, api/streaming/)."""
+    query: dict = {"_id": post_id, "circles": PUBLIC, **LIVE}
+    if tag is not None:
+        query["tags"] = tag
+    if only_media:
+        query["type"] = "photo"
+    page = _page(query, viewer, None, 1)
+    return page.posts[0] if page.posts else None
 
 
 @dataclass(frozen=True)

@@ -77,6 +77,8 @@ STATIC_VALUES: dict[str, list[str]] = {
     "filter_expires": ["never", "1h", "1d", "7d", "30d"],
     # Who may start a conversation with me (docs/messages.md).
     "messages_from": ["everyone", "following", "nobody"],
+    # Mastodon's stream names (api/streaming/streams.py).
+    "stream_name": ["user", "public:media", "hashtag", "list", "direct", "nonsense"],
 }
 
 
@@ -112,6 +114,8 @@ STATUS = {"status_id": "post_id"}
 STATUS_PAGE = {"max_id": "post_id", "min_id": "post_id", "since_id": "post_id", "limit": "number"}
 MARKS_PAGE = {"max_id": "timeline_cursor", "min_id": "timeline_cursor", "limit": "number"}
 LIST = {"list_id": "post_id"}
+# Mastodon's streams take the token in the query too (api/streaming/views.py).
+STREAM_TOKEN = {"access_token": "short"}
 CAMPAIGN = {
     "name": "short",
     "ecpm": "number",
@@ -621,6 +625,31 @@ ROUTES: dict[str, Route] = {
         path=LIST, query=API_PAGE, form={"account_ids[]": "handle"}, method="GET"
     ),
     "api/v1/accounts/<str:handle>/lists": Route(path=HANDLE),
+    # The streaming API (docs/api.md#streaming): under the test client a
+    # stream that opens answers at once (live/streams.py), so none hangs.
+    "api/v1/streaming": Route(
+        query={
+            "stream": "stream_name",
+            "tag": "tag",
+            "list": "post_id",
+            "only_media": "checkbox",
+            "access_token": "short",
+        }
+    ),
+    "api/v1/streaming/health": Route(),
+    "api/v1/streaming/user": Route(query=STREAM_TOKEN),
+    "api/v1/streaming/user/notification": Route(query=STREAM_TOKEN),
+    "api/v1/streaming/public": Route(query={**STREAM_TOKEN, "only_media": "checkbox"}),
+    "api/v1/streaming/public/local": Route(query={**STREAM_TOKEN, "only_media": "checkbox"}),
+    "api/v1/streaming/public/remote": Route(query={**STREAM_TOKEN, "only_media": "checkbox"}),
+    "api/v1/streaming/hashtag": Route(query={**STREAM_TOKEN, "tag": "tag"}),
+    "api/v1/streaming/hashtag/local": Route(query={**STREAM_TOKEN, "tag": "tag"}),
+    "api/v1/streaming/list": Route(query={**STREAM_TOKEN, "list": "post_id"}),
+    "api/v1/streaming/direct": Route(query=STREAM_TOKEN),
+    "api/v1/streaming/<path:rest>": Route(path={"rest": "short"}),
+    # The browser's live stream (docs/live.md): a visitor's 204, a person's
+    # stream answering at once under the test client.
+    "live/stream": Route(query={"post": "post_id", "last": "short"}),
 }
 
 

@@ -22,7 +22,7 @@ from feeds.selectors.streams import news_blockers, posts_page
 from feeds.selectors.visibility import Sight, news_hidden, visible_posts
 from profiles import selectors as people
 from profiles.documents import User
-from profiles.filters import filters_for
+from profiles.filters import Filters, filters_for
 from socialsite.clock import aware
 from socialsite.cursors import Cursor
 from timelines.selectors import beside
@@ -245,14 +245,13 @@ def news_page(viewer: User, before: Cursor | None = None, limit: int | None = No
     nothing, and an unmute brings their posts back at once. `limit`: the
     page's length (the client API's `limit`), the page's own by default."""
     rebuilding = viewer.feed_rebuild is not None
-    sight = Sight(viewer, news=True)
     # The home filters' hidden posts leave every chunk, the read model's too
     # (docs/privacy.md#keyword-filters): as a mute, at read time.
     home = filters_for(viewer, "home")
     ask = PageAsk(
         "news",
         viewer,
-        keeping(sight.visible, home),
+        news_keep(viewer, home),
         force_read=rebuilding,
         keep_read=keeping(list, home),
         hidden=sorted(news_hidden(viewer)),
@@ -336,8 +335,7 @@ def circle_page(viewer: User, circle: str, before: Cursor | None, limit: int) ->
     `(by.id, ts, _id)` index with the viewer's likes and votes beside, and
     visibility, blocks, mutes and the home filters decided now, as on the
     news feed (someone taken out of the circle leaves it at once)."""
-    hidden = news_hidden(viewer)
-    members = [h for h in people.circle_member_handles(viewer.handle, circle) if h not in hidden]
+    members = circle_authors(viewer, circle)
     if not members:
         return FeedPage([], None)
     query = {"by.id": {"$in": sorted(members)}, **LIVE}
@@ -345,5 +343,22 @@ def circle_page(viewer: User, circle: str, before: Cursor | None, limit: int) ->
     page, more = posts[:limit], len(posts) > limit
     cursor = position(page[-1]).encode() if more else None
     # After the cursor: it moves past what the viewer may not see.
-    shown = Sight(viewer, news=True).visible(page)
-    return FeedPage(without_hidden(filters_for(viewer, "home"), shown), cursor)
+    return FeedPage(news_keep(viewer)(page), cursor)
+
+
+def news_keep(viewer: User, home: Filters | None = None) -> Keep:
+    """What the news feed keeps of the posts it reads, in order: those the
+    viewer may see now, not by someone they muted, and none the home
+    filters (`home`, the viewer's own unless given) hide. The list timeline
+    keeps the same, and the client API's user and list streams keep a new
+    post by it (api/streaming/)."""
+    home = filters_for(viewer, "home") if home is None else home
+    return keeping(Sight(viewer, news=True).visible, home)
+
+
+def circle_authors(viewer: User, circle: str) -> set[str]:
+    """Whose posts one of the viewer's circles shows as a list (the client
+    API's list timeline and stream): its members, less those the viewer
+    blocked or muted. One read of the members on the `(_f, _g, _t)` index."""
+    hidden = news_hidden(viewer)
+    return {h for h in people.circle_member_handles(viewer.handle, circle) if h not in hidden}
