@@ -9,6 +9,7 @@ revoked token sends nothing more and ends its stream, and the person's
 blocks, mutes, filters and circles are today's (rules.py).
 """
 
+import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
@@ -184,12 +185,16 @@ def _update(status: dict | None, name: str = "update") -> Frames:
 def _deleted(
     event: Event, viewer: User, *, public: bool = False, tag: str | None = None
 ) -> Frames:
-    """A removed or deleted post: its bare id, as Mastodon sends it, to a
-    reader who could have seen it (a public one on the public streams)."""
+    """A removed or deleted post's id, to a reader who could have seen it (a
+    public one on the public streams). Mastodon writes the id bare, and its
+    ids are numbers, so the line is JSON too: Mastodon.py parses every
+    event's data as JSON. Ours are hex, so the SSE line carries the id as a
+    JSON string; the WebSocket sends it bare (websocket.py), where Mastodon's
+    web app and masto.js read it as it is (docs/api.md#streaming)."""
     post_id = event.data.get("post")
     if not post_id or not rules.could_have_seen(viewer, event.data, public=public, tag=tag):
         return ()
-    return [("delete", str(post_id))]
+    return [("delete", json.dumps(str(post_id)))]
 
 
 def _user(base: str, reader: Reader) -> Render:

@@ -257,7 +257,9 @@ class Socket:
                 continue
             for name, payload in frames:
                 message: dict[str, Any] = {"stream": list(stream.name), "event": name}
-                if name != "filters_changed":  # which has no payload here
+                if name == "delete":  # the id bare, as Mastodon sends it (streams.py)
+                    message["payload"] = json.loads(payload)
+                elif name != "filters_changed":  # which has no payload here
                     message["payload"] = payload
                 await self.send_json(message)
 

@@ -76,6 +76,9 @@ def test_the_user_stream_sends_the_home_feed_its_reposts_edits_and_notifications
         edited = events.wait_for("status.update")
         assert edited.id == posted and "again" in edited.content
         assert edited.edited_at is not None
+
+        post_services.post_delete(post_id=ObjectId(posted), actor=user("bob"))
+        assert events.wait_for("delete") == posted
     finally:
         handle.close()
 
@@ -138,8 +141,9 @@ def test_the_framing_is_mastodons_and_a_revoked_token_ends_the_stream(asgi_serve
         posted = post("bob", "soon gone")
         raw.wait_for("event: update")
         post_services.post_delete(post_id=ObjectId(posted), actor=user("bob"))
-        lines = raw.wait_for(f"data: {posted}")  # a deleted status's bare id
-        assert lines[lines.index(f"data: {posted}") - 1] == "event: delete"
+        # The id as JSON: a string (Mastodon's ids are numbers, ours hex).
+        lines = raw.wait_for(f'data: "{posted}"')
+        assert lines[lines.index(f'data: "{posted}"') - 1] == "event: delete"
         assert not any(line.startswith(("id:", "retry:")) for line in lines)
         update = next(line for line in lines if line.startswith("data: {"))
         assert json.loads(update[6:])["id"] == posted

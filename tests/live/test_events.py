@@ -70,7 +70,15 @@ def test_a_post_reaches_its_readers_topics_after_their_entries_are_written(recor
     assert [e.data["post"] for e in recorder.on(topics.POSTS)] == [str(made.id)]
     assert [e.data["post"] for e in recorder.on(topics.tag("python"))] == [str(made.id)]
     feed_posts.post_delete(post_id=made.id, actor=alice)
-    assert [e.data for e in recorder.on(topics.CHANGES, "delete")] == [{"post": str(made.id)}]
+    # With its author and audience: streams tell only those who could have seen it.
+    (gone,) = recorder.on(topics.CHANGES, "delete")
+    assert gone.data == {
+        "post": str(made.id),
+        "author": "alice",
+        "circles": ["*public*"],
+        "to": None,
+        "tags": ["python"],
+    }
 
 
 def test_a_circle_post_reaches_only_the_circle(recorder, make_user):
