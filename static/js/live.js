@@ -25,6 +25,7 @@
       .then((response) => (response.ok && !response.redirected ? response : null))
       .catch(() => null);
   const parse = (html) => new DOMParser().parseFromString(html, "text/html");
+  const tell = (name) => document.dispatchEvent(new CustomEvent(name));
 
   // One read of a kind at a time; asked again meanwhile, it reads once more
   // after, since the answer on its way may predate what it was told.
@@ -40,7 +41,9 @@
       try {
         do {
           again = false;
-          await read();
+          // A failed read (the network went away) is read again on the next
+          // event, or on the catch-up once the stream is back.
+          await read().catch(() => {});
         } while (again);
       } finally {
         running = false;
@@ -135,6 +138,7 @@
       last.id = "latest";
     }
     if (atEnd) window.scrollBy(0, list.offsetHeight - height);
+    tell("content:added");
   }
 
   const messages = once(async () => {
@@ -154,41 +158,69 @@
 
   // --- A post's new comments ----------------------------------------------
   // The page itself, read again: the comments its thread would show now
-  // that this one does not are offered; "show" puts the fresh thread in,
-  // keeping what the reader typed or opened.
+  // that this one does not are offered, and "show" puts the fresh thread
+  // in, keeping what the reader typed or opened. Those the stream told of
+  // (by slug) that belong on another page of this order are looked for on
+  // the newest-first page, and "show" goes there. One that neither shows
+  // (a keyword filter hides it, it was deleted) is not offered.
   const offerButton = thread && thread.querySelector(".new-comments__button");
+  const told = new Set();
   let held = null;
-  const offer = (text) => {
-    offerButton.textContent = text;
-    offerButton.hidden = !text;
+  const offer = (count) => {
+    offerButton.textContent = count ? `${count} new comment${count === 1 ? "" : "s"} — show` : "";
+    offerButton.hidden = !count;
   };
+  const shown = (slug) => document.querySelector(`article.comment[data-slug="${CSS.escape(slug)}"]`);
+  const pageAt = async (search) => {
+    const response = await get(window.location.pathname + search, "text/html");
+    return response && parse(await response.text());
+  };
+  const threadIn = (page) => page && page.querySelector(".thread[data-post-id]");
+  const slugsIn = (box) => new Set([...box.querySelectorAll(".comments article.comment")].map((a) => a.dataset.slug));
 
   const comments = once(async () => {
-    const response = await get(window.location.pathname + window.location.search, "text/html");
-    const fresh = response && parse(await response.text()).querySelector(".thread[data-post-id]");
+    const asked = [...told];
+    told.clear();
+    const page = await pageAt(window.location.search);
+    const fresh = threadIn(page);
     if (!fresh) return;
     const added = [...fresh.querySelectorAll(".comments article.comment[id]")]
       .map((article) => article.id)
       .filter((id) => !document.getElementById(id));
-    if (!added.length) return;
-    held = { fresh, added };
-    offer(`${added.length} new comment${added.length === 1 ? "" : "s"} — show`);
+    const here = slugsIn(fresh);
+    const away = asked.filter((slug) => !here.has(slug) && !shown(slug));
+    const elsewhere = new Set(held ? held.elsewhere : []);
+    if (away.length) {
+      const newest = threadIn(await pageAt("?order=newest"));
+      const there = newest ? slugsIn(newest) : new Set();
+      away.filter((slug) => there.has(slug)).forEach((slug) => elsewhere.add(slug));
+    }
+    // The post's own count of comments, on its card, follows too.
+    const count = page.querySelector(`article.post[data-post-id="${CSS.escape(thread.dataset.postId)}"] .post__comments`);
+    held = { fresh, count, added, elsewhere };
+    offer(added.length + elsewhere.size);
   });
 
-  const opened = (box) =>
-    [...box.querySelectorAll("details[open]")].map((details) => {
-      const article = details.closest("article.comment");
-      return `${article ? article.id : ""}:${[...(article || box).querySelectorAll("details")].indexOf(details)}`;
-    });
+  // A <details> (a reply or edit form, a folded comment) by its comment and place in it.
+  const keyOf = (details, box) => {
+    const article = details.closest("article.comment");
+    return `${article ? article.id : ""}:${[...(article || box).querySelectorAll("details")].indexOf(details)}`;
+  };
 
   function showComments() {
-    const { fresh, added } = held;
+    const { fresh, count, added, elsewhere } = held;
     held = null;
-    offer("");
+    offer(0);
+    if (elsewhere.size) {
+      // To the newest of them, first on the newest-first page.
+      const newest = [...elsewhere].pop().replaceAll("/", "");
+      window.location.assign(`${window.location.pathname}?order=newest#c-${newest}`);
+      return;
+    }
+    if (!added.length) return;
     const box = thread.querySelector(".comments");
     const typed = [...box.querySelectorAll("textarea")].filter((t) => t.value !== t.defaultValue);
-    const open = new Set(opened(box));
-    const focused = document.activeElement && box.contains(document.activeElement) ? document.activeElement.id : "";
+    const open = new Set([...box.querySelectorAll("details[open]")].map((details) => keyOf(details, box)));
     const next = document.importNode(fresh.querySelector(".comments"), true);
     box.replaceWith(next);
     typed.forEach((old) => {
@@ -196,11 +228,11 @@
       if (kept) kept.value = old.value;
     });
     next.querySelectorAll("details").forEach((details) => {
-      const article = details.closest("article.comment");
-      const key = `${article ? article.id : ""}:${[...(article || next).querySelectorAll("details")].indexOf(details)}`;
-      if (open.has(key)) details.open = true;
+      if (open.has(keyOf(details, next))) details.open = true;
     });
-    // The heading's count and the pager follow the fresh thread.
+    // The counts and the pager follow the fresh thread.
+    const card = document.querySelector(`article.post[data-post-id="${CSS.escape(thread.dataset.postId)}"] .post__comments`);
+    if (card && count) card.replaceWith(document.importNode(count, true));
     const heading = fresh.querySelector(".thread__head h2");
     if (heading) thread.querySelector(".thread__head h2").replaceWith(document.importNode(heading, true));
     const pager = thread.querySelector(":scope > nav.pager");
@@ -208,15 +240,12 @@
     if (pager) pager.remove();
     if (freshPager) next.after(document.importNode(freshPager, true));
     added.forEach((id) => document.getElementById(id).classList.add("comment--new"));
-    const back = focused && document.getElementById(focused);
-    if (back) {
-      back.focus({ preventScroll: true });
-    } else {
-      const first = document.getElementById(added[0]);
-      first.tabIndex = -1;
-      first.focus({ preventScroll: true });
-      first.scrollIntoView({ block: "center" });
-    }
+    tell("content:added");
+    // The reader (who pressed "show") is taken to the first of them.
+    const first = document.getElementById(added[0]);
+    first.tabIndex = -1;
+    first.focus({ preventScroll: true });
+    first.scrollIntoView({ block: "center" });
   }
 
   if (offerButton) offerButton.addEventListener("click", () => held && showComments());
@@ -225,28 +254,35 @@
   const url = new URL(script.dataset.stream, window.location.href);
   if (thread) url.searchParams.set("post", thread.dataset.postId);
   if (feed) url.searchParams.set("feed", "1");
-  const tell = (name) => document.dispatchEvent(new CustomEvent(name));
   const state = (value) => {
     if (root.dataset.live === value) return;
     root.dataset.live = value;
     tell("live:state");
   };
-  const onThisPage = (event) => {
+  const read = (event) => {
     try {
-      return conversation && JSON.parse(event.data).conversation === conversation.dataset.conversationId;
+      return JSON.parse(event.data) || {};
     } catch (error) {
-      return false;
+      return {};
     }
   };
+  const onThisPage = (event) => conversation && read(event).conversation === conversation.dataset.conversationId;
 
   // Read everything this page shows afresh. On the stream's first opening
   // only what costs little (what changed while the page was on its way);
   // after a drop or a `resync`, the comments too.
   function catchUp(all) {
-    counts();
     tell("live:feed");
-    if (list) whenShown(messages);
+    if (list) conversationRead();
+    else counts();
     if (all && thread) comments();
+  }
+
+  // The open conversation's new messages, read (then the counts) when the
+  // tab is shown; meanwhile its count shows it unread.
+  function conversationRead() {
+    if (document.visibilityState !== "visible") counts();
+    whenShown(messages);
   }
 
   let source = null;
@@ -269,14 +305,15 @@
     source.addEventListener("feed", () => tell("live:feed"));
     source.addEventListener("notification", () => counts());
     source.addEventListener("message", (event) => {
-      if (!onThisPage(event)) {
-        counts();
-        return;
-      }
-      if (document.visibilityState !== "visible") counts();
-      whenShown(messages);
+      if (onThisPage(event)) conversationRead();
+      else counts();
     });
-    source.addEventListener("comment", () => thread && comments());
+    source.addEventListener("comment", (event) => {
+      if (!thread) return;
+      const slug = read(event).slug;
+      if (typeof slug === "string") told.add(slug);
+      comments();
+    });
   }
 
   // Closed while the page is in the back/forward cache, opened again after.

@@ -122,6 +122,7 @@
     });
     if (anchor) window.scrollBy(0, anchor.getBoundingClientRect().top - before);
     list.dataset.since = fresh.dataset.since;
+    if (newer.length) document.dispatchEvent(new CustomEvent("content:added"));
     const top = posts.querySelector("article.post");
     if (!top || !newer.length) {
       offer("");

@@ -21,6 +21,8 @@ document.addEventListener("DOMContentLoaded", () => {
   });
   tick();
   setInterval(tick, 60000);
+  // Times in what a script added to the page (static/js/live.js, newposts.js).
+  document.addEventListener("content:added", tick);
 });
 
 // The composer shows only the fields of the chosen kind of post.
