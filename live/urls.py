@@ -6,4 +6,5 @@ app_name = "live"
 
 urlpatterns = [
     path("live/stream", views.stream, name="stream"),
+    path("live/counts", views.counts, name="counts"),
 ]

@@ -83,6 +83,9 @@ class ConversationPage:
     seat: int | None = None  # the reader's entry in `members` (services._seat)
     hidden: int = 0  # messages across a block, left out
     title: str = ""
+    # `?after=` of what comes after the page's last message (those across a
+    # block included): an open newest page reads on from here (live updates).
+    end: str | None = None
 
 
 @dataclass
@@ -245,6 +248,7 @@ def conversation_page(
         newest=aware(window[-1][1]["ts"]) if window else None,
         latest=not more_newer,
         hidden=hidden,
+        end=encode_place(window[-1][0]) if window else after if newer_than else None,
         title=", ".join(o["name"] for o in others) or "Only you",
         seat=next(
             (

@@ -8,7 +8,7 @@ from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.views.decorators.http import require_http_methods, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from messaging import selectors, services
 from messaging.forms import MessageForm, StartForm, handles_in
@@ -73,11 +73,20 @@ def _page(
         raise Http404("Bad page cursor.") from exc
     if page is None:
         raise Http404("No such conversation.")
-    # Opening its newest page reads it, up to the newest message shown.
+    if request.method == "GET":
+        _read(request, conversation_id, page)
+    context = {"page": page, "form": form}
+    return render(request, "messaging/conversation.html", context, status=status)
+
+
+def _read(
+    request: HttpRequest, conversation_id: ObjectId, page: selectors.ConversationPage
+) -> None:
+    """Showing the conversation's newest message reads it, up to the newest
+    message shown."""
     if (
         page.latest
         and page.unread
-        and request.method == "GET"
         and services.conversation_read(
             conversation_id=conversation_id,
             reader=request.user,
@@ -86,8 +95,6 @@ def _page(
         )
     ):
         request.user.messages_unread = max(0, (request.user.messages_unread or 0) - 1)
-    context = {"page": page, "form": form}
-    return render(request, "messaging/conversation.html", context, status=status)
 
 
 @writes_on_get  # opening a conversation moves the reader's marker
@@ -114,6 +121,29 @@ def conversation(request: HttpRequest, conversation_id: str) -> HttpResponse:
     except services.NotInConversation as exc:
         raise Http404("No such conversation.") from exc
     return redirect(reverse("messaging:conversation", args=[oid]) + "#latest")
+
+
+@writes_on_get  # showing the newest messages moves the reader's marker, as the page does
+@login_required
+@require_GET
+def newer(request: HttpRequest, conversation_id: str) -> HttpResponse:
+    """`GET /messages/<id>/newer/?after=<cursor>`: the messages after the
+    open page's last one (`data-after` on its list), as the page's own list
+    items, for the page to add when told a message came (static/js/live.js,
+    docs/live.md#in-the-browser). The same selector and template as the
+    page, and, like the page, showing the newest message reads it. Without
+    `after`: the newest page's. 404 to anyone not in it, as the page."""
+    oid = object_id_or_404(conversation_id)
+    try:
+        page = selectors.conversation_page(oid, request.user, after=request.GET.get("after"))
+    except selectors.BadCursor as exc:
+        raise Http404("Bad page cursor.") from exc
+    if page is None:
+        raise Http404("No such conversation.")
+    _read(request, oid, page)
+    response = render(request, "messaging/_newer.html", {"page": page})
+    response["Cache-Control"] = "no-store"
+    return response
 
 
 @login_required

@@ -15,6 +15,7 @@ the services directly.
 import asyncio
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import pytest
@@ -25,6 +26,9 @@ class Served:
     url: str
     host: str
     port: int
+    #: Cut every open connection at once, as a network drop or a restarting
+    #: proxy does: open streams end, and their browsers reconnect.
+    drop: Callable[[], None]
 
 
 @pytest.fixture(scope="module")
@@ -51,7 +55,15 @@ def asgi_server():
             raise RuntimeError("the ASGI test server did not start")
         time.sleep(0.01)
     port = server.servers[0].sockets[0].getsockname()[1]
-    yield Served(url=f"http://127.0.0.1:{port}", host="127.0.0.1", port=port)
+
+    def drop() -> None:
+        def cut() -> None:
+            for connection in list(server.server_state.connections):
+                connection.transport.abort()
+
+        loop.call_soon_threadsafe(cut)
+
+    yield Served(url=f"http://127.0.0.1:{port}", host="127.0.0.1", port=port, drop=drop)
     server.should_exit = True
     thread.join(5)
     app.pool.shutdown(wait=False, cancel_futures=True)

@@ -1,11 +1,14 @@
 // Progressive enhancement only: every form works without this file.
+// Confirm destructive actions. Delegated, so forms added to the page later
+// (new posts, comments, messages: static/js/newposts.js, live.js) ask too.
+document.addEventListener("submit", (event) => {
+  const form = event.target;
+  if (form instanceof HTMLFormElement && form.dataset.confirm && !window.confirm(form.dataset.confirm)) {
+    event.preventDefault();
+    event.stopImmediatePropagation();
+  }
+});
 document.addEventListener("DOMContentLoaded", () => {
-  // Confirm destructive actions.
-  document.querySelectorAll("form[data-confirm]").forEach((form) => {
-    form.addEventListener("submit", (event) => {
-      if (!window.confirm(form.dataset.confirm)) event.preventDefault();
-    });
-  });
   // Relative times refresh while the page stays open.
   const units = [["year", 31536000], ["month", 2592000], ["week", 604800], ["day", 86400], ["hour", 3600], ["minute", 60]];
   const rtf = new Intl.RelativeTimeFormat("en", { numeric: "auto" });
@@ -18,6 +21,8 @@ document.addEventListener("DOMContentLoaded", () => {
   });
   tick();
   setInterval(tick, 60000);
+  // Times in what a script added to the page (static/js/live.js, newposts.js).
+  document.addEventListener("content:added", tick);
 });
 
 // The composer shows only the fields of the chosen kind of post.

@@ -265,6 +265,14 @@ ROUTES: dict[str, Route] = {
         form={"text": "text"},
     ),
     "messages/<str:conversation_id>/leave/": Route(path=CONVERSATION, method="POST"),
+    # The messages after a cursor, for an open conversation's page (live updates).
+    "messages/<str:conversation_id>/newer/": Route(
+        path=CONVERSATION, query={"after": "message_cursor"}
+    ),
+    # Live updates (docs/live.md#in-the-browser): a stream under the test
+    # client (WSGI) answers `retry:` and ends; `last` is an event id.
+    "live/stream": Route(query={"post": "post_id", "feed": "checkbox", "last": "post_id"}),
+    "live/counts": Route(),
     "posts/": Route(
         query=NEXT,
         form={

@@ -75,9 +75,11 @@ def test_the_table_names_every_conversation_route():
     assert ROUTE_KEYS == [
         "messages/<str:conversation_id>/",
         "messages/<str:conversation_id>/leave/",
+        "messages/<str:conversation_id>/newer/",
     ]
     assert methods_of(ROUTE_KEYS[0]) == ["GET", "HEAD", "POST"]
     assert methods_of(ROUTE_KEYS[1]) == ["POST"]
+    assert methods_of(ROUTE_KEYS[2]) == ["GET"]
 
 
 @pytest.mark.parametrize("key", ROUTE_KEYS)

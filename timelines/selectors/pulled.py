@@ -168,3 +168,13 @@ def author_read(reader: str, window: Window, projection: dict) -> list[list[dict
 def branch_names(row: dict, into: str) -> list[str]:
     """The fields `author_branches` read into, in the row."""
     return [name for name in row if name == into or name.startswith(f"{into}__")]
+
+
+def followed(reader: str, hidden: frozenset[str] = frozenset()) -> set[str]:
+    """The pulled authors `reader` follows, but the `hidden` ones (their
+    blocks and mutes, as a news page leaves them out): no entry is written
+    for their posts, so a news feed open in a browser listens for them
+    (live/browser.py). One covered read of the reader's edges, none when
+    nobody is pulled."""
+    candidates = set(authors()) - hidden - {reader}
+    return people.followed_among(reader, candidates) if candidates else set()
