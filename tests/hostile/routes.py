@@ -655,9 +655,6 @@ ROUTES: dict[str, Route] = {
     "api/v1/streaming/list": Route(query={**STREAM_TOKEN, "list": "post_id"}),
     "api/v1/streaming/direct": Route(query=STREAM_TOKEN),
     "api/v1/streaming/<path:rest>": Route(path={"rest": "short"}),
-    # The browser's live stream (docs/live.md): a visitor's 204, a person's
-    # stream answering at once under the test client.
-    "live/stream": Route(query={"post": "post_id", "last": "short"}),
 }
 
 
