@@ -6,6 +6,7 @@ holds the handle plus an HMAC of the password hash (as Django's own
 session even before they are deleted.
 """
 
+import functools
 from typing import Literal
 
 from django.contrib.auth.hashers import check_password, make_password
@@ -21,9 +22,16 @@ from socialsite.sessions import CLIENT_KEY, USER_KEY
 
 HASH_KEY = "_auth_user_hash"
 
-# Checked against when the handle is unknown, so a wrong password and an
-# unknown handle cost the same time and give the same answer.
-_DUMMY_HASH = make_password("socialsite-timing-equaliser")
+
+@functools.cache
+def _dummy_hash() -> str:
+    """Checked against when the handle is unknown, so a wrong password and an
+    unknown handle cost the same time and give the same answer. Made at the
+    first unknown handle rather than at import: a hash costs ~0.5 s of CPU,
+    which every process (each `manage.py` command, each worker) would pay
+    at start-up, most never using it (the first unknown handle of a process
+    costs one hash more)."""
+    return make_password("socialsite-timing-equaliser")
 
 
 class AnonymousVisitor:
@@ -58,7 +66,7 @@ def credentials(handle_value: object, password: str) -> tuple[User | None, User 
     handle = parse_handle(handle_value)
     user = User.objects(handle=handle).first() if handle else None
     if user is None:
-        check_password(password, _DUMMY_HASH)
+        check_password(password, _dummy_hash())
         return None, None
     if not check_password(password, user.password):
         return None, None

@@ -10,9 +10,11 @@ the second, the rest (and what markers keep from the second) in the first
 (see `pytest_collection_modifyitems`).
 """
 
+import contextlib
 import os
 import re
 import threading
+from collections.abc import Iterator
 
 import pytest
 from django.test import Client
@@ -269,6 +271,53 @@ class _WrittenCollections:
         listener_class.started = started_and_noted
         self.watching = True
 
+    # The embedded database's calls that only read (embedded_mongo reports
+    # each collection call to `roundtrips.record` by its method's name).
+    DEMO_READ_ONLY = frozenset(
+        {
+            "find",
+            "find_one",
+            "count_documents",
+            "estimated_document_count",
+            "distinct",
+            "index_information",
+            "getMore",
+        }
+    )
+
+    @contextlib.contextmanager
+    def watching_demo(self) -> Iterator[None]:
+        """In demo mode, watch the embedded database's calls for the block:
+        for a test that goes back to a snapshot many times (tests/hostile/
+        world.py), where copying back every collection each time is most of
+        its run. Only for the block: elsewhere `clean_db` empties them all, as
+        before. Marks taken outside the block know nothing (`since()` None)."""
+        if self.watching or not mongo.is_demo():
+            yield
+            return
+        recorded = roundtrips.record
+
+        def record_and_note(name, collection="", query=None):
+            if name == "aggregate":
+                pipeline = query if isinstance(query, list) else []
+                if any("$out" in stage or "$merge" in stage for stage in pipeline):
+                    self.forget()  # written: a collection this call does not name
+            elif collection and name not in self.DEMO_READ_ONLY:
+                with self.lock:
+                    self.seq += 1
+                    self.last_write[collection] = self.seq
+            return recorded(name, collection, query)
+
+        self.forget()
+        roundtrips.record = record_and_note
+        self.watching = True
+        try:
+            yield
+        finally:
+            self.watching = False
+            roundtrips.record = recorded
+            self.forget()
+
     def mark(self) -> int:
         with self.lock:
             return self.seq
@@ -326,6 +375,7 @@ def clean_db(request, _indexes):
 
 
 from tests.asgi_server import asgi_server  # noqa: E402, F401 (a fixture: live streams' tests)
+from tests.hostile.fixtures import probing  # noqa: E402, F401 (a fixture: hostile input's)
 
 
 @pytest.fixture

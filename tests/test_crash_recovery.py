@@ -129,6 +129,9 @@ def server_env(uri: str, **more: str) -> dict:
         "EMAIL_URL": "dummymail://",
         "DEBUG": "true",
         "FEED_MODEL": "cache",
+        # Each login hashes the password: a fast hasher, as the in-process
+        # tests use (tests/conftest.py FAST_HASHERS), not the subject here.
+        "PASSWORD_HASHERS": "django.contrib.auth.hashers.MD5PasswordHasher",
         **more,
     }
 

@@ -20,8 +20,6 @@ keep in step with the resolver and the views.
 import os
 import zlib
 
-import pytest
-from django.conf import settings as django_settings
 from django.test import Client
 from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
@@ -34,19 +32,6 @@ from tests.hostile.routes import ROUTES, resolver_routes, view_parameters
 # Hypothesis examples per batch are multiplied by this: 1 in CI; a deeper
 # local hunt runs e.g. HOSTILE_SCALE=10 (and FEED_MODEL / COMMENTS_STORE set).
 SCALE = int(os.environ.get("HOSTILE_SCALE", "1"))
-
-
-@pytest.fixture
-def probing(settings):
-    # A rate limit would answer 429 before the hostile value reaches the form.
-    settings.RATELIMIT_ENABLED = False
-    # Small pages, so that the paging code (cursors, "next" links) runs too.
-    settings.FEED_PAGE_SIZE = 2
-    settings.COMMENTS_PAGE_SIZE = 2
-    settings.MESSAGES_PAGE_SIZE = 2
-    settings.MESSAGES_INBOX_PAGE_SIZE = 2
-    yield
-    world.clear_photos()
 
 
 def test_every_route_is_known():
@@ -96,6 +81,7 @@ def _probe(key, route, slot, built, found: Findings) -> None:
 def test_hostile_input_never_gives_a_5xx(probing):
     found = Findings()
     built = world.build()
+    toured_as_built = False
     for key, route in ROUTES.items():
         # Back to the built world: the last route's probes may have logged a
         # role out, suspended someone or deleted a post.
@@ -103,45 +89,17 @@ def test_hostile_input_never_gives_a_5xx(probing):
         for slot in probe.slots(route):
             _probe(key, route, slot, built, found)
         if probe.own_method(route) == "POST":
+            # Probes that stored nothing (no collection written, no cookie
+            # changed: say every one was refused) leave the built world,
+            # whose pages one tour has shown: the same requests would answer
+            # the same again.
+            if not built.changed():
+                if toured_as_built:
+                    continue
+                toured_as_built = True
             for request, response in wire.tour(built, after=key):
                 found.record(request, response)
     assert found.requests >= 10 * len(ROUTES)
-    assert not found, found.report()
-
-
-def test_every_field_gets_the_hostile_values_of_its_kind(probing):
-    """The deterministic sweep: each path parameter, query parameter and form
-    field in turn, with each value most likely to break its kind (a cursor
-    past year 9999, "²" for a number, "http://[::1" for a link, a password
-    like the handle) while the other fields are valid, so it is read."""
-    found = Findings()
-    built = world.build()
-    for key, route in ROUTES.items():
-        last = None
-        for name, request in probe.sweep(key, route, built):
-            if name != last:  # a fresh world per field: a sweep may log out or delete
-                built.restore()
-                last = name
-            for sent, response in wire.exchange(built, request):
-                found.record(sent, response)
-    assert found.requests >= 5 * len(ROUTES)
-    assert not found, found.report()
-
-
-def test_hostile_cookies_headers_methods_and_bodies_never_give_a_5xx(probing):
-    """A forged session or CSRF cookie, a bad Host, an odd If-None-Match,
-    Accept-Language or User-Agent; PUT, HEAD or an unknown method on every
-    route; a cut-short multipart body, JSON or an unknown charset on every
-    form: refused or ignored, never a 500."""
-    found = Findings()
-    built = world.build()
-    for request in wire.header_sweep(built):
-        found.record(request, wire.send(built, request))
-    for key, route in ROUTES.items():
-        built.restore()  # the last route's odd requests may have logged alice out
-        for request in wire.odd_requests(key, route, built):
-            found.record(request, wire.send(built, request))
-    assert found.requests >= len(ROUTES) * len(wire.ODD_METHODS)
     assert not found, found.report()
 
 
@@ -165,27 +123,3 @@ def test_a_view_exception_is_caught_and_reported_with_its_cause(monkeypatch):
     # Where: the innermost frame of the project's code, and the traceback's tail.
     assert "raised at tests/test_hostile_input.py:" in report and "in broken" in report
     assert 'socialsite/views.py", line' in report and "routes: GET /healthz" in report
-
-
-def test_rate_limited_forms_with_hostile_values_never_give_a_5xx(probing, settings):
-    """Every limit at one attempt an hour: the refusal (a 429 that re-renders
-    the form or the page with what was sent) meets the hostile values too."""
-    found, limited = Findings(), 0
-    built = world.build()  # the logins first, while the limits allow them
-    settings.RATELIMIT_ENABLED = True
-    for name in dir(django_settings):  # the fixture's own dir() lists the wrapper's
-        if name.startswith("RATELIMIT_") and name != "RATELIMIT_ENABLED":
-            setattr(settings, name, "1/3600")
-    for key, route in ROUTES.items():
-        if probe.own_method(route) != "POST":
-            continue
-        built.restore()  # counters included: the first probe spends the attempt
-        sent_per_field: dict[str, int] = {}
-        for name, request in probe.sweep(key, route, built):
-            sent_per_field[name] = sent_per_field.get(name, 0) + 1
-            if sent_per_field[name] <= 2:
-                for sent, response in wire.exchange(built, request):
-                    found.record(sent, response)
-                    limited += response.status_code == 429
-    assert limited >= 20, "the limits did not trigger: the refusals went untested"
-    assert not found, found.report()

@@ -13,6 +13,7 @@ import re
 from pathlib import Path
 
 import pytest
+from django.test import Client
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -106,18 +107,26 @@ def new_page(request, browser, live_server):
 
     yield make
 
-    report = getattr(request.node, "rep_call", None)
-    if report is not None and report.failed:
-        ARTIFACTS.mkdir(exist_ok=True)
-        for n, context in enumerate(contexts, start=1):
-            for page in context.pages:
-                suffix = "" if n == 1 else f"-{n}"
-                try:
-                    page.screenshot(path=str(ARTIFACTS / f"{name}{suffix}.png"), full_page=True)
-                except Exception as exc:  # a crashed page must not hide the test's own error
-                    print(f"screenshot of {page.url} failed: {exc}")
+    screenshot_if_failed(request, contexts)
     for context in contexts:
         context.close()
+
+
+def screenshot_if_failed(request, contexts) -> None:
+    """When the test failed, save every page of `contexts` as
+    test-artifacts/<test name>[-n].png (n: the context's place, from 2)."""
+    report = getattr(request.node, "rep_call", None)
+    if report is None or not report.failed:
+        return
+    name = _artifact_name(request.node)
+    ARTIFACTS.mkdir(exist_ok=True)
+    for n, context in enumerate(contexts, start=1):
+        for page in context.pages:
+            suffix = "" if n == 1 else f"-{n}"
+            try:
+                page.screenshot(path=str(ARTIFACTS / f"{name}{suffix}.png"), full_page=True)
+            except Exception as exc:  # a crashed page must not hide the test's own error
+                print(f"screenshot of {page.url} failed: {exc}")
 
 
 @pytest.fixture
@@ -145,6 +154,40 @@ def sign_in():
         page.locator("[name=password]").fill(PASSWORD)
         page.get_by_role("button", name="Log in").click()
         expect(page).to_have_url(re.compile(r"/feed/$"))
+
+    return log_in
+
+
+@pytest.fixture(scope="session")
+def browser_user_agent(browser) -> str:
+    """The User-Agent the browser sends, for sessions started outside it."""
+    page = browser.new_page()
+    try:
+        return page.evaluate("navigator.userAgent")
+    finally:
+        page.context.close()
+
+
+@pytest.fixture
+def sign_in_by_cookie(live_server, browser_user_agent):
+    """`sign_in_by_cookie(context, handle)`: the browser context is signed in
+    as `handle`, with the cookies of a login through the same login view,
+    posted by Django's test client with the browser's User-Agent (the session
+    records it: the sessions page shows the browser). `sign_in`'s end state,
+    without a form's page loads, for tests about what comes after; the form
+    itself is test_accounts_journey.py's."""
+    from tests.conftest import PASSWORD
+
+    def log_in(context, handle: str) -> None:
+        client = Client(HTTP_USER_AGENT=browser_user_agent)
+        response = client.post("/accounts/login/", {"username": handle, "password": PASSWORD})
+        assert response.status_code == 302, f"{handle} could not log in: {response.status_code}"
+        context.add_cookies(
+            [
+                {"name": name, "value": morsel.value, "url": live_server.url}
+                for name, morsel in client.cookies.items()
+            ]
+        )
 
     return log_in
 

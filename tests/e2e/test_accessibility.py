@@ -38,6 +38,7 @@ from profiles.documents import User
 from profiles.services import exports, recovery
 from profiles.services import filters as keyword_filters
 from profiles.services.users import profile_update
+from tests.e2e.conftest import TIMEOUT_MS, screenshot_if_failed
 
 DESKTOP, PHONE = 1280, 390
 APP_REDIRECT = "https://pocket.example/callback"
@@ -317,6 +318,68 @@ def assert_no_sideways_scroll(page, label: str) -> None:
     )
 
 
+# For each control matching the selector (in `root`, leaving out those that
+# hold a menu list): what Playwright's `is_visible()`, `to_be_in_viewport()`
+# and `click(trial=True)` would find, read in one call rather than several
+# round trips per control. Visible: a non-empty box, not `visibility:
+# hidden`. In the viewport: an IntersectionObserver sees some of it.
+# Clickable: scrolled into view if its centre is not, the element at its
+# centre is itself or inside it (nothing covers it), and it is enabled. The
+# site has no CSS transitions or animations: a box read once is stable.
+CONTROLS_JS = """async ([root, selector]) => {
+  const els = [...document.querySelector(root).querySelectorAll(selector)]
+    .filter((el) => !el.querySelector(".menu__list"));
+  const inViewport = await Promise.all(els.map((el) => new Promise((resolve) => {
+    const io = new IntersectionObserver(([entry]) => {
+      io.disconnect();
+      resolve(entry.intersectionRatio > 0);
+    });
+    io.observe(el);
+  })));
+  const describe = (el) => el ? el.outerHTML.slice(0, 80) : "nothing";
+  return els.map((el, i) => {
+    let box = el.getBoundingClientRect();
+    const style = getComputedStyle(el);
+    const visible = box.width > 0 && box.height > 0 && style.visibility !== "hidden";
+    let hit = null;
+    if (visible) {
+      const centre = () => [box.left + box.width / 2, box.top + box.height / 2];
+      let [x, y] = centre();
+      if (x < 0 || y < 0 || x >= innerWidth || y >= innerHeight) {
+        el.scrollIntoView({block: "center", inline: "center"});
+        box = el.getBoundingClientRect();
+        [x, y] = centre();
+      }
+      hit = document.elementFromPoint(x, y);
+    }
+    return {
+      name: el.innerText.trim() || el.textContent.trim() || el.getAttribute("aria-label")
+        || el.outerHTML.slice(0, 60),
+      path: el.pathname || "",
+      in_menu: !!el.closest("ul.menu__list"),
+      visible,
+      in_viewport: inViewport[i],
+      covered_by: visible && !(hit && el.contains(hit)) ? describe(hit) : null,
+      disabled: el.matches(":disabled") || el.getAttribute("aria-disabled") === "true",
+    };
+  });
+}"""
+
+
+def _unusable(controls: list[dict]) -> list[str]:
+    """What stops a person from reaching each visible control: out of the
+    viewport, covered, or disabled."""
+    problems = []
+    for c in controls:
+        if not c["in_viewport"]:
+            problems.append(f"{c['name']!r} is outside the viewport")
+        if c["covered_by"] is not None:
+            problems.append(f"{c['name']!r} is covered by {c['covered_by']}")
+        if c["disabled"]:
+            problems.append(f"{c['name']!r} is disabled")
+    return problems
+
+
 def assert_header_usable(page) -> None:
     """Every link and button of the top bar is on screen and clickable, and so
     is every item of its menu once opened. On a phone the bar is one row: what
@@ -324,29 +387,25 @@ def assert_header_usable(page) -> None:
     bar = page.locator("header.topbar")
     assert bar.bounding_box()["height"] <= 64, "a phone's header is one row"
     in_menu = set(bar.locator(".menu__list a").evaluate_all("(as) => as.map((a) => a.pathname)"))
-    controls = bar.locator("a, button, input[type=search], summary").filter(
-        has_not=page.locator(".menu__list")
+    controls = page.evaluate(
+        CONTROLS_JS, ["header.topbar", "a, button, input[type=search], summary"]
     )
-    assert controls.count() >= 4
-    hidden = []
-    for control in controls.all():
-        if control.locator("xpath=ancestor::ul[contains(@class,'menu__list')]").count():
-            continue  # checked below, with the menu open
-        if not control.is_visible():
-            href = control.evaluate("(el) => el.pathname || ''")
-            if href not in in_menu:
-                hidden.append(control.inner_text())
-            continue
-        expect(control).to_be_in_viewport()
-        control.click(trial=True)  # enabled and not covered by anything
+    assert len(controls) >= 4
+    # Menu items are checked below, with the menu open.
+    in_bar = [c for c in controls if not c["in_menu"]]
+    hidden = [c["name"] for c in in_bar if not c["visible"] and c["path"] not in in_menu]
     assert hidden == [], f"hidden in the top bar and not in its menu: {hidden}"
+    problems = _unusable([c for c in in_bar if c["visible"]])
+    assert problems == [], f"top bar controls a person cannot use: {problems}"
     expect(page.get_by_role("searchbox", name="Search people and posts")).to_be_in_viewport()
     menu = bar.locator("details.account-menu")
     if menu.count():
         menu.locator("summary").click()
-        for item in menu.locator(".menu__list a, .menu__list button").all():
-            expect(item).to_be_in_viewport()
-            item.click(trial=True)
+        items = page.evaluate(CONTROLS_JS, ["header.topbar .menu__list", "a, button"])
+        assert items, "the open menu lists nothing"
+        hidden = [c["name"] for c in items if not c["visible"]]
+        problems = _unusable(items)
+        assert hidden == problems == [], f"the open menu: hidden {hidden}, {problems}"
         menu.locator("summary").click()
 
 
@@ -358,17 +417,36 @@ def violations_report(violations: list[dict]) -> str:
     return "\n".join(lines)
 
 
+@pytest.fixture(scope="module")
+def _one_context(browser, live_server):
+    # One browser context for all the pages below: a new one per page costs
+    # more than the page. Each test starts it signed out (no cookies; the
+    # site keeps nothing else in the browser: no storage, no service worker).
+    context = browser.new_context(base_url=live_server.url)
+    context.set_default_timeout(TIMEOUT_MS)
+    yield context
+    context.close()
+
+
+@pytest.fixture
+def shared_page(request, _one_context):
+    """The module's browser page, signed out; saved as test-artifacts/<test
+    name>.png when the test fails."""
+    _one_context.clear_cookies()
+    yield _one_context.pages[0] if _one_context.pages else _one_context.new_page()
+    screenshot_if_failed(request, [_one_context])
+
+
 @pytest.mark.parametrize("page_name", PAGES)
 def test_page_has_no_serious_accessibility_problem(
-    page_name, world, new_page, sign_in, axe, artifacts_dir
+    page_name, world, shared_page, sign_in_by_cookie, axe, artifacts_dir
 ):
     """Each page at desktop width, then at phone width: one world, one
     sign-in, the page loaded again at the second width (as a phone would)."""
     viewer, url = PAGES[page_name]
-    page = new_page()
-    page.set_viewport_size({"width": DESKTOP, "height": 900})
+    page = shared_page
     if viewer:
-        sign_in(page, viewer)
+        sign_in_by_cookie(page.context, viewer)
     for width in (DESKTOP, PHONE):
         page.set_viewport_size({"width": width, "height": 900})
         page.goto(url(world))

@@ -41,10 +41,13 @@ def shoot(page: Page, artifacts_dir, name: str) -> None:
     page.set_viewport_size({"width": DESKTOP, "height": 900})
 
 
-def test_ann_writes_to_bob_and_cyd_bob_replies_cyd_leaves(cast, new_page, sign_in, artifacts_dir):
+def test_ann_writes_to_bob_and_cyd_bob_replies_cyd_leaves(
+    cast, new_page, sign_in_by_cookie, artifacts_dir
+):
     ann, bob, cyd = new_page(), new_page(), new_page()
     for page, handle in ((ann, "ann"), (bob, "bob"), (cyd, "cyd")):
-        sign_in(page, handle)
+        sign_in_by_cookie(page.context, handle)
+        page.goto("/feed/")
 
     # Ann starts it from her inbox's "New message", to two people in one field.
     ann.goto("/messages/")

@@ -76,6 +76,22 @@ class World:
         for role, cookies in self._cookies.items():
             self.clients[role].cookies = copy.deepcopy(cookies)
 
+    def changed(self) -> bool:
+        """Whether anything differs from the snapshot since the last restore
+        (or the snapshot): a collection written, or a client's cookies; True
+        when that is unknown (demo mode outside `written.watching_demo()`)."""
+        names = written.since(self._restored_at)
+        if names is None or names:
+            return True
+        return any(
+            _values(self.clients[role].cookies) != _values(cookies)
+            for role, cookies in self._cookies.items()
+        )
+
+
+def _values(cookies: SimpleCookie) -> dict[str, str]:
+    return {name: morsel.value for name, morsel in cookies.items()}
+
 
 def _collections(db) -> list[str]:
     # A real server (MONGODB_TEST_URI) may list system collections: not ours.
