@@ -17,6 +17,7 @@ from functools import wraps
 from typing import Any
 
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
+from django.views.decorators.csrf import csrf_exempt
 
 from api.http import ApiError, api_view, app_endpoint, bearer, error
 from api.params import Params
@@ -123,6 +124,7 @@ def _named(request: HttpRequest, params: Params) -> EventStream:
 _named_with_query_token = token_in_query(_named)
 
 
+@csrf_exempt  # a bearer token, never a cookie, says who asks (docs/api.md#conventions)
 @app_endpoint("GET")
 def streaming(request: HttpRequest) -> HttpResponseBase:
     """`GET /api/v1/streaming?stream=user`: the stream its parameter names,
@@ -133,12 +135,14 @@ def streaming(request: HttpRequest) -> HttpResponseBase:
     return _named_with_query_token(request)
 
 
+@csrf_exempt  # a bearer token, never a cookie, says who asks (docs/api.md#conventions)
 @app_endpoint("GET")
 def health(request: HttpRequest) -> HttpResponseBase:
     """Whether streams are served: as Mastodon's, a plain `OK`."""
     return HttpResponse("OK", content_type="text/plain")
 
 
+@csrf_exempt  # a bearer token, never a cookie, says who asks (docs/api.md#conventions)
 @app_endpoint("GET")
 def unknown(request: HttpRequest, rest: str) -> HttpResponseBase:
     """A stream path Mastodon does not have: its 400."""

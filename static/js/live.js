@@ -1,7 +1,7 @@
 // Live updates (docs/live.md#in-the-browser): one EventSource per tab to
 // `data-stream` (live/views.py). An event only says what changed; the page
 // then reads it through the URLs it uses without the stream, which apply
-// every rule of the page: the header's counts (`data-counts`), the news
+// every rule of the page: the header's counts (`data-live-counts`), the news
 // feed's "N new posts" (static/js/newposts.js, told by "live:feed"), an open
 // conversation's new messages, a post's new comments.
 // Without EventSource, or under a server that holds no stream (WSGI answers
@@ -13,7 +13,7 @@
   if (!script || !script.dataset.stream || !("EventSource" in window)) return;
   const root = document.documentElement;
   const feed = document.querySelector(".feed-list[data-new-url]");
-  const thread = document.querySelector(".thread[data-post-id]");
+  const thread = document.querySelector(".thread[data-live-post]");
   const list = document.querySelector(".message-list[data-newer-url]");
   const conversation = list && list.closest("[data-conversation-id]");
   // A stream that failed for good (signed out, a proxy's error page) is
@@ -66,15 +66,15 @@
   });
 
   // --- The header's counts ------------------------------------------------
-  // Each `data-count` element shows its count as the header renders it
+  // Each `data-live-count` element shows its count as the header renders it
   // (templates/_topbar.html); a visually hidden status says when one rises.
   const said = document.createElement("p");
   said.className = "visually-hidden";
   said.setAttribute("role", "status");
   (document.querySelector("header.topbar") || document.body).append(said);
   const known = {};
-  document.querySelectorAll("header [data-count][data-unread]").forEach((el) => {
-    known[el.dataset.count] = Number(el.dataset.unread) || 0;
+  document.querySelectorAll("header [data-live-count][data-unread]").forEach((el) => {
+    known[el.dataset.liveCount] = Number(el.dataset.unread) || 0;
   });
 
   function show(el, count) {
@@ -99,7 +99,7 @@
   }
 
   const counts = once(async () => {
-    const response = await get(script.dataset.counts, "application/json");
+    const response = await get(script.dataset.liveCounts, "application/json");
     const body = response && (await response.json().catch(() => null));
     if (!body) return;
     const news = [];
@@ -107,7 +107,7 @@
       const count = Math.max(Number(body[kind]) || 0, 0);
       if (count > (known[kind] || 0)) news.push(`${count} unread ${noun}${count === 1 ? "" : "s"}`);
       known[kind] = count;
-      document.querySelectorAll(`header [data-count="${kind}"]`).forEach((el) => show(el, count));
+      document.querySelectorAll(`header [data-live-count="${kind}"]`).forEach((el) => show(el, count));
     }
     if (news.length) said.textContent = news.join(", ");
   });
@@ -175,7 +175,7 @@
     const response = await get(window.location.pathname + search, "text/html");
     return response && parse(await response.text());
   };
-  const threadIn = (page) => page && page.querySelector(".thread[data-post-id]");
+  const threadIn = (page) => page && page.querySelector(".thread[data-live-post]");
   const slugsIn = (box) => new Set([...box.querySelectorAll(".comments article.comment")].map((a) => a.dataset.slug));
 
   const comments = once(async () => {
@@ -196,7 +196,7 @@
       away.filter((slug) => there.has(slug)).forEach((slug) => elsewhere.add(slug));
     }
     // The post's own count of comments, on its card, follows too.
-    const count = page.querySelector(`article.post[data-post-id="${CSS.escape(thread.dataset.postId)}"] .post__comments`);
+    const count = page.querySelector(`article.post[data-post-id="${CSS.escape(thread.dataset.livePost)}"] .post__comments`);
     held = { fresh, count, added, elsewhere };
     offer(added.length + elsewhere.size);
   });
@@ -231,7 +231,7 @@
       if (open.has(keyOf(details, next))) details.open = true;
     });
     // The counts and the pager follow the fresh thread.
-    const card = document.querySelector(`article.post[data-post-id="${CSS.escape(thread.dataset.postId)}"] .post__comments`);
+    const card = document.querySelector(`article.post[data-post-id="${CSS.escape(thread.dataset.livePost)}"] .post__comments`);
     if (card && count) card.replaceWith(document.importNode(count, true));
     const heading = fresh.querySelector(".thread__head h2");
     if (heading) thread.querySelector(".thread__head h2").replaceWith(document.importNode(heading, true));
@@ -252,7 +252,7 @@
 
   // --- The stream ---------------------------------------------------------
   const url = new URL(script.dataset.stream, window.location.href);
-  if (thread) url.searchParams.set("post", thread.dataset.postId);
+  if (thread) url.searchParams.set("post", thread.dataset.livePost);
   if (feed) url.searchParams.set("feed", "1");
   const state = (value) => {
     if (root.dataset.live === value) return;

@@ -144,7 +144,7 @@ def test_the_counts_are_the_headers(cast):
     assert counts.json() == {"notifications": 2, "messages": 1}
     header = ann.get("/feed/").content.decode()
     for kind, count in counts.json().items():
-        shown = re.search(rf'data-unread="(\d+)" data-count="{kind}"', header)
+        shown = re.search(rf'data-unread="(\d+)" data-live-count="{kind}"', header)
         assert shown is not None and int(shown.group(1)) == count
     ann.get("/notifications/")
     assert ann.get("/live/counts").json() == {"notifications": 0, "messages": 1}
