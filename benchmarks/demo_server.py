@@ -23,15 +23,24 @@ def free_port() -> int:
 
 
 def start(
-    args: list[str], *, env: dict, logs: Path, timeout: float, run_script: bool = False
+    args: list[str],
+    *,
+    env: dict,
+    logs: Path,
+    timeout: float,
+    run_script: bool = False,
+    module: str | None = None,
 ) -> tuple[subprocess.Popen, int]:
     """`manage.py demo 127.0.0.1:<free port> <args>` with `env` over this
     process's environment, stdout and stderr in `logs`; returns once
     `/healthz` answers 200. RuntimeError if it exits or takes over `timeout` s.
     `run_script`: the README's first command instead, `./scripts/run` (with
-    ADDRPORT; `args` are then not used: its environment says the rest)."""
+    ADDRPORT; `args` are then not used: its environment says the rest).
+    `module`: `python -m <module> demo ...`, a module that runs manage.py's
+    commands with something of its own around them (benchmarks/probed_demo.py)."""
     port = free_port()
-    command = [sys.executable, str(ROOT / "manage.py"), "demo", f"127.0.0.1:{port}", *args]
+    manage = ["-m", module] if module else [str(ROOT / "manage.py")]
+    command = [sys.executable, *manage, "demo", f"127.0.0.1:{port}", *args]
     if run_script:
         command = ["bash", str(ROOT / "scripts" / "run")]
         env = {**env, "ADDRPORT": f"127.0.0.1:{port}"}
@@ -85,6 +94,32 @@ def health_checks(url: str, n: int = 200) -> list[float]:
         timings.append((time.perf_counter() - started) * 1000)
     connection.close()
     return sorted(timings)
+
+
+def worker_pid(server_pid: int, timeout: float = 10) -> int:
+    """The gunicorn worker the demo's arbiter (`server_pid`) forked: the
+    process that serves pages and streams (one worker: see the command)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        for entry in Path("/proc").glob("[0-9]*/stat"):
+            try:
+                text = entry.read_text()
+            except OSError:
+                continue
+            if int(text[text.rindex(")") + 2 :].split()[1]) == server_pid:
+                return int(entry.parent.name)
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"process {server_pid} has no worker")
+        time.sleep(0.1)
+
+
+def threads_and_rss(pid: int) -> tuple[int, int]:
+    """A process's threads and resident memory in KiB, from /proc/<pid>/status."""
+    fields = {}
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        name, _, value = line.partition(":")
+        fields[name] = value.split()
+    return int(fields["Threads"][0]), int(fields["VmRSS"][0])
 
 
 def cpu_seconds(root_pid: int) -> float:

@@ -56,17 +56,24 @@ class Connection:
         self.http = http.client.HTTPConnection(host, port, timeout=60)
 
     def request(
-        self, session: Session, method: str, path: str, form: dict | None = None
+        self,
+        session: Session,
+        method: str,
+        path: str,
+        form: dict | None = None,
+        *,
+        follow: bool = True,
     ) -> tuple[Sample, str]:
         """One operation: the request, and for a POST answered with a
-        redirect the page it leads to. Returns its sample and the page the
-        browser ends on."""
+        redirect the page it leads to (unless `follow` is false: a sign-in
+        that only wants the session cookie). Returns its sample and the page
+        the browser ends on."""
         started = time.perf_counter()
         response, content = self._exchange(session, method, path, form)
         trips, docs = _timing(response)
         status, followed = response.status, None
         location = _same_site(response.getheader("Location"), self.host, self.port)
-        if method == "POST" and status in REDIRECTS and location:
+        if follow and method == "POST" and status in REDIRECTS and location:
             response, content = self._exchange(session, "GET", location, None)
             followed = response.status
             more_trips, more_docs = _timing(response)

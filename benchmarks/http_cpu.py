@@ -31,7 +31,7 @@ def cpu_per_operation(
     rows = [HEADER]
     for name in operations:
         driver = make_driver(name)
-        _idle(url, server_pid)
+        settle(url, server_pid)
         before = demo_server.cpu_seconds(server_pid)
         driver.deadline = time.perf_counter() + seconds
         driver.start()
@@ -49,7 +49,7 @@ def cpu_per_operation(
     return rows
 
 
-def _idle(url: str, server_pid: int, timeout: float = 120) -> None:
+def settle(url: str, server_pid: int, timeout: float = 120) -> None:
     """Wait until the server's task worker has run everything queued and the
     server is idle (under 4 % of a core over half a second)."""
     deadline = time.monotonic() + timeout

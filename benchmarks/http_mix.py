@@ -79,22 +79,32 @@ class Driver(threading.Thread):
     def alone(self, name: str) -> "Driver":
         """A new client thread that does only `name`, as this one's users
         (signed in already): the CPU phase (benchmarks/http_cpu.py)."""
+        return self.again(only=name)
+
+    def again(self, only: str | None = None) -> "Driver":
+        """A new client thread as this one's users, signed in already, with
+        samples of its own: one more timed phase (benchmarks/live_streams.py)."""
         driver = Driver(
             url=f"http://{self.connection.host}:{self.connection.port}",
             handles=[session.handle for session in self.sessions],
             world=self.world,
             seed=self.rng.randrange(2**32),
-            only=name,
+            only=only,
         )
         driver.sessions = self.sessions  # their cookies
         return driver
 
-    def login_all(self, password: str) -> None:
+    def login_all(self, password: str, *, land: bool = True) -> None:
+        """Sign every session in; `land`: load the page the login leads to,
+        as a browser does (not for the streams' sessions, which want only
+        the cookie)."""
         try:
             for session in self.sessions:
                 self.connection.request(session, "GET", "/accounts/login/")
                 form = {"username": session.handle, "password": password}
-                sample, _ = self.connection.request(session, "POST", "/accounts/login/", form)
+                sample, _ = self.connection.request(
+                    session, "POST", "/accounts/login/", form, follow=land
+                )
                 self.samples["login"].append(sample)
                 if sample.status != 302:
                     raise RuntimeError(f"login as {session.handle} answered {sample.status}")
@@ -177,18 +187,24 @@ def row(name: str, samples: list[Sample], seconds: float) -> tuple[str, ...]:
     )
 
 
-def start_server(args, logs: Path) -> tuple[subprocess.Popen, str, str]:
-    """`manage.py demo` on a free port: (process, base URL, seeding seconds)."""
+def start_server(
+    args, logs: Path, env: dict | None = None, module: str | None = None
+) -> tuple[subprocess.Popen, str, str]:
+    """`manage.py demo` on a free port: (process, base URL, seeding seconds).
+    `env` adds to (or overrides) the environment below; `module` runs the
+    command through that module instead of manage.py (benchmarks/demo_server.py)."""
     env = {
         "DEBUG": os.environ.get("DEBUG", "true"),
         "RATELIMIT_ENABLED": "false",  # one user posting many times a second is the point
         "DEBUG_TOOLBAR": "false",  # its panels would time themselves, not the site
+        **(env or {}),
     }
     server, port = demo_server.start(
         ["--users", str(args.users), "--maxfollows", str(args.maxfollows)],
         env=env,
         logs=logs,
         timeout=args.start_timeout,
+        module=module,
     )
     seeding = SEEDING.search((logs / "stdout").read_text())
     return server, f"http://127.0.0.1:{port}", f"{seeding[1]} s" if seeding else "-"
@@ -229,7 +245,9 @@ def world_handles(users: int, seed: int) -> list[str]:
     return [handle for handle, _ in demo_people(users, random.Random(seed))]
 
 
-def run_mix(args, url: str) -> tuple[list[Driver], float]:
+def sign_in(args, url: str) -> list[Driver]:
+    """The mix's client threads, not started, their `--sessions` users
+    (Zipf-drawn) signed in: the untimed part."""
     from profiles.demo import DEMO_PASSWORD
     from socialsite.zipf import Zipf
 
@@ -252,13 +270,23 @@ def run_mix(args, url: str) -> tuple[list[Driver], float]:
     for driver in drivers:
         if driver.failure:
             raise RuntimeError(f"signing in failed: {driver.failure}")
+    return drivers
+
+
+def run_phase(drivers: list[Driver], seconds: float) -> float:
+    """Run the client threads (not started yet) for `seconds`; the seconds it took."""
     started = time.perf_counter()
     for driver in drivers:
-        driver.deadline = started + args.seconds
+        driver.deadline = started + seconds
         driver.start()
     for driver in drivers:
         driver.join()
-    return drivers, time.perf_counter() - started
+    return time.perf_counter() - started
+
+
+def run_mix(args, url: str) -> tuple[list[Driver], float]:
+    drivers = sign_in(args, url)
+    return drivers, run_phase(drivers, args.seconds)
 
 
 def report(args, drivers: list[Driver], seconds: float, seeding: str, health=None) -> str:
