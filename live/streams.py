@@ -84,49 +84,53 @@ class EventStream(StreamingHttpResponse):
     async def serve_asgi(self, receive: Receive, send: Send, pool: Executor) -> None:
         sub = broker.subscribe(self.topics)
         left = asyncio.ensure_future(_disconnected(receive))
+        streaming = asyncio.ensure_future(self._stream(sub, send, pool))
         try:
-            opening = self.prelude
-            if opening is None:
-                opening = b"retry: %d\n\n" % settings.LIVE_RETRY_MS
-            opening += b"".join(frame(name, payload) for name, payload in self.opening)
-            await _send(send, opening)
-            replayed: set[str] = set()
-            if self.last_event_id:
-                missed = broker.hub().since(self.topics, self.last_event_id)
-                if missed is None:
-                    await _send(send, frame(RESYNC, "{}"))
-                for event in missed or ():
-                    replayed.add(event.id)
-                    await self._pass_on(event, send, pool)
-            await self._wait(sub, left, send, pool, replayed)
+            # Awaited once for the stream's life, not once per heartbeat.
+            await asyncio.wait({left, streaming}, return_when=asyncio.FIRST_COMPLETED)
+            if streaming.done():
+                streaming.result()  # its error, if it ended on one
         finally:
             sub.close()
             left.cancel()
+            streaming.cancel()
+
+    async def _stream(self, sub: broker.Subscription, send: Send, pool: Executor) -> None:
+        opening = self.prelude
+        if opening is None:
+            opening = b"retry: %d\n\n" % settings.LIVE_RETRY_MS
+        opening += b"".join(frame(name, payload) for name, payload in self.opening)
+        await _send(send, opening)
+        replayed: set[str] = set()
+        if self.last_event_id:
+            missed = broker.hub().since(self.topics, self.last_event_id)
+            if missed is None:
+                await _send(send, frame(RESYNC, "{}"))
+            for event in missed or ():
+                replayed.add(event.id)
+                await self._pass_on(event, send, pool)
+        await self._wait(sub, send, pool, replayed)
 
     async def _wait(
-        self,
-        sub: broker.Subscription,
-        left: asyncio.Future,
-        send: Send,
-        pool: Executor,
-        replayed: set[str],
+        self, sub: broker.Subscription, send: Send, pool: Executor, replayed: set[str]
     ) -> None:
         """Events as they come (those already replayed, which arrived while
-        the stream opened, once), a heartbeat when none has for a while."""
+        the stream opened, once), a heartbeat when none has for a while.
+
+        A heartbeat is this task's timer running out: no task, future set or
+        callback is made for it beyond the queue's own wait, since with many
+        idle streams open the heartbeats are most of what the event loop
+        does, on the GIL the pages share (docs/benchmarks.md#idle-live-streams-beside-the-mix).
+        An event that lands as the timer runs out stays in the queue (the
+        wait is cancelled before it takes it) and is read next time round."""
         seconds = settings.LIVE_HEARTBEAT_SECONDS
         while True:
-            get = asyncio.ensure_future(sub.queue.get())
-            done, _ = await asyncio.wait(
-                {get, left}, timeout=seconds, return_when=asyncio.FIRST_COMPLETED
-            )
-            if left in done:
-                get.cancel()
-                return
-            if get not in done:
-                get.cancel()
+            try:
+                async with asyncio.timeout(seconds):
+                    event = await sub.queue.get()
+            except TimeoutError:
                 await _send(send, self.heartbeat)
                 continue
-            event = get.result()
             if event.id in replayed:
                 continue
             if event.kind == RESYNC or sub.overflowed:
