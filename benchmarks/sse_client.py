@@ -7,6 +7,7 @@ and talks to it in JSON lines: on stdin, what to do; on stdout, the answer.
 
     {"open": [[cookie, path], ...], "at_once": 50}  -> {"opened": n, "statuses": ..., ...}
     {"report": true}                                  -> {"open": n, "heartbeats": ..., ...}
+    {"mark": true}     the report, and "fewest_since_mark" counts from here
     {"feed": "<author>", "since": <monotonic s>}      -> {"arrivals": [s, ...]}
     {"close": true}                                   -> {"closed": n, "cpu_seconds": ...}
 
@@ -45,6 +46,7 @@ class Stream(asyncio.Protocol):
         self.body = b""  # de-chunked, not yet a whole frame
         self.closed = False
         self.heartbeats = 0
+        self.marked = 0  # heartbeats when the benchmark last said "mark"
         self.last_heard = 0.0  # a heartbeat or an event: the stream is alive
         self.events: Counter[str] = Counter()
         self.feeds: list[tuple[str, float]] = []  # (author, arrived)
@@ -170,12 +172,18 @@ class Client:
             "open": sum(1 for s in self.streams if not s.closed),
             "heartbeats": sum(beats),
             "fewest_heartbeats": min(beats, default=0),
+            "fewest_since_mark": min((s.heartbeats - s.marked for s in self.streams), default=0),
             "never_heard": sum(1 for quiet in silent if quiet is None),
             "longest_silence": max((q for q in silent if q is not None), default=None),
             "events": dict(events),
             "now": now,
             "cpu_seconds": cpu_seconds(),
         }
+
+    def mark(self) -> dict[str, Any]:
+        for s in self.streams:
+            s.marked = s.heartbeats
+        return self.report()
 
     def feed_arrivals(self, author: str, since: float) -> dict[str, Any]:
         """When each stream first got a `feed` event by `author` after `since`."""
@@ -206,6 +214,8 @@ async def serve(host: str, port: int) -> None:
             answer = await client.open(order["open"], int(order.get("at_once", 50)))
         elif "report" in order:
             answer = client.report()
+        elif "mark" in order:
+            answer = client.mark()
         elif "feed" in order:
             answer = client.feed_arrivals(order["feed"], float(order["since"]))
         else:
