@@ -8,32 +8,37 @@ and the debug toolbar off) and, in that one run:
 
 - signs in the mix's `--sessions` users and the streams' users (the first
   `--streams` demo users, one stream each; several tabs each when there are
-  more streams than users): all of it before the clock starts;
-- A: runs the mix (benchmarks/http_mix.py) for `--seconds`, no stream open;
-- opens `--streams` streams to `GET /live/stream` from a separate small
-  process (benchmarks/sse_client.py: asyncio sockets, no thread per
-  stream), checks every one was answered 200 `text/event-stream`, and lets
-  them sit idle for `--idle` seconds: the server's database round trips
-  and CPU meanwhile, and the heartbeats the streams heard;
-- B: runs the same mix beside the open streams, then checks every stream is
-  still open and heard a heartbeat lately;
-- closes the streams and runs the mix once more (A'), so drift over the run
-  (the posts the mix adds, the machine's other work) shows, and B is set
-  against both.
+  more streams than users), then runs the mix `--warmup` seconds: none of
+  it counted;
+- runs the mix (benchmarks/http_mix.py) `--seconds` per phase, in the order
+  `--phases` gives (ABA by default): an A with no stream open, a B beside
+  `--streams` streams to `GET /live/stream`, opened for it from a separate
+  small process (benchmarks/sse_client.py: asyncio sockets, no thread per
+  stream) and closed after it;
+- before the first B, with the streams open and nothing else to do, lets
+  them sit idle for `--idle` seconds: the server's database round trips and
+  CPU meanwhile, and the heartbeats each stream heard;
+- checks every stream was answered 200 `text/event-stream`, was still open
+  at the end of its B having heard from the server lately, and that the
+  server let them all go after;
+- with `--fanout N`, after the last B, posts N times as the most followed
+  author whose posts are pushed, and times each post's `feed` event from
+  the POST to every follower's open stream.
 
-It prints each phase's table side by side, B's ratios to the runs without
-streams (their mean), and the server worker's threads and resident memory
-before the streams, with them open and after (read from /proc), and the
-stream client's own CPU, since on a small machine it shares the cores with
-the server.
+It prints the mix without streams and beside them, each kind's phases
+pooled (two As around a B cancel a steady drift of the machine), with the
+ratios; each phase's figures in order; the server worker's threads and
+resident memory before the streams, with them open and after (from /proc);
+and the stream client's own CPU, since on a small machine it shares the
+cores with the server.
 
-What the server is run with for this, beside http_mix's environment:
-LIVE_HEARTBEAT_SECONDS is `--heartbeat` (5 s, a third of the default, so a
-phase shows each stream alive several times over); sign-ins hash with MD5
-(untimed: a thousand of PBKDF2's would take minutes); sweepers run hourly
-(the first at start-up), so the idle spell's round trips are the streams'
-own; and it runs through benchmarks/probed_demo.py, whose signal handler
-tells the round trips and open streams of the worker.
+The server runs with, beside http_mix's environment: LIVE_HEARTBEAT_SECONDS
+set to `--heartbeat` (5 s, a third of the default, so that a phase hears
+from every stream several times over); sign-ins hashed with MD5 (untimed: a
+thousand of PBKDF2's would take minutes); sweepers hourly (the first at
+start-up), so the idle spell's round trips are the streams' own; and
+benchmarks/probed_demo.py around it, whose signal handler tells the
+worker's round trips and open streams.
 """
 
 import argparse
