@@ -16,6 +16,4 @@ class LocalTransport:
         """Nothing to listen to: every event is this process's own."""
 
     def publish_many(self, events: list[Event]) -> None:
-        the_hub = hub()
-        for event in events:
-            the_hub.deliver(event)
+        hub().deliver_many(events)
