@@ -122,6 +122,21 @@ def threads_and_rss(pid: int) -> tuple[int, int]:
     return int(fields["Threads"][0]), int(fields["VmRSS"][0])
 
 
+def context_switches(pid: int) -> int:
+    """Context switches of every thread of a process, so far: a thread that
+    waits for the GIL, a lock or a socket switches out and back in."""
+    total = 0
+    for status in Path(f"/proc/{pid}/task").glob("*/status"):
+        try:
+            lines = status.read_text().splitlines()
+        except OSError:  # the thread ended meanwhile
+            continue
+        for line in lines:
+            if "ctxt_switches:" in line:
+                total += int(line.split()[1])
+    return total
+
+
 def cpu_seconds(root_pid: int) -> float:
     """User and system CPU seconds of a process and all its descendants (the
     demo's gunicorn arbiter and its forked worker, whose threads serve the

@@ -76,6 +76,7 @@ class Phase:
     seconds: float
     server_cpu: float  # seconds of the server's processes over the phase
     client_cpu: float = 0.0  # seconds of the stream client over the phase
+    switches: int = 0  # the server worker's context switches over the phase
 
     def samples(self, name: str) -> list:
         return [s for d in self.drivers for s in d.samples[name]]
@@ -351,9 +352,11 @@ def run(args: argparse.Namespace, server: subprocess.Popen, url: str, probe_file
         watch.label = label
         drivers = [d.again() for d in mix]
         cpu = demo_server.cpu_seconds(server.pid)
+        switches = demo_server.context_switches(worker)
         client_cpu = client.ask(report=True)["cpu_seconds"] if client else 0.0
         seconds = http_mix.run_phase(drivers, args.seconds)
         done = Phase(label, streams, drivers, seconds, demo_server.cpu_seconds(server.pid) - cpu)
+        done.switches = demo_server.context_switches(worker) - switches
         if client:
             done.client_cpu = client.ask(report=True)["cpu_seconds"] - client_cpu
         found["phases"].append(done)
@@ -587,6 +590,34 @@ def checks(args: argparse.Namespace, found: dict) -> list[tuple[str, bool]]:
     return done
 
 
+def beside_neighbours(phases: list[Phase]) -> list[tuple[str, float, float | None]]:
+    """Each B against the As either side of it (their mean): a spike of the
+    machine's other work during one phase moves one of these, not all."""
+    found = []
+    for at, p in enumerate(phases):
+        if not p.streams:
+            continue
+        around = [q for q in phases[max(0, at - 1) : at + 2] if not q.streams]
+        rate = sum(q.rate() for q in around) / len(around)
+        p99s = [q.p("read", 0.99) for q in around]
+        known = [x for x in p99s if x is not None]
+        b99 = p.p("read", 0.99)
+        found.append(
+            (
+                p.label,
+                p.rate() / rate if rate else 0.0,
+                b99 / (sum(known) / len(known)) if known and b99 is not None else None,
+            )
+        )
+    return found
+
+
+def median(values: list[float]) -> float:
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+
+
 def fanout_lines(found: dict[str, Any] | None) -> list[str]:
     if not found:
         return []
@@ -607,7 +638,17 @@ def report(args: argparse.Namespace, found: dict, seeding: str) -> str:
     read_p99 = ratio(beside.p("read", 0.99), without.p("read", 0.99))
     within = ops != "-" and read_p99 != "-" and float(ops) >= 0.9 and float(read_p99) <= 1.1
     load = " / ".join(" ".join(f"{x:.2f}" for x in avg) for avg in found["load"])
-    each = [("phase", "streams", "ops/s", "read p99 ms", "server CPU ms/op", "client CPU")]
+    each = [
+        (
+            "phase",
+            "streams",
+            "ops/s",
+            "read p99 ms",
+            "server CPU ms/op",
+            "switches/op",
+            "client CPU",
+        )
+    ]
     each += [
         (
             p.label,
@@ -615,6 +656,7 @@ def report(args: argparse.Namespace, found: dict, seeding: str) -> str:
             f"{p.rate():,.1f}",
             ms(p.p("read", 0.99)),
             f"{p.server_cpu * 1000 / max(1, p.ops()):.1f}",
+            f"{p.switches / max(1, p.ops()):.0f}",
             f"{p.client_cpu / p.seconds:.1%}" if p.streams else "",
         )
         for p in phases
@@ -630,6 +672,20 @@ def report(args: argparse.Namespace, found: dict, seeding: str) -> str:
     for streams in found["streams"]:
         for kind, count in streams["alive"]["events"].items():
             events[kind] = events.get(kind, 0) + count
+    neighbours = beside_neighbours(phases)
+    by_b = [
+        f"{label}: {ops_ratio:.2f}x ops/s, "
+        + (f"{p99_ratio:.2f}x read p99" if p99_ratio is not None else "- read p99")
+        for label, ops_ratio, p99_ratio in neighbours
+    ]
+    if len(neighbours) > 1:
+        p99_ratios = [r for _, _, r in neighbours if r is not None]
+        by_b.append(
+            f"median of the Bs: {median([r for _, r, _ in neighbours]):.2f}x ops/s, "
+            f"{median(p99_ratios):.2f}x read p99"
+            if p99_ratios
+            else "median of the Bs: -"
+        )
     lines = [
         f"{args.users:,} demo users; mix: {args.threads} threads, {args.sessions} signed in, "
         f"phases {args.phases} of {args.seconds:g} s after {args.warmup:g} s of warm-up; "
@@ -645,6 +701,7 @@ def report(args: argparse.Namespace, found: dict, seeding: str) -> str:
         "",
         "phase by phase, in order:",
         table(each),
+        "each B against the As either side of it: " + "; ".join(by_b),
         "",
         "the server's worker process (/proc):",
         table(moments),
