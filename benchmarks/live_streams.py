@@ -33,8 +33,9 @@ and the stream client's own CPU, since on a small machine it shares the
 cores with the server.
 
 The server runs with, beside http_mix's environment: LIVE_HEARTBEAT_SECONDS
-set to `--heartbeat` (5 s, a third of the default, so that a phase hears
-from every stream several times over); sign-ins hashed with MD5 (untimed: a
+set to `--heartbeat` (by default its own default, 15 s: a 30-s phase hears
+from every stream twice, and a shorter one costs the pages more, in
+proportion); sign-ins hashed with MD5 (untimed: a
 thousand of PBKDF2's would take minutes); sweepers hourly (the first at
 start-up), so the idle spell's round trips are the streams' own; and
 benchmarks/probed_demo.py around it, whose signal handler tells the
@@ -198,12 +199,18 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--sessions", type=int, default=24, help="the mix's users signed in")
     parser.add_argument("--seed", type=int, default=42, help="the server's seed_demo --seed")
     parser.add_argument(
-        "--heartbeat", type=float, default=5.0, help="the server's LIVE_HEARTBEAT_SECONDS"
+        "--heartbeat",
+        type=float,
+        default=15.0,
+        help="the server's LIVE_HEARTBEAT_SECONDS (15, its default): each heartbeat of each "
+        "stream is a wake-up of the event loop and a write, so the streams cost the pages "
+        "in proportion to streams / heartbeat",
     )
     parser.add_argument(
         "--idle",
         type=float,
-        help="seconds the open streams sit idle, counted (default: 3 heartbeats)",
+        help="seconds the open streams sit idle, counted (default: 1.5 heartbeats and "
+        "half a second, so every stream's heartbeat comes at least once)",
     )
     parser.add_argument(
         "--warmup",
@@ -238,7 +245,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     if "B" not in args.phases:
         parser.error("--phases needs a B")
     if args.idle is None:
-        args.idle = 3 * args.heartbeat
+        args.idle = 1.5 * args.heartbeat + 0.5
     return args
 
 

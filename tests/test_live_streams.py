@@ -24,7 +24,7 @@ def test_a_short_run_holds_streams_beside_the_mix(capsys, monkeypatch):
     assert not failed, output
     # What the checks stand on, as printed.
     assert "B1: every stream answered 200 text/event-stream ({'200': 20}" in output
-    assert "no round trip while they sat idle (0 in 0.9 s)" in output
+    assert "no round trip while they sat idle (0 in " in output
     rows = {
         cells[0]: cells
         for line in output.splitlines()
