@@ -233,6 +233,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "are pushed; how long each took to reach its followers' open streams",
     )
     parser.add_argument(
+        "--switch-interval",
+        type=float,
+        help="an experiment: the server worker's sys.setswitchinterval, in seconds "
+        "(Python's default is 0.005)",
+    )
+    parser.add_argument(
         "--start-timeout", type=float, default=900, help="seconds the server may take to seed"
     )
     args = parser.parse_args(argv)
@@ -697,7 +703,9 @@ def report(args: argparse.Namespace, found: dict, seeding: str) -> str:
         f"{args.users:,} demo users; mix: {args.threads} threads, {args.sessions} signed in, "
         f"phases {args.phases} of {args.seconds:g} s after {args.warmup:g} s of warm-up; "
         f"{args.streams:,} streams, "
-        f"heartbeat {args.heartbeat:g} s; seeding: {seeding}; signing in: "
+        f"heartbeat {args.heartbeat:g} s"
+        + (f"; switch interval {args.switch_interval:g} s" if args.switch_interval else "")
+        + f"; seeding: {seeding}; signing in: "
         f"{found['sign_in']:.1f} s",
         f"load average (1, 5, 15 min) before / after: {load}",
         "",
@@ -743,6 +751,8 @@ def main(argv: list[str] | None = None) -> int:
         "TASKS_SWEEP_SECONDS": "3600",
         probed_demo.PROBE_FILE: str(logs / "probe.json"),
     }
+    if args.switch_interval:
+        env[probed_demo.SWITCH_INTERVAL] = str(args.switch_interval)
     server = None
     try:
         server, url, seeding = http_mix.start_server(

@@ -14,7 +14,9 @@ whoever made them (an idle stream, a sweeper, the task worker).
 The server is otherwise `manage.py demo` as it is: the handler is installed
 in the worker when gunicorn forks it (after the seeding, so in the process
 that serves), on a real-time signal gunicorn does not use, and runs only
-when signalled.
+when signalled. With DEMO_SWITCH_INTERVAL set (seconds), the worker also
+sets Python's switch interval to it (`sys.setswitchinterval`; 0.005 by
+default), for the benchmark's `--switch-interval`.
 """
 
 import json
@@ -27,6 +29,7 @@ from types import FrameType
 #: and ABRT; a real-time signal is nobody's.
 PROBE_SIGNAL = signal.SIGRTMIN + 3
 PROBE_FILE = "DEMO_PROBE_FILE"
+SWITCH_INTERVAL = "DEMO_SWITCH_INTERVAL"
 
 
 def _answer(signum: int, frame: FrameType | None) -> None:
@@ -49,6 +52,10 @@ def _answer(signum: int, frame: FrameType | None) -> None:
 
 def _install() -> None:
     signal.signal(PROBE_SIGNAL, _answer)
+    # An experiment, not the site's setting: how often the GIL changes hands
+    # (docs/benchmarks.md#idle-live-streams-beside-the-mix).
+    if os.environ.get(SWITCH_INTERVAL):
+        sys.setswitchinterval(float(os.environ[SWITCH_INTERVAL]))
 
 
 def main() -> None:
