@@ -205,7 +205,14 @@ def _copier(collection, fields, as_class, aware: bool):
     `make_datetime_timezone_aware_in_document`, which walk and copy it
     twice; in one pass (`copies.aware_copy`) for the whole document or a
     projection of top-level fields (`{"_id": 0, "_f": 1, "_t": 1}`: the
-    follower graph the demo's fan-out reads, a few hundred thousand edges)."""
+    follower graph the demo's fan-out reads, a few hundred thousand edges).
+
+    The projection is this read's own copy: mongomock takes `_id` out of the
+    dict it is given and puts it back for every document, and callers pass
+    module-level projections (feeds' CARD_FIELDS) that other page threads
+    are reading at the same moment (a real driver only encodes them)."""
+    if isinstance(fields, dict):
+        fields = dict(fields)
     if aware and as_class is dict:
         copy = _top_level_projection(fields)
         if copy is not None:

@@ -79,3 +79,33 @@ def test_reads_hold_while_other_threads_write_the_same_collection(eager_switchin
     assert all(DOCUMENTS // 5 <= count <= DOCUMENTS + THREADS // 2 for count in seen)
     assert things.count_documents({}) == DOCUMENTS
     assert all(len(d) == 2 + WIDTH + THREADS // 2 * ROUNDS // DOCUMENTS for d in things.find())
+
+
+class Watched(dict):
+    """A projection that notes every change made to it."""
+
+    changes: list[str]
+
+    def pop(self, *args):
+        self.changes.append(f"pop {args[0]}")
+        return super().pop(*args)
+
+    def __setitem__(self, key, value):
+        self.changes.append(f"set {key}")
+        super().__setitem__(key, value)
+
+
+def test_a_read_never_changes_the_projection_it_is_given():
+    """Pages pass module-level projections (feeds' CARD_FIELDS) that other
+    page threads read at the same moment: mongomock takes `_id` out of the
+    dict for each document and puts it back, so a thread iterating the same
+    dict then failed ("dictionary changed size during iteration", a 500
+    seen once beside 1,000 live streams). Each read copies it first."""
+    embedded_mongo.install()
+    things = mongomock.MongoClient().threads.projected
+    things.insert_many([{"_id": n, "a": n, "b": n} for n in range(3)])
+    fields = Watched({"_id": 0, "b": 0})
+    fields.changes = []
+    assert list(things.find({}, fields)) == [{"a": n} for n in range(3)]
+    assert things.find_one({"a": 1}, fields) == {"a": 1}
+    assert fields.changes == [] and fields == {"_id": 0, "b": 0}
