@@ -56,7 +56,9 @@ def post_open_to(viewer: User, post_id: ObjectId) -> bool:
 
 def frames_for(viewer: User) -> Callable[[Event], Frames]:
     """How an event becomes what this viewer's tab is sent (run when it
-    arrives, on the page pool)."""
+    arrives: on the page pool, or on the stream's event loop for the events
+    `reads_nothing` names, so a read added here needs its kind left out
+    there)."""
     handle = viewer.handle
     hidden = frozenset(news_hidden(viewer))
 
@@ -75,3 +77,11 @@ def frames_for(viewer: User) -> Callable[[Event], Frames]:
         return [(event.kind, data(event.data))]
 
     return frames_of
+
+
+def reads_nothing(event: Event) -> bool:
+    """The events whose frames `frames_for` makes from what the stream read
+    when it opened, with no read of their own: all but a comment, which
+    reads the block lists as they are now (live/streams.py makes those on
+    the page pool, the others on the event loop)."""
+    return event.kind != "comment"

@@ -32,6 +32,8 @@ log = logging.getLogger(__name__)
 #: What a reader is sent for one event: (event name, data) pairs, none to skip it.
 Frames = Sequence[tuple[str, str]]
 Render = Callable[[Event], Frames]
+#: Whether `frames_of` makes an event's frames without reading anything.
+Reads = Callable[[Event], bool]
 Receive = Callable[[], Awaitable[dict[str, Any]]]
 Send = Callable[[dict[str, Any]], Awaitable[None]]
 
@@ -61,10 +63,18 @@ class EventStream(StreamingHttpResponse):
         opening: Frames = (),
         with_ids: bool = True,
         prelude: bytes | None = None,
+        frames_on_loop: Reads | None = None,
     ) -> None:
         """`prelude`: what the stream opens with, before `opening`; the
         browser's reconnection delay (`retry:`) unless given (Mastodon's
-        clients take a `retry:` line for an event without a name)."""
+        clients take a `retry:` line for an event without a name).
+
+        `frames_on_loop`: the events whose frames `frames_of` makes without
+        a read (from what the view read with the request): those are made on
+        the event loop, not sent to the page pool and back. A post's
+        fan-out wakes a stream per follower at once, and as many small jobs
+        on the pool would queue ahead of the pages, trading the GIL back
+        and forth for each (docs/benchmarks.md#idle-live-streams-beside-the-mix)."""
         super().__init__(self._not_served_here(), content_type="text/event-stream")
         self["Cache-Control"] = "no-cache, no-transform"
         self["X-Accel-Buffering"] = "no"  # nginx: pass each event on at once
@@ -76,6 +86,7 @@ class EventStream(StreamingHttpResponse):
         self.opening = opening
         self.with_ids = with_ids
         self.prelude = prelude
+        self.frames_on_loop = frames_on_loop
 
     @staticmethod
     def _not_served_here() -> Iterator[bytes]:
@@ -144,7 +155,10 @@ class EventStream(StreamingHttpResponse):
     async def _pass_on(self, event: Event, send: Send, pool: Executor) -> None:
         loop = asyncio.get_running_loop()
         try:
-            frames = await loop.run_in_executor(pool, self.frames_of, event)
+            if self.frames_on_loop is not None and self.frames_on_loop(event):
+                frames = self.frames_of(event)
+            else:
+                frames = await loop.run_in_executor(pool, self.frames_of, event)
         except Exception:
             log.exception("live_render_failed", extra={"kind": event.kind})
             return

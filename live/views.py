@@ -40,6 +40,7 @@ def stream(request: HttpRequest) -> HttpResponseBase:
         frames_of=browser.frames_for(user),
         last_event_id=request.headers.get("Last-Event-ID") or request.GET.get("last"),
         opening=[READY],
+        frames_on_loop=browser.reads_nothing,
     )
 
 
