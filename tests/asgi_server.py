@@ -13,6 +13,8 @@ the services directly.
 """
 
 import asyncio
+import contextlib
+import socket
 import threading
 import time
 from collections.abc import Callable
@@ -68,3 +70,44 @@ def asgi_server():
     thread.join(5)
     app.pool.shutdown(wait=False, cancel_futures=True)
     broker.reset()
+
+
+class OpenStream:
+    """One SSE stream of the served site read line by line on a raw socket,
+    on a thread of its own (closing the socket is at once a client's
+    leaving). HTTP/1.0: the body as it is sent, not in chunks."""
+
+    def __init__(self, server, path: str, headers: dict[str, str] | None = None) -> None:
+        self.lines: list[str] = []
+        self.ended = threading.Event()
+        self.sock = socket.create_connection((server.host, server.port), timeout=10)
+        head = [f"GET {path} HTTP/1.0", "Host: 127.0.0.1"]
+        head += [f"{name}: {value}" for name, value in (headers or {}).items()]
+        self.sock.sendall(("\r\n".join(head) + "\r\n\r\n").encode())
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        pending = b""
+        try:
+            while chunk := self.sock.recv(4096):
+                pending += chunk
+                *done, pending = pending.split(b"\n")
+                self.lines += [line.rstrip(b"\r").decode() for line in done]
+        except OSError:
+            pass
+        self.ended.set()
+
+    def wait_for(self, text: str, seconds: float = 2.0, *, whole_line: bool = False) -> list[str]:
+        """The lines so far, once one is `text` (`whole_line`) or holds it."""
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            lines = list(self.lines)
+            if any(line == text if whole_line else text in line for line in lines):
+                return lines
+            time.sleep(0.005)
+        raise AssertionError(f"{text!r} not in {self.lines}")
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            self.sock.shutdown(socket.SHUT_RDWR)
+        self.sock.close()

@@ -2,8 +2,6 @@
 Mastodon.py client on the ASGI test server, and a StreamListener that
 records what it is sent and lets a test wait for it."""
 
-import contextlib
-import socket
 import threading
 import time
 
@@ -14,6 +12,7 @@ from api import services as api_services
 from feeds.documents import PUBLIC
 from feeds.services import posts as post_services
 from profiles.documents import User
+from tests.asgi_server import OpenStream
 
 WAIT = 3.0
 
@@ -87,42 +86,11 @@ def stream(open_with, *args, **kwargs) -> tuple[object, Recorder]:
     return handle, recorder
 
 
-class RawStream:
-    """One SSE stream read line by line on a raw socket (closing it is at
-    once a client's leaving): for what Mastodon.py does not show, the
-    framing itself."""
+class RawStream(OpenStream):
+    """For what Mastodon.py does not show: the framing itself, line by line."""
 
     def __init__(self, server, path: str, token: str | None = None) -> None:
-        self.lines: list[str] = []
-        self.ended = threading.Event()
-        self.sock = socket.create_connection((server.host, server.port), timeout=WAIT)
-        # HTTP/1.0: the body as it is sent, not in chunks.
-        head = [f"GET {path} HTTP/1.0", "Host: 127.0.0.1"]
-        if token:
-            head.append(f"Authorization: Bearer {token}")
-        self.sock.sendall(("\r\n".join(head) + "\r\n\r\n").encode())
-        threading.Thread(target=self._read, daemon=True).start()
+        super().__init__(server, path, {"Authorization": f"Bearer {token}"} if token else {})
 
-    def _read(self) -> None:
-        pending = b""
-        try:
-            while chunk := self.sock.recv(4096):
-                pending += chunk
-                *done, pending = pending.split(b"\n")
-                self.lines += [line.rstrip(b"\r").decode() for line in done]
-        except OSError:
-            pass
-        self.ended.set()
-
-    def wait_for(self, line: str, seconds: float = WAIT) -> list[str]:
-        deadline = time.monotonic() + seconds
-        while time.monotonic() < deadline:
-            if line in self.lines:
-                return list(self.lines)
-            time.sleep(0.005)
-        raise AssertionError(f"{line!r} not in {self.lines}")
-
-    def close(self) -> None:
-        with contextlib.suppress(OSError):
-            self.sock.shutdown(socket.SHUT_RDWR)
-        self.sock.close()
+    def wait_for(self, line: str, seconds: float = WAIT, **_) -> list[str]:
+        return super().wait_for(line, seconds, whole_line=True)

@@ -94,20 +94,35 @@ def new_page(request, browser, live_server):
     Relative URLs resolve against the live server. When the test fails, every
     page it opened is saved as test-artifacts/<test name>[-n].png.
     """
+    yield from pages_of(request, browser, live_server.url)
+
+
+def pages_of(request, browser, base_url: str):
+    """`new_page`'s maker for any server (tests/e2e/test_live_journey.py
+    opens pages on the ASGI one)."""
     contexts = []
     name = _artifact_name(request.node)
     for stale in [*ARTIFACTS.glob(f"{name}.png"), *ARTIFACTS.glob(f"{name}-[0-9]*.png")]:
         stale.unlink()
 
     def make():
-        context = browser.new_context(base_url=live_server.url)
+        context = browser.new_context(base_url=base_url)
         context.set_default_timeout(TIMEOUT_MS)
         contexts.append(context)
         return context.new_page()
 
     yield make
 
-    screenshot_if_failed(request, contexts)
+    report = getattr(request.node, "rep_call", None)
+    if report is not None and report.failed:
+        ARTIFACTS.mkdir(exist_ok=True)
+        for n, context in enumerate(contexts, start=1):
+            for page in context.pages:
+                suffix = "" if n == 1 else f"-{n}"
+                try:
+                    page.screenshot(path=str(ARTIFACTS / f"{name}{suffix}.png"), full_page=True)
+                except Exception as exc:  # a crashed page must not hide the test's own error
+                    print(f"screenshot of {page.url} failed: {exc}")
     for context in contexts:
         context.close()
 

@@ -16,7 +16,7 @@ from feeds.services import posts as feeds
 from messaging import services as messaging
 from profiles import services as graph
 from tests.conftest import PASSWORD, user
-from tests.e2e.conftest import ARTIFACTS, TIMEOUT_MS, _artifact_name
+from tests.e2e.conftest import pages_of
 
 # "Within 2 s" of the write, as the page shows it.
 LIVE_MS = 2000
@@ -24,27 +24,8 @@ LIVE_MS = 2000
 
 @pytest.fixture
 def asgi_page(request, browser, asgi_server):
-    """`asgi_page()`: a page in a fresh browser context (one person) whose
-    relative URLs go to the ASGI server; saved to test-artifacts/ when the
-    test fails, as `new_page` does."""
-    contexts = []
-
-    def make():
-        context = browser.new_context(base_url=asgi_server.url)
-        context.set_default_timeout(TIMEOUT_MS)
-        contexts.append(context)
-        return context.new_page()
-
-    yield make
-    report = getattr(request.node, "rep_call", None)
-    if report is not None and report.failed:
-        ARTIFACTS.mkdir(exist_ok=True)
-        name = _artifact_name(request.node)
-        for n, context in enumerate(contexts, start=1):
-            for page in context.pages:
-                page.screenshot(path=str(ARTIFACTS / f"{name}-{n}.png"), full_page=True)
-    for context in contexts:
-        context.close()
+    """`asgi_page()`: `new_page` on the ASGI server."""
+    yield from pages_of(request, browser, asgi_server.url)
 
 
 def log_in(page, handle: str) -> None:

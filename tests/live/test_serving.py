@@ -13,44 +13,16 @@ from django.conf import settings
 from live import broker, topics
 from messaging import services as messages
 from socialsite import roundtrips
+from tests.asgi_server import OpenStream
 from tests.conftest import PASSWORD, login_client
 
 
-class Lines:
-    """The lines of one open stream, read on a thread of their own (a raw
-    socket: closing it is at once what a browser's closing tab does)."""
+class Lines(OpenStream):
+    """The browser's stream, as a signed-in tab opens it."""
 
     def __init__(self, server, cookies, headers=None, path="/live/stream"):
-        self.lines: list[str] = []
-        self.sock = socket.create_connection((server.host, server.port), timeout=10)
-        head = [f"GET {path} HTTP/1.1", "Host: 127.0.0.1"]
-        head += [f"Cookie: {name}={value}" for name, value in cookies.items()]
-        head += [f"{name}: {value}" for name, value in (headers or {}).items()]
-        self.sock.sendall(("\r\n".join(head) + "\r\n\r\n").encode())
-        self.thread = threading.Thread(target=self._read, daemon=True)
-        self.thread.start()
-
-    def _read(self):
-        pending = b""
-        try:
-            while chunk := self.sock.recv(4096):
-                pending += chunk
-                *done, pending = pending.split(b"\n")
-                self.lines += [line.rstrip(b"\r").decode() for line in done]
-        except OSError:
-            pass
-
-    def wait_for(self, text, seconds=2.0):
-        deadline = time.monotonic() + seconds
-        while time.monotonic() < deadline:
-            if any(text in line for line in self.lines):
-                return list(self.lines)
-            time.sleep(0.01)
-        raise AssertionError(f"{text!r} not in {self.lines}")
-
-    def close(self):
-        self.sock.shutdown(socket.SHUT_RDWR)
-        self.sock.close()
+        cookie = "; ".join(f"{name}={value}" for name, value in cookies.items())
+        super().__init__(server, path, {"Cookie": cookie, **(headers or {})})
 
 
 def not_the_pool():
