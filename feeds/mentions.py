@@ -29,12 +29,14 @@ from profiles import selectors as people
 # Combining marks (the Unicode blocks of them) continue the word they follow,
 # though `\w` does not count them: "@sam" + U+0301 is not a mention of sam.
 _MARKS = "\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f"
+# A person of another server's (docs/federation.md): @name@domain, with a port.
+_REMOTE = r"[A-Za-z0-9_]{1,30}@[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?(?::[0-9]{1,5})?"
 # URLs and mentions, in one pass: a handle inside a URL is part of the URL.
 # `(?ai:...)`: case-insensitive for ASCII letters only (no long s in "https").
 # And hashtags, so that one pass links all three (feeds/words.py says what a tag is).
 TOKEN = re.compile(
     r"(?P<url>\b(?ai:https?)://[^\s<>\"']+[^\s<>\"'.,;:!?)\]])"
-    rf"|(?P<mention>(?<![\w@{_MARKS}])@(?P<handle>[A-Za-z0-9_]{{3,30}})(?![\w@{_MARKS}]))"
+    rf"|(?P<mention>(?<![\w@{_MARKS}])@(?P<handle>{_REMOTE}|[A-Za-z0-9_]{{3,30}})(?![\w@{_MARKS}]))"
     rf"|(?P<hashtag>(?<![\w#&/{_MARKS}])#(?P<tag>\w{{1,{MAX_TAG}}})(?![\w{_MARKS}]))"
 )
 

@@ -19,6 +19,7 @@ from socialsite.documents import (
     grid_chunk_meta,
     grid_file_meta,
 )
+from socialsite.ids import HANDLE_RE
 
 ROLES = ("user", "moderator", "admin", "advertiser")
 # "erasing": the person asked to be erased and the walk is under way
@@ -59,7 +60,7 @@ MESSAGES_FROM = ("everyone", "following", "nobody")
 
 
 class User(PinnedToPrimary, me.Document):
-    handle = me.StringField(primary_key=True, regex=r"^[a-z0-9_]{3,30}$")
+    handle = me.StringField(primary_key=True, regex=HANDLE_RE.pattern)
     name = me.StringField(required=True, max_length=80)
     # Lower-cased words of the name and the whole name: a prefix search on
     # them is served by a multikey index (people search).
@@ -142,6 +143,14 @@ class User(PinnedToPrimary, me.Document):
     # costs no query. At most MAX_FILTERS (profiles/filters.py), held by the
     # update that adds one.
     filters = me.ListField(me.EmbeddedDocumentField(StoredFilter), default=list)
+    # A person of another server's (docs/federation.md): their server's domain,
+    # and what their actor document said (`id`, `inbox`, `shared_inbox`, `url`,
+    # `key_id`, `public_key`, `followers`, `fetched`). None for our own people.
+    domain = me.StringField()
+    actor = me.DictField(default=None)
+    # Domains this person blocked for themselves: each known person there is
+    # blocked too, and so is each one met later (docs/federation.md#moderation).
+    blocked_domains = me.ListField(me.StringField(), default=None)
 
     meta = {
         "collection": "user",
@@ -155,6 +164,10 @@ class User(PinnedToPrimary, me.Document):
             # Erasure takes the person out of everyone's block and mute lists.
             {"fields": ["blocked"], "name": "blocked", "sparse": True},
             {"fields": ["muted"], "name": "muted", "sparse": True},
+            {"fields": ["domain"], "name": "domain", "sparse": True},
+            {"fields": ["actor.id"], "name": "actor_id", "unique": True, "sparse": True},
+            {"fields": ["actor.key_id"], "name": "actor_key_id", "sparse": True},
+            {"fields": ["blocked_domains"], "name": "blocked_domains", "sparse": True},
         ],
         "shard_key": ("handle",),
         "auto_create_index": False,
@@ -170,6 +183,11 @@ class User(PinnedToPrimary, me.Document):
     @property
     def username(self) -> str:
         return self.handle
+
+    @property
+    def is_remote(self) -> bool:
+        """A person of another server's, stored here so every page works on them."""
+        return bool(self.domain)
 
     @property
     def is_active(self) -> bool:

@@ -9,7 +9,7 @@ from django.core.validators import URLValidator
 from profiles.documents import User
 from profiles.filters import CONTEXT_LABELS, CONTEXTS, MAX_PHRASE, phrase_pattern
 from profiles.names import clean_display_name
-from socialsite.ids import HANDLE_RE
+from socialsite.ids import LOCAL_HANDLE_RE
 from socialsite.text import PlainCharField
 
 
@@ -62,7 +62,7 @@ class SignupForm(forms.Form):
 
     def clean_username(self) -> str:
         handle = self.cleaned_data["username"].strip().lower()
-        if not HANDLE_RE.fullmatch(handle):
+        if not LOCAL_HANDLE_RE.fullmatch(handle):
             raise forms.ValidationError(
                 "Use 3–30 characters: lowercase letters, digits and underscores."
             )

@@ -105,6 +105,8 @@ INSTALLED_APPS = [
     "live",
     # The Mastodon client API (docs/api.md): on top of every other app.
     "api",
+    # Federation over ActivityPub (docs/federation.md): beside live, under the API.
+    "federation",
     "corsheaders",
 ]
 
@@ -122,6 +124,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     # JSON, never an HTML page, under /api/; before MethodMiddleware (api/middleware.py).
     "api.middleware.ApiMiddleware",
+    # ActivityPub documents at the pages' own URLs, by Accept (federation/negotiation.py).
+    "federation.negotiation.ActivityPubMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     # 405 for a method the view does not take, 400 for a form not in UTF-8.
     "socialsite.methods.MethodMiddleware",
@@ -568,3 +572,28 @@ LOGGING = {
         "django.tasks": {"level": env.str("TASKS_LOG_LEVEL", default="WARNING")},
     },
 }
+
+# Federation over ActivityPub (docs/federation.md). SITE_URL is the public base
+# URL: its host (with the port, when there is one) is the domain in `acct:`
+# handles and in every actor and object id, so it must not change once other
+# servers know the instance.
+SITE_URL = env.str("SITE_URL", default="http://127.0.0.1:8000").rstrip("/")
+FEDERATION_ENABLED = env.bool("FEDERATION_ENABLED", default=True)
+# Outgoing fetches refuse loopback, private and link-local addresses (SSRF);
+# this lets loopback through, for tests and two instances on one machine.
+FEDERATION_ALLOW_LOOPBACK = env.bool("FEDERATION_ALLOW_LOOPBACK", default=False)
+FEDERATION_FETCH_TIMEOUT = env.float("FEDERATION_FETCH_TIMEOUT", default=5)
+FEDERATION_FETCH_MAX_BYTES = env.int("FEDERATION_FETCH_MAX_BYTES", default=1_000_000)
+# An incoming activity's body, refused past this size (413).
+FEDERATION_INBOX_MAX_BYTES = env.int("FEDERATION_INBOX_MAX_BYTES", default=256_000)
+# Items read of a fetched collection; items per page of ours.
+FEDERATION_COLLECTION_MAX_ITEMS = env.int("FEDERATION_COLLECTION_MAX_ITEMS", default=100)
+FEDERATION_PAGE_SIZE = env.int("FEDERATION_PAGE_SIZE", default=20)
+# A delivery that fails is tried again after 1, 2, 4 ... minutes (at most
+# FEDERATION_RETRY_MAX_SECONDS apart) until FEDERATION_DELIVERY_ATTEMPTS
+# tries: with the defaults, about four days. Then it is `failed` and listed.
+FEDERATION_DELIVERY_ATTEMPTS = env.int("FEDERATION_DELIVERY_ATTEMPTS", default=16)
+FEDERATION_RETRY_SECONDS = env.float("FEDERATION_RETRY_SECONDS", default=60)
+FEDERATION_RETRY_MAX_SECONDS = env.float("FEDERATION_RETRY_MAX_SECONDS", default=12 * 3600)
+# A remote actor's document (name, inbox, key) is read again after this long.
+FEDERATION_ACTOR_TTL_SECONDS = env.float("FEDERATION_ACTOR_TTL_SECONDS", default=24 * 3600)

@@ -18,6 +18,7 @@ urlpatterns = [
     path("", include("devlens.urls")),
     path("", include("live.urls")),
     path("", include("api.urls")),
+    path("", include("federation.urls")),
 ]
 
 if settings.DEBUG_TOOLBAR:  # DEBUG only, never under tests (settings.py)

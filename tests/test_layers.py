@@ -31,6 +31,8 @@ LAYERS = {
     "devlens": 5,
     # Live updates listen to every app's events; the client API streams them.
     "live": 6,
+    # Federation replays remote activities through every app's services.
+    "federation": 6,
     # The client API sits on top of every other app.
     "api": 7,
 }
@@ -38,7 +40,7 @@ LAYERS = {
 ALLOWED_SIDEWAYS: set[tuple[str, str]] = set()
 #: What the apps of the domain itself never reach, at any depth.
 DOMAIN = ("profiles", "feeds", "comments", "timelines", "explore", "messaging")
-ON_TOP = ("notifications", "ads", "devlens", "moderation", "live", "api")
+ON_TOP = ("notifications", "ads", "devlens", "moderation", "live", "federation", "api")
 EMBEDDED = "embedded_mongo"
 #: The one module that may select the embedded database.
 EMBEDDED_ALLOWED = {"socialsite/mongo.py"}

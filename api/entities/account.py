@@ -32,12 +32,15 @@ def account(user: User, base: str, *, source: bool = False) -> dict:
     fields = (
         [{"name": "Website", "value": escape(website), "verified_at": None}] if website else []
     )
+    remote = user.actor if getattr(user, "domain", None) else None
     data = {
         "id": user.handle,
-        "username": user.handle,
+        # A person of another server's: `acct` is name@domain, as Mastodon's
+        # (docs/federation.md), and their URLs are their server's.
+        "username": user.handle.split("@", 1)[0],
         "acct": user.handle,
-        "url": profile_url,
-        "uri": profile_url,
+        "url": (remote or {}).get("url") or profile_url,
+        "uri": (remote or {}).get("id") or profile_url,
         "display_name": user.name or "",
         "note": note_html(bio),
         "avatar": avatar,

@@ -19,6 +19,7 @@ from api.http import ApiError, api_view
 from api.params import Params
 from api.views.common import base_of
 from explore.selectors import discovery, trends
+from federation import lookup as federated
 from feeds import words
 from feeds.selectors import pages as post_pages
 from profiles import selectors as people
@@ -48,14 +49,26 @@ def _query(params: Params) -> str:
 
 
 def found_accounts(
-    request: HttpRequest, query: str, *, limit: int, offset: int, following: bool
+    request: HttpRequest,
+    query: str,
+    *,
+    limit: int,
+    offset: int,
+    following: bool,
+    resolve: bool = False,
 ) -> list[dict]:
     """People whose handle or name starts with the query, as `/search/`
     finds them (blocks both ways left out); `following` keeps only those
-    the reader follows among the rows read."""
-    # "@ann@our-host" is ann; an address elsewhere is nobody here.
+    the reader follows among the rows read. `@name@domain` of another
+    server is that person, looked up there when `resolve` (docs/federation.md)."""
+    # "@ann@our-host" is ann.
     name, _, domain = query.lstrip("@").partition("@")
-    if not name or (domain and domain.lower() != request.get_host().lower()):
+    if domain and domain.lower() not in (request.get_host().lower(), federated.domain()):
+        if offset or not request.user.is_authenticated:
+            return []
+        person = federated.person(query, resolve=resolve, viewer=request.user)
+        return [account(person, base_of(request))] if person else []
+    if not name:
         return []
     page = people.search_people(name, None, viewer=request.user, size=offset + limit)
     handles = [person.handle for person in page.items[offset:]]
@@ -119,8 +132,8 @@ def found_statuses(
 @api_view(["GET"], scope="read:search", user=None)
 def search(request: HttpRequest, params: Params) -> dict:
     """`GET /api/v2/search`: `q`, `type`, `limit` (20, at most 40),
-    `offset`, `following`, `account_id`, `max_id`. `resolve` looks nothing
-    up elsewhere: we hold no remote accounts."""
+    `offset`, `following`, `account_id`, `max_id`. `resolve` looks
+    `@name@domain` up on that server (docs/federation.md)."""
     kind = params.get("type") or None
     if kind is not None and kind not in TYPES:
         raise ApiError(400, f"type is one of {', '.join(TYPES)}")
@@ -130,7 +143,12 @@ def search(request: HttpRequest, params: Params) -> dict:
     result: dict = {"accounts": [], "statuses": [], "hashtags": []}
     if kind in (None, "accounts"):
         result["accounts"] = found_accounts(
-            request, query, limit=limit, offset=offset, following=params.boolean("following")
+            request,
+            query,
+            limit=limit,
+            offset=offset,
+            following=params.boolean("following"),
+            resolve=params.boolean("resolve"),
         )
     if kind in (None, "hashtags"):
         result["hashtags"] = found_hashtags(request, query, offset=offset)[:limit]
@@ -149,4 +167,5 @@ def account_search(request: HttpRequest, params: Params) -> list:
         limit=paging.limit_of(params, default=40, maximum=80),
         offset=_offset(params),
         following=params.boolean("following"),
+        resolve=params.boolean("resolve"),
     )

@@ -103,6 +103,9 @@ class Post(me.Document):
     comments = me.ListField(me.DictField())
     comment_tree = me.ListField(me.DictField())
     num_buckets = me.IntField()
+    # A post of another server's (docs/federation.md): its page there. Its
+    # ActivityPub id maps to this post in the federation app's `ap_object`.
+    url = me.StringField()
 
     meta = {
         "collection": "post",

@@ -110,3 +110,20 @@ def posts_estimated() -> int:
     """About how many posts there are (the collection's metadata, no scan):
     the client API's instance figures."""
     return _posts().estimated_document_count()
+
+
+def public_posts_by(handle: str, *, before: tuple | None, limit: int) -> list[dict]:
+    """An author's live public posts on their own wall, newest first, from
+    before (ts, _id): the pages of their ActivityPub outbox
+    (docs/federation.md). A keyset walk of the `by_ts` index."""
+    query: dict = {"by.id": handle, "circles": PUBLIC, "to": None, **LIVE}
+    if before is not None:
+        ts, oid = before
+        query["$or"] = [{"ts": {"$lt": ts}}, {"ts": ts, "_id": {"$lt": oid}}]
+    rows = _posts().find(query, CARD_FIELDS, batch_size=limit)
+    return list(rows.sort([("ts", -1), ("_id", -1)]).limit(limit))
+
+
+def public_posts_count(handle: str) -> int:
+    """How many live public posts the author has on their own wall."""
+    return _posts().count_documents({"by.id": handle, "circles": PUBLIC, "to": None, **LIVE})

@@ -239,3 +239,16 @@ def poll_recount(post_id: ObjectId) -> list[int]:
             counts[row["_id"]] = row["n"]
     Post._get_collection().update_one({"_id": post_id}, {"$set": {"detail.votes": counts}})
     return counts
+
+
+def poll_counts_set(*, post_id: ObjectId, author: str, votes: list[int]) -> bool:
+    """A remote poll's counts, as its server reports them (docs/federation.md):
+    the votes are counted there, so the post shows that server's figures.
+    Only the same number of options, and never a poll of ours."""
+    if "@" not in author or not all(isinstance(v, int) and v >= 0 for v in votes):
+        return False
+    changed = Post._get_collection().update_one(
+        {"_id": post_id, "by.id": author, "type": "poll", "detail.options": {"$size": len(votes)}},
+        {"$set": {"detail.votes": votes}},
+    )
+    return changed.modified_count > 0

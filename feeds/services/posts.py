@@ -60,6 +60,8 @@ def post_create(
     photo: "photos.ProcessedPhoto | None" = None,
     ts: datetime | None = None,
     post_id: ObjectId | None = None,
+    url: str | None = None,
+    mentioned: list[str] | None = None,
 ) -> Post:
     """Write the post (the system of record), then enqueue its delivery.
 
@@ -67,6 +69,8 @@ def post_create(
     it is kept to the millisecond, as MongoDB stores it (docs/performance.md).
     `post_id` is the id a one-time key claimed (socialsite/once.py): when a
     post has it already, AlreadyPosted and nothing else is written.
+    A remote author's post (docs/federation.md) has the `url` of its page
+    there and the people its server said it `mentioned`.
     """
     circles = list(circles) or [PUBLIC]
     named = [c for c in circles if c not in (PUBLIC, ALL_CIRCLES)]
@@ -97,9 +101,12 @@ def post_create(
         circles=circles,
         type=type,
         detail=detail,
-        mentions=mentions.people_named(detail.get("text"), detail.get("question")),
+        mentions=mentioned
+        if mentioned is not None
+        else mentions.people_named(detail.get("text"), detail.get("question")),
         **words.searchable(detail),
         ts=to_millis(aware(ts)) if ts else now(),
+        url=url,
         delivery=Delivery(state="pending", queued=now()),
     )
     try:

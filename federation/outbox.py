@@ -1,0 +1,247 @@
+"""What our people do, sent to the servers of those it concerns
+(docs/federation.md#what-federates).
+
+The apps announce their writes (socialsite/events.py); each receiver here
+turns one into an activity and queues its deliveries (federation/delivery.py).
+Only our own people's acts go out: the acts of remote people that the inbox
+replays through the same services announce the same events, and are
+skipped here by their handle. Circles-only posts, posts on someone else's
+wall and everything on them stay on the instance.
+"""
+
+from typing import Any
+
+from bson import ObjectId
+
+from federation import delivery, render, uris
+from federation.documents import RemoteFollow
+from feeds.selectors import posts as post_reads
+from profiles.documents import User
+from profiles.selectors import graph
+from socialsite import events
+from socialsite.ids import is_remote
+
+AS = "https://www.w3.org/ns/activitystreams"
+
+
+def _inboxes(handles: list[str] | set[str]) -> list[str]:
+    """The inboxes to reach these remote people: a server's shared inbox
+    once for all its people there, else each person's own."""
+    remote = sorted(h for h in handles if is_remote(h))
+    if not remote:
+        return []
+    found = []
+    for person in User.objects(handle__in=remote, status="active").only("actor"):
+        actor = person.actor or {}
+        inbox = actor.get("shared_inbox") or actor.get("inbox")
+        if inbox:
+            found.append(inbox)
+    return sorted(set(found))
+
+
+def _audience(author: str, also: list[str] | set[str] = ()) -> list[str]:
+    return _inboxes({*graph.remote_followers(author), *also})
+
+
+def _send(activity: dict, signer: str, inboxes: list[str]) -> None:
+    if inboxes:
+        delivery.deliver(activity={"@context": AS, **activity}, signer=signer, inboxes=inboxes)
+
+
+def _public_post(post_id: ObjectId) -> dict | None:
+    post = post_reads.post_read(post_id, {"delivery": 0, "comments": 0, "comment_tree": 0})
+    if post is None or is_remote(post["by"]["id"]) or not render.is_public(post):
+        return None
+    return post
+
+
+def _create_or_update(post: dict, kind: str) -> None:
+    author = post["by"]["id"]
+    note = render.note(post)
+    mentioned = [h for h in post.get("mentions") or [] if is_remote(h)]
+    activity = {
+        "id": uris.activity("create", note["id"]),
+        "type": kind,
+        "actor": uris.actor(author),
+        "published": note["published"],
+        "to": note["to"],
+        "cc": note["cc"],
+        "object": note,
+    }
+    if kind == "Update":
+        activity["id"] = uris.activity("update", note["id"], note.get("updated") or "")
+    _send(activity, author, _audience(author, mentioned))
+
+
+def _post_created(sender: Any, post: Any, **kwargs: Any) -> None:
+    if is_remote(post.by.id):
+        return
+    found = _public_post(post.id)
+    if found is not None:
+        _create_or_update(found, "Create")
+
+
+def _post_changed(sender: Any, post_id: ObjectId, fields: list[str], **kwargs: Any) -> None:
+    if "detail" not in fields:
+        return
+    found = _public_post(post_id)
+    if found is not None:
+        _create_or_update(found, "Update")
+
+
+def _post_deleted(sender: Any, post_id: ObjectId, post: dict, **kwargs: Any) -> None:
+    author = post["by"]["id"]
+    if is_remote(author) or not render.is_public(post):
+        return
+    note_id = uris.post(post_id)
+    activity = {
+        "id": uris.activity("delete", note_id),
+        "type": "Delete",
+        "actor": uris.actor(author),
+        "to": [uris.PUBLIC],
+        "object": {"id": note_id, "type": "Tombstone"},
+    }
+    _send(
+        activity,
+        author,
+        _audience(author, [h for h in post.get("mentions") or [] if is_remote(h)]),
+    )
+
+
+def _mark(kind: str, post_id: ObjectId, author: str, actor: str, *, undo: bool) -> None:
+    """A like or a repost of ours, or its undoing."""
+    if is_remote(actor):
+        return
+    post = post_reads.post_read(post_id, {"by": 1, "circles": 1, "removed": 1, "to": 1})
+    if post is None or not render.is_public(post):
+        return
+    target = render.post_uri(post_id)
+    mark = {
+        "id": uris.activity(kind, uris.actor(actor), str(post_id)),
+        "type": kind,
+        "actor": uris.actor(actor),
+        "object": target,
+    }
+    if kind == "Announce":
+        mark.update(to=[uris.PUBLIC], cc=[uris.followers(actor), render.actor_uri(author)])
+    inboxes = _inboxes([author]) if kind == "Like" else _audience(actor, [author])
+    if undo:
+        mark = {"id": mark["id"] + "/undo", "type": "Undo", "actor": mark["actor"], "object": mark}
+    _send(mark, actor, inboxes)
+
+
+def _liked(sender: Any, post_id: ObjectId, author: str, actor: str, **kwargs: Any) -> None:
+    _mark("Like", post_id, author, actor, undo=False)
+
+
+def _unliked(sender: Any, post_id: ObjectId, author: str, actor: str, **kwargs: Any) -> None:
+    _mark("Like", post_id, author, actor, undo=True)
+
+
+def _reposted(sender: Any, post_id: ObjectId, author: str, actor: str, **kwargs: Any) -> None:
+    _mark("Announce", post_id, author, actor, undo=False)
+
+
+def _unreposted(sender: Any, post_id: ObjectId, actor: str, **kwargs: Any) -> None:
+    post = post_reads.post_read(post_id, {"by": 1})
+    if post is not None:
+        _mark("Announce", post_id, post["by"]["id"], actor, undo=True)
+
+
+def _commented(
+    sender: Any, post: dict, comment: Any, replying_to: str | None, **kwargs: Any
+) -> None:
+    handle = comment.author.get("id") or ""
+    if not handle or is_remote(handle):
+        return
+    full = post_reads.post_read(post["_id"], {"by": 1, "circles": 1, "removed": 1, "to": 1})
+    if full is None or not render.is_public(full):
+        return
+    note = render.reply_note(
+        full, slug=comment.slug, text=comment.text, handle=handle, ts=comment.posted
+    )
+    activity = {
+        "id": uris.activity("create", note["id"]),
+        "type": "Create",
+        "actor": uris.actor(handle),
+        "published": note["published"],
+        "to": note["to"],
+        "cc": note["cc"],
+        "object": note,
+    }
+    concerned = {full["by"]["id"], *([replying_to] if replying_to else [])}
+    _send(activity, handle, _audience(handle, concerned))
+
+
+def follow_activity(follower: str, followee: str) -> dict:
+    person = User.objects(handle=followee).only("actor").first()
+    return {
+        "id": uris.activity("follow", uris.actor(follower), followee),
+        "type": "Follow",
+        "actor": uris.actor(follower),
+        "object": (person.actor or {}).get("id") if person else "",
+    }
+
+
+def _followed(sender: Any, follower: str, followee: str, **kwargs: Any) -> None:
+    if is_remote(follower) or not is_remote(followee):
+        return
+    activity = follow_activity(follower, followee)
+    RemoteFollow._get_collection().update_one(
+        {"_id": f"{follower} {followee}"},
+        {
+            "$set": {
+                "follower": follower,
+                "followee": followee,
+                "activity": activity["id"],
+                "state": "requested",
+            }
+        },
+        upsert=True,
+    )
+    _send(activity, follower, _inboxes([followee]))
+
+
+def _unfollowed(sender: Any, follower: str, followee: str, **kwargs: Any) -> None:
+    if is_remote(follower) or not is_remote(followee):
+        return
+    RemoteFollow._get_collection().delete_one({"_id": f"{follower} {followee}"})
+    follow = follow_activity(follower, followee)
+    undo = {
+        "id": follow["id"] + "/undo",
+        "type": "Undo",
+        "actor": follow["actor"],
+        "object": follow,
+    }
+    _send(undo, follower, _inboxes([followee]))
+
+
+def _blocked(sender: Any, blocker: str, blocked: str, **kwargs: Any) -> None:
+    if is_remote(blocker) or not is_remote(blocked):
+        return
+    target = render.actor_uri(blocked)
+    activity = {
+        "id": uris.activity("block", uris.actor(blocker), blocked),
+        "type": "Block",
+        "actor": uris.actor(blocker),
+        "object": target,
+    }
+    _send(activity, blocker, _inboxes([blocked]))
+
+
+def connect() -> None:
+    pairs = [
+        (events.post_created, _post_created),
+        (events.post_changed, _post_changed),
+        (events.post_deleted, _post_deleted),
+        (events.post_liked, _liked),
+        (events.post_unliked, _unliked),
+        (events.post_reposted, _reposted),
+        (events.post_unreposted, _unreposted),
+        (events.comment_created, _commented),
+        (events.followed, _followed),
+        (events.unfollowed, _unfollowed),
+        (events.blocked, _blocked),
+    ]
+    for signal, receiver in pairs:
+        signal.connect(receiver, dispatch_uid=f"federation.{receiver.__name__}")
