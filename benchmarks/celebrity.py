@@ -66,7 +66,14 @@ def prepare(followers: int) -> list[str]:
     empty_database()
     t = now()
     fans = [f"fan{i:06d}" for i in range(followers)]
-    person = {"password": "x", "status": "active", "last_seen": t, "blocked": [], "muted": []}
+    person = {
+        "password": "x",
+        "status": "active",
+        "last_seen": t,
+        "blocked": [],
+        "muted": [],
+        "remote_followers_count": 0,  # as user_create writes it: nobody elsewhere to tell
+    }
     _insert(
         User._get_collection(),
         [{"_id": h, "name": h, **person} for h in ["star", *fans]],

@@ -23,7 +23,12 @@ class ActorKey(me.Document):
     public_pem = me.StringField(required=True)
     created = me.DateTimeField(default=now)
 
-    meta = {"collection": "ap_key", "shard_key": ("handle",), "auto_create_index": False}
+    meta = {
+        "collection": "ap_key",
+        "shard_key": ("handle",),
+        "shard_hashed": "handle",
+        "auto_create_index": False,
+    }
 
 
 class ApObject(me.Document):
@@ -40,8 +45,12 @@ class ApObject(me.Document):
 
     meta = {
         "collection": "ap_object",
-        "indexes": [{"fields": ["post", "slug"], "name": "post_slug"}],
+        "indexes": [
+            {"fields": ["post", "slug"], "name": "post_slug"},
+            {"fields": ["by"], "name": "by"},
+        ],
         "shard_key": ("uri",),
+        "shard_hashed": "uri",
         "auto_create_index": False,
     }
 
@@ -59,8 +68,13 @@ class RemoteFollow(me.Document):
 
     meta = {
         "collection": "ap_follow",
-        "indexes": [{"fields": ["activity"], "name": "activity"}],
+        "indexes": [
+            {"fields": ["activity"], "name": "activity"},
+            {"fields": ["follower"], "name": "follower"},
+            {"fields": ["followee"], "name": "followee"},
+        ],
         "shard_key": ("id",),
+        "shard_hashed": "id",
         "auto_create_index": False,
     }
 
@@ -88,8 +102,10 @@ class Delivery(me.Document):
             # The sweeper's read: pending deliveries whose time has come.
             {"fields": ["state", "due"], "name": "state_due"},
             {"fields": ["domain", "state"], "name": "domain_state"},
+            {"fields": ["signer"], "name": "signer"},
         ],
         "shard_key": ("id",),
+        "shard_hashed": "id",
         "auto_create_index": False,
     }
 

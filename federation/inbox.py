@@ -21,6 +21,28 @@ from profiles.documents import User
 log = logging.getLogger(__name__)
 
 
+def shape_error(activity: object) -> str | None:
+    """Why a parsed body is not an activity we could act on, or None. Checked
+    before anything is fetched: the W3C's known-bad Activity Streams
+    documents and hostile probes stop here (tests/federation/as2_fail/)."""
+    if not isinstance(activity, dict):
+        return "An activity is a JSON object."
+    if not isinstance(activity.get("type"), str):
+        return "An activity has a type."
+    actor = activity.get("actor")
+    actor_id = actor.get("id") if isinstance(actor, dict) else actor
+    if not isinstance(actor_id, str) or not actor_id.startswith(("https://", "http://")):
+        return "An activity has an actor, named by its URL."
+    if "id" in activity and not isinstance(activity["id"], str):
+        return "An activity's id is a URL."
+    if "object" in activity and not isinstance(activity["object"], str | dict | list):
+        return "An activity's object is a URL, an object or a list."
+    context = activity.get("@context")
+    if context is not None and not isinstance(context, str | list | dict):
+        return "@context is a URL, a list or an object."
+    return None
+
+
 def _refuse(status: int, reason: str) -> JsonResponse:
     return JsonResponse({"error": reason}, status=status)
 
@@ -58,8 +80,9 @@ def receive(request: HttpRequest) -> JsonResponse:
         activity = json.loads(request.body)
     except (ValueError, UnicodeDecodeError):
         return _refuse(400, "The body is not JSON.")
-    if not isinstance(activity, dict) or not isinstance(activity.get("type"), str):
-        return _refuse(400, "An activity is a JSON object with a type.")
+    problem = shape_error(activity)
+    if problem is not None:
+        return _refuse(400, problem)
     try:
         key_id = signatures.signature_key_id(request.headers)
     except signatures.SignatureError as exc:

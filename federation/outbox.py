@@ -15,6 +15,7 @@ from bson import ObjectId
 
 from federation import delivery, render, uris
 from federation.documents import RemoteFollow
+from feeds.documents import PUBLIC
 from feeds.selectors import posts as post_reads
 from profiles.documents import User
 from profiles.selectors import graph
@@ -55,10 +56,13 @@ def _public_post(post_id: ObjectId) -> dict | None:
     return post
 
 
-def _create_or_update(post: dict, kind: str) -> None:
+def _create_or_update(post: dict, kind: str, followers: list[str]) -> None:
     author = post["by"]["id"]
     note = render.note(post)
     mentioned = [h for h in post.get("mentions") or [] if is_remote(h)]
+    inboxes = _inboxes({*followers, *mentioned})
+    if not inboxes:
+        return
     activity = {
         "id": uris.activity("create", note["id"]),
         "type": kind,
@@ -70,15 +74,23 @@ def _create_or_update(post: dict, kind: str) -> None:
     }
     if kind == "Update":
         activity["id"] = uris.activity("update", note["id"], note.get("updated") or "")
-    _send(activity, author, _audience(author, mentioned))
+    _send(activity, author, inboxes)
 
 
 def _post_created(sender: Any, post: Any, **kwargs: Any) -> None:
-    if is_remote(post.by.id):
+    """A public post of ours, to the author's remote followers and the
+    remote people it mentions. An author counted with no remote followers
+    costs nothing; one not counted, a covered read of the edges."""
+    if is_remote(post.by.id) or PUBLIC not in post.circles or post.to:
         return
-    found = _public_post(post.id)
-    if found is not None:
-        _create_or_update(found, "Create")
+    mentioned = any(is_remote(h) for h in post.mentions or [])
+    author = kwargs.get("author")
+    counted = getattr(author, "remote_followers_count", None)
+    if counted == 0 and not mentioned:
+        return  # nobody elsewhere to tell: not even a read
+    followers = graph.remote_followers(post.by.id)
+    if followers or mentioned:
+        _create_or_update(post.to_mongo().to_dict(), "Create", followers)
 
 
 def _post_changed(sender: Any, post_id: ObjectId, fields: list[str], **kwargs: Any) -> None:
@@ -86,12 +98,16 @@ def _post_changed(sender: Any, post_id: ObjectId, fields: list[str], **kwargs: A
         return
     found = _public_post(post_id)
     if found is not None:
-        _create_or_update(found, "Update")
+        _create_or_update(found, "Update", graph.remote_followers(found["by"]["id"]))
 
 
 def _post_deleted(sender: Any, post_id: ObjectId, post: dict, **kwargs: Any) -> None:
     author = post["by"]["id"]
     if is_remote(author) or not render.is_public(post):
+        return
+    mentioned = [h for h in post.get("mentions") or [] if is_remote(h)]
+    inboxes = _audience(author, mentioned)
+    if not inboxes:
         return
     note_id = uris.post(post_id)
     activity = {
@@ -101,19 +117,30 @@ def _post_deleted(sender: Any, post_id: ObjectId, post: dict, **kwargs: Any) -> 
         "to": [uris.PUBLIC],
         "object": {"id": note_id, "type": "Tombstone"},
     }
-    _send(
-        activity,
-        author,
-        _audience(author, [h for h in post.get("mentions") or [] if is_remote(h)]),
-    )
+    _send(activity, author, inboxes)
 
 
-def _mark(kind: str, post_id: ObjectId, author: str, actor: str, *, undo: bool) -> None:
-    """A like or a repost of ours, or its undoing."""
+def _mark(
+    kind: str, post_id: ObjectId, author: str, actor: str, *, undo: bool, user: Any = None
+) -> None:
+    """A like or a repost of ours, or its undoing: a like goes to a remote
+    author only (nothing read otherwise); a repost to the reposter's remote
+    followers and a remote author (one covered read, then the post's)."""
     if is_remote(actor):
         return
+    if kind == "Like":
+        if not is_remote(author):
+            return
+        inboxes = _inboxes([author])
+    else:
+        if getattr(user, "remote_followers_count", None) == 0 and not is_remote(author):
+            return  # counted with nobody elsewhere: not even a read
+        followers = graph.remote_followers(actor)
+        if not followers and not is_remote(author):
+            return
+        inboxes = _inboxes({*followers, author})
     post = post_reads.post_read(post_id, {"by": 1, "circles": 1, "removed": 1, "to": 1})
-    if post is None or not render.is_public(post):
+    if post is None or not render.is_public(post) or not inboxes:
         return
     target = render.post_uri(post_id)
     mark = {
@@ -124,7 +151,6 @@ def _mark(kind: str, post_id: ObjectId, author: str, actor: str, *, undo: bool) 
     }
     if kind == "Announce":
         mark.update(to=[uris.PUBLIC], cc=[uris.followers(actor), render.actor_uri(author)])
-    inboxes = _inboxes([author]) if kind == "Like" else _audience(actor, [author])
     if undo:
         mark = {"id": mark["id"] + "/undo", "type": "Undo", "actor": mark["actor"], "object": mark}
     _send(mark, actor, inboxes)
@@ -139,20 +165,28 @@ def _unliked(sender: Any, post_id: ObjectId, author: str, actor: str, **kwargs: 
 
 
 def _reposted(sender: Any, post_id: ObjectId, author: str, actor: str, **kwargs: Any) -> None:
-    _mark("Announce", post_id, author, actor, undo=False)
+    _mark("Announce", post_id, author, actor, undo=False, user=kwargs.get("user"))
 
 
 def _unreposted(sender: Any, post_id: ObjectId, actor: str, **kwargs: Any) -> None:
+    if is_remote(actor):
+        return
     post = post_reads.post_read(post_id, {"by": 1})
     if post is not None:
-        _mark("Announce", post_id, post["by"]["id"], actor, undo=True)
+        _mark("Announce", post_id, post["by"]["id"], actor, undo=True, user=kwargs.get("user"))
 
 
 def _commented(
     sender: Any, post: dict, comment: Any, replying_to: str | None, **kwargs: Any
 ) -> None:
+    """Our person's comment on a public post: to the post's and the parent's
+    authors when remote, and to the commenter's remote followers."""
     handle = comment.author.get("id") or ""
     if not handle or is_remote(handle):
+        return
+    concerned = {h for h in (post["by"]["id"], replying_to) if h and is_remote(h)}
+    followers = graph.remote_followers(handle)
+    if not concerned and not followers:
         return
     full = post_reads.post_read(post["_id"], {"by": 1, "circles": 1, "removed": 1, "to": 1})
     if full is None or not render.is_public(full):
@@ -169,8 +203,7 @@ def _commented(
         "cc": note["cc"],
         "object": note,
     }
-    concerned = {full["by"]["id"], *([replying_to] if replying_to else [])}
-    _send(activity, handle, _audience(handle, concerned))
+    _send(activity, handle, _inboxes({*concerned, *followers}))
 
 
 def follow_activity(follower: str, followee: str) -> dict:

@@ -151,6 +151,11 @@ class User(PinnedToPrimary, me.Document):
     # Domains this person blocked for themselves: each known person there is
     # blocked too, and so is each one met later (docs/federation.md#moderation).
     blocked_domains = me.ListField(me.StringField(), default=None)
+    # Followers on other servers, counted with the edges (profiles/services/
+    # graph.py): a post by someone with none federates without a read.
+    # None where not known (an account from before it was counted, or a
+    # document read without it): federation asks the edges then.
+    remote_followers_count = me.IntField(default=None)
 
     meta = {
         "collection": "user",
@@ -165,7 +170,8 @@ class User(PinnedToPrimary, me.Document):
             {"fields": ["blocked"], "name": "blocked", "sparse": True},
             {"fields": ["muted"], "name": "muted", "sparse": True},
             {"fields": ["domain"], "name": "domain", "sparse": True},
-            {"fields": ["actor.id"], "name": "actor_id", "unique": True, "sparse": True},
+            # Not unique: `user` is sharded by `_id`, which a unique index must lead.
+            {"fields": ["actor.id"], "name": "actor_id", "sparse": True},
             {"fields": ["actor.key_id"], "name": "actor_key_id", "sparse": True},
             {"fields": ["blocked_domains"], "name": "blocked_domains", "sparse": True},
         ],

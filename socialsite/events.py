@@ -41,7 +41,8 @@ filters_changed = Signal()
 
 # --- posts and the marks people leave on them (feeds) -------------------
 
-# post: Post (the saved document; its text may mention people)
+# post: Post (the saved document; its text may mention people), author: User
+# (as the writer had it: some fields may not have been read)
 post_created = Signal()
 # post_id: ObjectId, post: dict (as it was: by, ts, tags, circles) - deleted
 # by its author, gone for good
@@ -89,9 +90,10 @@ removed_by_moderator = Signal()
 post_liked = Signal()
 # post_id: ObjectId, author: str, actor: str
 post_unliked = Signal()
-# post_id: ObjectId, author: str (the original's), actor: str (the reposter)
+# post_id: ObjectId, author: str (the original's), actor: str (the reposter),
+# user: User | None (the reposter's document, when the request has it)
 post_reposted = Signal()
-# post_id: ObjectId, actor: str (who took their repost back)
+# post_id: ObjectId, actor: str (who took their repost back), user: User (theirs)
 post_unreposted = Signal()
 
 # --- timelines, notifications, messages: what a person's open pages learn live ---

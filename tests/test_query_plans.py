@@ -31,6 +31,7 @@ from socialsite.clock import now
 from socialsite.cursors import Cursor
 from tests import plans
 from tests.conftest import PASSWORD
+from tests.federation.remote import remote  # noqa: F401 (the fake remote server, a fixture)
 from tests.query_recorder import Recorder, install_listener, install_mongomock
 from timelines.documents import MonthTimeline, SizeTimeline
 from timelines.stores import read
@@ -1007,6 +1008,8 @@ def _actions(values: dict, model: str = "cache") -> dict[str, list[tuple[str, di
 # The client API's routes take a bearer token, not a session's form: driven
 # by `test_the_client_apis_reads_and_writes_are_index_served` instead.
 API_ROUTES = ("api/", "oauth/", "settings/apps/")
+# The inboxes take signed JSON, not forms: the federation test below drives them.
+INBOX_ROUTES = ("inbox", "u/<str:handle>/inbox")
 
 
 def _posted_routes() -> set[str]:
@@ -1016,8 +1019,69 @@ def _posted_routes() -> set[str]:
     return {
         key
         for key, route in ROUTES.items()
-        if probe.own_method(route) == "POST" and not key.startswith(API_ROUTES)
+        if probe.own_method(route) == "POST"
+        and not key.startswith(API_ROUTES)
+        and key not in INBOX_ROUTES
     }
+
+
+def test_federations_reads_and_writes_are_index_served(make_user, recorder, remote, client):  # noqa: F811
+    """Federation (docs/federation.md) both ways: discovery and the documents
+    a server reads, and activities into the inbox (a follow and its Accept, a
+    post, a like, a reply, an edit, a delete, an undo) with what they queue."""
+    import json as json_module
+
+    from feeds.services.posts import post_create
+
+    alice = make_user("alice")
+    ours = post_create(author=alice, type="status", detail={"text": "hi"}, circles=[])
+    ada = remote.actor_id("ada")
+    remote.person("ada")
+    note = {
+        "id": ada + "/statuses/1",
+        "type": "Note",
+        "attributedTo": ada,
+        "to": ["https://www.w3.org/ns/activitystreams#Public"],
+        "content": "<p>hello @alice</p>",
+        "tag": [{"type": "Mention", "href": "http://testserver/u/alice/"}],
+    }
+    reply = {**note, "id": ada + "/statuses/2", "inReplyTo": f"http://testserver/posts/{ours.id}/"}
+    like = {"id": ada + "#like", "type": "Like", "actor": ada, "object": reply["inReplyTo"]}
+    accept = {"Accept": "application/activity+json"}
+    recorder.on = True
+    try:
+        for path in (
+            "/.well-known/webfinger?resource=acct:alice@testserver",
+            "/.well-known/nodeinfo",
+            "/nodeinfo/2.0",
+            "/u/alice/outbox?page=1",
+            "/u/alice/followers/?page=1",
+        ):
+            assert client.get(path).status_code == 200, path
+        for path in ("/u/alice/", f"/posts/{ours.id}/"):
+            assert client.get(path, headers=accept).status_code == 200, path
+        for activity in (
+            {
+                "id": ada + "#f",
+                "type": "Follow",
+                "actor": ada,
+                "object": "http://testserver/u/alice/",
+            },
+            {"id": ada + "/statuses/1/activity", "type": "Create", "actor": ada, "object": note},
+            {"id": ada + "/statuses/2/activity", "type": "Create", "actor": ada, "object": reply},
+            like,
+            {"id": ada + "#u", "type": "Update", "actor": ada, "object": {**note, "content": "x"}},
+            {"id": ada + "#undo", "type": "Undo", "actor": ada, "object": like},
+            {"id": ada + "#d", "type": "Delete", "actor": ada, "object": note["id"]},
+        ):
+            response = remote.deliver("ada", activity)
+            assert response.status_code == 202, json_module.loads(response.content)
+        alice.reload()  # as the next request reads her: with her remote follower
+        post_create(author=alice, type="status", detail={"text": "to ada"}, circles=[])
+    finally:
+        recorder.on = False
+    assert remote.sent("Accept") and remote.sent("Create")
+    assert_index_served(recorder, ["federation"])
 
 
 def test_the_client_apis_reads_and_writes_are_index_served(make_user, recorder):
@@ -1339,6 +1403,8 @@ def _task_calls(values: dict) -> dict[str, tuple]:
         "notifications.tell_post_created": (post, "bob", "alice", "carol"),
         "notifications.tell_comment_created": (post, "alice", "bob", "x", None, "carol"),
         "ads.ads_pacing": (),
+        # A delivery nobody wrote: the claim by `_id` finds nothing to send.
+        "federation.send_deliveries": (["000000000000000000000000"],),
         "profiles.build_export": (values.get("export_id", ["x"])[0],),
         "profiles.password_reset_send": ("bob@example.org", "http://testserver"),
         # Last: it erases dora (an erasure job is made for her first).

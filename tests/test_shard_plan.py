@@ -70,6 +70,12 @@ EXPECTED_KEYS = {
     # A person's read markers: one document, by their handle.
     "api_marker": '{_id: "hashed"}',
     "api_list": "{owner: 1, circle: 1}",
+    # Federation (docs/federation.md): each read and written by its `_id`
+    # (a person's key, a remote object's id, a follow, a delivery).
+    "ap_key": '{_id: "hashed"}',
+    "ap_object": '{_id: "hashed"}',
+    "ap_follow": '{_id: "hashed"}',
+    "ap_delivery": '{_id: "hashed"}',
 }
 
 
@@ -111,9 +117,9 @@ def test_small_collections_stay_unsharded():
     out, _ = run()
     unsharded = [line for line in out.splitlines() if line.startswith("// unsharded")]
     assert unsharded == [
-        "// unsharded (primary shard): audit_log, campaign, data_export, erasure, exports.files,"
-        " hidden_tag, periodic_job, photos.files, pulled_author, report, report_item, task_mark,"
-        " trend_list"
+        "// unsharded (primary shard): ap_domain, audit_log, campaign, data_export, erasure,"
+        " exports.files, hidden_tag, periodic_job, photos.files, pulled_author, report,"
+        " report_item, task_mark, trend_list"
     ]
 
 

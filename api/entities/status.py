@@ -198,7 +198,8 @@ def _post_status(post: dict, found: Marks, authors: Authors, viewer_handle: str 
     post_id = post["_id"]
     post_hex = str(post_id)
     detail = post.get("detail") or {}
-    url = base + reverse("feeds:post", args=[post_hex])
+    # A post of another server's is at its page there (docs/federation.md).
+    url = post.get("url") or base + reverse("feeds:post", args=[post_hex])
     cw = detail.get("cw") or ""
     author = post["by"]["id"]
     return {

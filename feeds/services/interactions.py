@@ -214,11 +214,17 @@ class Interaction[S: Mark]:
         """Nothing to do (marked already, or not marked): the marks as they are."""
         return self.state(on=on, count=self.tally(post_id), changed=False)
 
-    def announce(self, *, post_id: ObjectId, author: str, actor: str) -> None:
+    def announce(
+        self, *, post_id: ObjectId, author: str, actor: str, user: User | None = None
+    ) -> None:
+        """`user`: the actor's document, when the request has it (federation
+        reads their count of remote followers there instead of the edges)."""
         # Receivers (notifications) swallow their own failures; this guard
         # keeps the mark standing even if that contract is ever broken.
         try:
-            self.marked.send(sender=self.document, post_id=post_id, author=author, actor=actor)
+            self.marked.send(
+                sender=self.document, post_id=post_id, author=author, actor=actor, user=user
+            )
         except Exception:
             log.exception("%s_notification_failed", self.verb)
 

@@ -118,7 +118,7 @@ def post_create(
         raise AlreadyPosted(post.id) from None
     standing.posts_count_add(handle=author.handle, delta=1)
     events.post_delivery_due.send(sender=Post, post_id=post.id)
-    events.post_created.send(sender=Post, post=post)
+    events.post_created.send(sender=Post, post=post, author=author)
     return post
 
 

@@ -108,7 +108,7 @@ def repost_create(*, post_id: ObjectId, user: User, author: User | None = None) 
             raise NoSuchPost(post_id)
     events.repost_delivery_due.send(sender=PostRepost, post_id=post_id, reposter=user.handle)
     state = REPOSTS.changed(post_id, on=True, count=reposts)
-    REPOSTS.announce(post_id=post_id, author=author_handle, actor=user.handle)
+    REPOSTS.announce(post_id=post_id, author=author_handle, actor=user.handle, user=user)
     return state
 
 
@@ -117,7 +117,9 @@ def repost_delete(*, post_id: ObjectId, user: User, author: User | None = None) 
     (`author` is taken for the views' one signature: an undo checks no block.)"""
     state = _undo(post_id, user.handle)
     if state.changed:
-        events.post_unreposted.send(sender=PostRepost, post_id=post_id, actor=user.handle)
+        events.post_unreposted.send(
+            sender=PostRepost, post_id=post_id, actor=user.handle, user=user
+        )
     return state
 
 

@@ -27,11 +27,15 @@ from socialsite.clock import now
 
 
 def _counters(follower: str, followee: str, delta: int) -> None:
+    # A follower on another server is counted apart too (docs/federation.md).
+    followee_counts = {"followers_count": delta}
+    if "@" in follower:
+        followee_counts["remote_followers_count"] = delta
     # Both counters in one round trip.
     User._get_collection().bulk_write(
         [
             UpdateOne({"_id": follower}, {"$inc": {"following_count": delta}}),
-            UpdateOne({"_id": followee}, {"$inc": {"followers_count": delta}}),
+            UpdateOne({"_id": followee}, {"$inc": followee_counts}),
         ],
         ordered=False,
     )
@@ -171,7 +175,9 @@ def counters_recount(*, handles: set[str]) -> None:
                     "$set": {
                         "following_count": following.get(handle, 0),
                         "followers_count": followers.get(handle, 0),
-                    }
+                    },
+                    # Not known again: federation reads the edges instead.
+                    "$unset": {"remote_followers_count": ""},
                 },
             )
             for handle in wanted

@@ -21,10 +21,6 @@ from socialsite.ids import REMOTE_HANDLE_RE
 UNUSABLE_PASSWORD = "!remote"
 
 
-class RemoteConflict(Exception):
-    """Another handle already holds that actor id (a server that moved)."""
-
-
 def remote_user_upsert(
     *, handle: str, domain: str, name: str, bio: str, actor: dict, website: str = ""
 ) -> tuple[User, bool]:
@@ -63,9 +59,7 @@ def remote_user_upsert(
                 projection={"_id": 1},
             )
             break
-        except DuplicateKeyError as exc:
-            if "actor_id" in str(exc):
-                raise RemoteConflict(handle) from exc
+        except DuplicateKeyError:
             if attempt:
                 raise
     user = User.objects(handle=handle).first()

@@ -44,6 +44,7 @@ def user_create(
         password=make_password(password),
         role=role,
         profile=profile or Profile(),
+        remote_followers_count=0,
     )
     try:
         user.save(force_insert=True)

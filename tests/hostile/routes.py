@@ -79,6 +79,13 @@ STATIC_VALUES: dict[str, list[str]] = {
     "messages_from": ["everyone", "following", "nobody"],
     # Mastodon's stream names (api/streaming/streams.py).
     "stream_name": ["user", "public:media", "hashtag", "list", "direct", "nonsense"],
+    # Federation (docs/federation.md): WebFinger resources, ours and not.
+    "resource": [
+        "acct:alice@testserver",
+        "acct:alice@elsewhere.example",
+        "http://testserver/u/alice/",
+        "alice",
+    ],
 }
 
 
@@ -655,6 +662,19 @@ ROUTES: dict[str, Route] = {
     "api/v1/streaming/list": Route(query={**STREAM_TOKEN, "list": "post_id"}),
     "api/v1/streaming/direct": Route(query=STREAM_TOKEN),
     "api/v1/streaming/<path:rest>": Route(path={"rest": "short"}),
+    # Federation (docs/federation.md). The inboxes take signed JSON: a form
+    # is not JSON (400), and tests/federation/test_inbox.py sends them
+    # hostile activities signed by a remote server.
+    ".well-known/webfinger": Route(query={"resource": "resource"}),
+    ".well-known/host-meta": Route(),
+    ".well-known/nodeinfo": Route(),
+    "nodeinfo/2.0": Route(),
+    "actor": Route(),
+    "inbox": Route(form={"type": "short", "actor": "url", "object": "url"}),
+    "u/<str:handle>/inbox": Route(
+        path=HANDLE, form={"type": "short", "actor": "url", "object": "url"}
+    ),
+    "u/<str:handle>/outbox": Route(path=HANDLE, query={"page": "checkbox", "max_id": "post_id"}),
 }
 
 
