@@ -21,6 +21,10 @@ from profiles.documents import User
 log = logging.getLogger(__name__)
 
 
+# What a silenced server's people may not bring to someone who doesn't follow them.
+SILENCED_DROP = {"Create", "Like", "Announce"}
+
+
 def shape_error(activity: object) -> str | None:
     """Why a parsed body is not an activity we could act on, or None. Checked
     before anything is fetched: the W3C's known-bad Activity Streams
@@ -104,6 +108,14 @@ def receive(request: HttpRequest) -> JsonResponse:
     handler = handlers.HANDLERS.get(activity["type"])
     if handler is None:
         return JsonResponse({}, status=202)  # a kind we don't act on: taken, ignored
+    if (
+        activity["type"] in SILENCED_DROP
+        and not signer.followers_count
+        and moderation.rule_of(signer.domain or "") == "silence"
+    ):
+        # A silenced server's people reach only those who follow them: a
+        # stranger's post, reply, like or repost is taken and dropped.
+        return JsonResponse({}, status=202)
     try:
         handler(activity, signer)
     except handlers.Refused as exc:

@@ -3,8 +3,10 @@
 A moderator's `block` refuses everything from the domain (its inbox
 requests get 403, nothing is fetched from it or sent to it) and suspends
 each of its people known here, so their posts leave every page; `silence`
-keeps its people out of the public timelines and suggestions (the
-accounts are limited, nothing is refused). A person's own domain block
+lets its people reach only those who follow them: a post, reply, like or
+repost by one of them that nobody here follows is taken and dropped
+(federation/inbox.py), so strangers there neither fill the public
+timelines nor notify anyone. A person's own domain block
 blocks each of that server's people they know, and each one met later.
 """
 

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from federation import views
+from federation import pages, views
 
 app_name = "federation"
 
@@ -13,4 +13,9 @@ urlpatterns = [
     path("inbox", views.shared_inbox, name="shared_inbox"),
     path("u/<str:handle>/inbox", views.person_inbox, name="inbox"),
     path("u/<str:handle>/outbox", views.outbox, name="outbox"),
+    path("mod/domains/", pages.domains, name="domains"),
+    path("mod/domains/<str:domain>/lift/", pages.domain_lift, name="domain_lift"),
+    path("mod/domains/<str:domain>/retry/", pages.domain_retry, name="domain_retry"),
+    path("settings/domains/block/", pages.domain_block, name="domain_block"),
+    path("settings/domains/unblock/", pages.domain_unblock, name="domain_unblock"),
 ]

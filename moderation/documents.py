@@ -10,8 +10,9 @@ import mongoengine as me
 from socialsite.clock import now
 
 TARGET_TYPES = ("post", "comment", "user", "message")
-# What the audit log can name besides: a tag hidden from the trends.
-AUDIT_TARGET_TYPES = (*TARGET_TYPES, "tag")
+# What the audit log can name besides: a tag hidden from the trends, and a
+# whole server given a rule (federation/moderation.py).
+AUDIT_TARGET_TYPES = (*TARGET_TYPES, "tag", "domain")
 REASONS = ("spam", "harassment", "illegal", "other")
 STATUSES = ("open", "resolved", "dismissed")
 

@@ -50,6 +50,18 @@ if [ "${SETUP_REDIS:-0}" = "1" ] && ! command -v redis-server >/dev/null 2>&1; t
   echo "setup: installing Debian's redis-server for the worker test" >&2
   apt_packages+=(redis-server)
 fi
+# An independent ActivityPub implementation for the federation tests
+# (tests/federation/fedify.py): Fedify's library, on the machine's Node.js.
+fedify_pid=""
+if [ "${SETUP_FEDIFY:-0}" = "1" ] && [ ! -d .fedify/node_modules/@fedify/fedify ]; then
+  if command -v npm >/dev/null 2>&1; then
+    echo "setup: installing Fedify (npm) for the federation tests" >&2
+    npm install --prefix .fedify --no-audit --no-fund --silent @fedify/fedify@1.5.9 >/dev/null 2>&1 &
+    fedify_pid=$!
+  else
+    echo "setup: no npm here: the Fedify test will be skipped" >&2
+  fi
+fi
 # apt-get and pip run side by side: neither waits on the other's downloads.
 apt_pid=""
 if [ "${#apt_packages[@]}" -gt 0 ]; then
@@ -85,6 +97,10 @@ if [ -z "$installed" ]; then
   touch "${wanted[-1]}"
 fi
 
+if [ -n "$fedify_pid" ] && ! wait "$fedify_pid"; then
+  echo "setup: npm install @fedify/fedify failed" >&2
+  exit 1
+fi
 if [ -n "$apt_pid" ] && ! wait "$apt_pid"; then
   echo "setup: apt-get install ${apt_packages[*]} failed" >&2
   exit 1

@@ -968,6 +968,12 @@ def _actions(values: dict, model: str = "cache") -> dict[str, list[tuple[str, di
         "mod/bulk/": [("mod", {"keys": target, "action": "remove", "reason": "spam"})],
         "mod/users/<str:handle>/suspend/": [("mod", {"until": "2999-01-01", "reason": "spam"})],
         "mod/users/<str:handle>/unsuspend/": [("mod", {"reason": "ok"})],
+        # A rule for a server, then lifted; a retry of its failed deliveries.
+        "mod/domains/": [("mod", {"domain": "remote.example", "level": "block", "reason": "x"})],
+        "mod/domains/<str:domain>/lift/": [("mod", {})],
+        "mod/domains/<str:domain>/retry/": [("mod", {})],
+        "settings/domains/block/": [("alice", {"domain": "remote.example"})],
+        "settings/domains/unblock/": [("alice", {"domain": "remote.example"})],
         "mod/users/<str:handle>/role/": [("admin", {"role": "moderator"})],
         "ads/manage/campaigns/": [("admin", {"advertiser": "acme", **campaign})],
         "ads/manage/campaigns/<str:campaign_id>/": [("admin", campaign)],

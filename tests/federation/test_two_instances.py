@@ -16,6 +16,7 @@ from collections.abc import Callable
 import pytest
 from mastodon.errors import MastodonNotFoundError
 
+from tests.federation import fedify
 from tests.federation.instances import two_instances  # noqa: F401 (a fixture)
 
 pytestmark = pytest.mark.no_test_db(
@@ -41,6 +42,34 @@ def _status_or_none(client, status_id):
         return client.status(status_id)
     except MastodonNotFoundError:
         return None
+
+
+def test_an_independent_implementation_reads_us(two_instances):  # noqa: F811
+    """Fedify (TypeScript, tests/federation/fedify.py) finds a person by
+    WebFinger and reads her actor and a post of hers from a running
+    instance, through its own JSON-LD processing and key checks."""
+    a, _ = two_instances
+    alice = a.client("alice")
+    assert alice.instance()["domain"] == f"127.0.0.1:{a.port}"
+    post = alice.status_post("Read by Fedify")
+    if not fedify.installed():
+        pytest.fail("Fedify is not installed: scripts/setup.sh installs it (SETUP_FEDIFY=1)")
+    result = fedify.fedify_lookup(
+        [
+            *fedify.LOOPBACK,
+            f"acct:alice@127.0.0.1:{a.port}",
+            f"{a.url}/u/alice/",
+            f"{a.url}/posts/{post['id']}/",
+        ]
+    )
+    by_webfinger, actor, note = fedify.parsed(result)
+    assert result.returncode == 0, result.stderr
+    for person in (by_webfinger, actor):
+        assert person["type"] == "Person" and person["id"] == f"{a.url}/u/alice/"
+        assert person["object"]["preferredUsername"] == "alice"
+        assert "publicKey" in person["object"] or "publicKeys" in str(person["object"])
+    assert note["type"] == "Note" and note["id"] == f"{a.url}/posts/{post['id']}/"
+    assert "Read by Fedify" in note["object"]["content"]
 
 
 def test_people_on_two_instances_follow_and_talk(two_instances):  # noqa: F811

@@ -79,6 +79,9 @@ STATIC_VALUES: dict[str, list[str]] = {
     "messages_from": ["everyone", "following", "nobody"],
     # Mastodon's stream names (api/streaming/streams.py).
     "stream_name": ["user", "public:media", "hashtag", "list", "direct", "nonsense"],
+    # Federation (docs/federation.md): servers' domains, with a port or not.
+    "domain_name": ["remote.example", "127.0.0.1:8001", "bad..example", "testserver"],
+    "domain_level": ["block", "silence", "ban"],
     # Federation (docs/federation.md): WebFinger resources, ours and not.
     "resource": [
         "acct:alice@testserver",
@@ -674,6 +677,17 @@ ROUTES: dict[str, Route] = {
     "u/<str:handle>/inbox": Route(
         path=HANDLE, form={"type": "short", "actor": "url", "object": "url"}
     ),
+    "mod/domains/": Route(
+        staff=True, form={"domain": "domain_name", "level": "domain_level", "reason": "text"}
+    ),
+    "mod/domains/<str:domain>/lift/": Route(
+        staff=True, path={"domain": "domain_name"}, method="POST"
+    ),
+    "mod/domains/<str:domain>/retry/": Route(
+        staff=True, path={"domain": "domain_name"}, method="POST"
+    ),
+    "settings/domains/block/": Route(form={"domain": "domain_name"}),
+    "settings/domains/unblock/": Route(form={"domain": "domain_name"}),
     "u/<str:handle>/outbox": Route(path=HANDLE, query={"page": "checkbox", "max_id": "post_id"}),
 }
 
