@@ -8,8 +8,11 @@ class FederationConfig(AppConfig):
         from federation import (
             outbox,
             owners,  # noqa: F401  (declares its collections' owners)
+            search,
             sweeps,
         )
+        from socialsite import extensions
 
         outbox.connect()  # activities out of the apps' events (docs/federation.md)
+        extensions.add_page_context("search", search.search_context)
         sweeps.register()  # its sweepers run by themselves (socialsite/periodic.py)

@@ -78,11 +78,13 @@ def store_actor(doc: dict, *, fetched_from: str) -> User:
     endpoints = doc.get("endpoints") if isinstance(doc.get("endpoints"), dict) else {}
     shared = endpoints.get("sharedInbox")
     url = doc.get("url")
+    if not isinstance(url, str) or not url.startswith(("https://", "http://")):
+        url = actor_id  # pages link to it: never a javascript: or relative URL
     actor = {
         "id": actor_id,
         "inbox": inbox,
         "shared_inbox": shared if isinstance(shared, str) else None,
-        "url": url if isinstance(url, str) else actor_id,
+        "url": url[:2000],
         "key_id": _text(key.get("id"), 2000) or actor_id,
         "public_key": key["publicKeyPem"][:10_000],
         "followers": _text(doc.get("followers"), 2000),

@@ -11,11 +11,20 @@ server runs with the `thread` backend and short periods; its first request
 (a health probe) starts the sweepers, and within a few periods every
 follower has the post, the unfollower's news has no post of the author's,
 the likes are a notification and the export is ready.
+
+Star also has a follower on another server (a listener of this test's): the
+post's delivery there is marked before it is queued, lost with the first
+server, and tried by the second while that server is still down (it fails,
+and is put off by backoff); once the listener is up, the Create arrives
+(docs/federation.md#delivery).
 """
 
 import http.client
 import http.cookiejar
+import json
 import os
+import socket
+import threading
 import re
 import signal
 import subprocess
@@ -23,6 +32,7 @@ import sys
 import time
 import urllib.parse
 import urllib.request
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -42,8 +52,9 @@ SETTLE_TIMEOUT = 60
 
 # The cast, written directly (set-up, not the subject): Star and FANS
 # followers, who share Star's password hash (hashing one each is seconds),
-# then one post of Star's delivered to all of them.
-CAST = f"""
+# then one post of Star's delivered to all of them; and a follower on
+# another server, whose inbox is this test's listener (REMOTE_PORT).
+CAST = """
 from feeds.services import posts
 from profiles.documents import FollowerEdge, FollowingEdge, User
 from profiles.services.users import user_create
@@ -61,6 +72,15 @@ FollowingEdge._get_collection().insert_many(
 User._get_collection().update_one({{"_id": "star"}}, {{"$set": {{"followers_count": {FANS}}}}})
 old = {{"text": "an old post"}}
 posts.post_create(author=star, type="status", detail=old, circles=["*public*"])
+from profiles.services.graph import follow_create
+from profiles.services.remote import remote_user_upsert
+far = "127.0.0.1:{REMOTE_PORT}"
+ada, _ = remote_user_upsert(
+    handle=f"ada@{{far}}", domain=far, name="Ada", bio="",
+    actor={{"id": f"http://{{far}}/users/ada", "inbox": f"http://{{far}}/inbox",
+           "key_id": f"http://{{far}}/users/ada#main-key", "public_key": "-"}},
+)
+follow_create(follower=ada, followee="star")
 """
 
 
@@ -136,11 +156,34 @@ def server_env(uri: str, **more: str) -> dict:
     }
 
 
+class Inbox(BaseHTTPRequestHandler):
+    """The other server's shared inbox: it keeps what it is sent."""
+
+    received: list[dict] = []
+
+    def do_POST(self):  # noqa: N802 - http.server's name
+        body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        Inbox.received.append(json.loads(body))
+        self.send_response(202)
+        self.end_headers()
+
+    def log_message(self, *args):
+        pass
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
 def test_work_queued_before_a_kill_is_finished_after_a_restart(database, tmp_path):
     uri, db = database
+    remote_port = free_port()
+    cast = CAST.format(PASSWORD=PASSWORD, FANS=FANS, REMOTE_PORT=remote_port)
     env = {**os.environ, "PYTHONPATH": str(ROOT), **server_env(uri, TASKS_BACKEND="immediate")}
     subprocess.run(
-        [sys.executable, str(ROOT / "manage.py"), "shell", "-c", CAST],
+        [sys.executable, str(ROOT / "manage.py"), "shell", "-c", cast],
         cwd=ROOT,
         env=env,
         check=True,
@@ -183,6 +226,8 @@ def test_work_queued_before_a_kill_is_finished_after_a_restart(database, tmp_pat
     assert db.post.find_one({"_id": new_post["_id"]})["delivery"]["state"] == "pending"
     assert db.data_export.find_one({"owner": "star"})["state"] == "building"
     assert db.task_mark.count_documents({}) > 0
+    (waiting,) = db.ap_delivery.find({})  # marked for the other server, never sent
+    assert waiting["attempts"] == 0 and waiting["activity"]["type"] == "Create"
 
     (tmp_path / "second").mkdir()
     second, _ = demo.start(
@@ -193,16 +238,32 @@ def test_work_queued_before_a_kill_is_finished_after_a_restart(database, tmp_pat
             TASKS_SWEEP_SECONDS="1",
             TASKS_LEASE_SECONDS="1",
             FEED_PENDING_SECONDS="1",
+            FEDERATION_ALLOW_LOOPBACK="true",
+            FEDERATION_RETRY_SECONDS="1",
         ),
         logs=tmp_path / "second",
         timeout=START_TIMEOUT,
     )
+    inbox = None
     try:
+        # The other server is still down: the sweeper's try fails and is put off.
+        deadline = time.monotonic() + SETTLE_TIMEOUT
+        while time.monotonic() < deadline and not db.ap_delivery.find_one(
+            {"attempts": {"$gte": 1}}
+        ):
+            time.sleep(0.25)
+        assert db.ap_delivery.find_one({"attempts": {"$gte": 1}}), "no try while it was down"
+        Inbox.received.clear()
+        inbox = ThreadingHTTPServer(("127.0.0.1", remote_port), Inbox)
+        threading.Thread(target=inbox.serve_forever, daemon=True).start()
         deadline = time.monotonic() + SETTLE_TIMEOUT
         while time.monotonic() < deadline and not settled(db, new_post["_id"]):
             time.sleep(0.5)
     finally:
         demo.stop(second)
+        if inbox is not None:
+            inbox.shutdown()
+            inbox.server_close()
     assert settled(db, new_post["_id"]), report(db, new_post["_id"])
 
 
@@ -236,4 +297,9 @@ def report(db, post_id) -> list[str]:
         missing.append("the export is not ready")
     if db.task_mark.count_documents({}):
         missing.append(f"{db.task_mark.count_documents({})} task mark(s) left")
+    created = [a for a in Inbox.received if a.get("type") == "Create"]
+    if [a["object"]["content"] for a in created] != ["<p>killed mid-flight</p>"]:
+        missing.append(f"the other server got {len(created)} Create(s)")
+    if db.ap_delivery.count_documents({}):
+        missing.append("a delivery is left")
     return missing

@@ -83,8 +83,9 @@ def wall_context(request: HttpRequest, person: User) -> dict:
         "atom_url": None if hidden else reverse("feeds:atom", args=[person.handle]),
     }
     blocked = hidden or (viewer.is_authenticated and viewer.handle in person.blocked)
+    # A person of another server has no wall here to write on (docs/federation.md).
     if getattr(request, "composer_form", None) is not None or (
-        viewer.is_authenticated and not blocked
+        viewer.is_authenticated and not blocked and not person.domain
     ):
         own = viewer.handle == person.handle
         context["form"] = composer(request, **({} if own else {"to": person.handle}))

@@ -62,6 +62,8 @@ class PostCard:
         self.circles = post.get("circles") or []
         self.type = post["type"]
         self.detail = post.get("detail") or {}
+        # A post of another server's: its page there (docs/federation.md).
+        self.url = post.get("url")
         self.ts = aware(post["ts"])
         self.edited = aware(post.get("edited"))
         self.comments_count = post.get("comments_count") or 0

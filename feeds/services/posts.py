@@ -81,6 +81,8 @@ def post_create(
         raise PostError(f"Unknown circle: {unknown[0]}")
     if to == author.handle:
         to = None
+    if to is not None and "@" in to:
+        raise PostError(f"@{to} is on another server: their wall is there.")
     if to is not None:
         target = User.objects(handle=to, status="active").only("handle", "blocked").first()
         if target is None:

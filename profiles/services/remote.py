@@ -14,6 +14,7 @@ from pymongo.errors import DuplicateKeyError
 
 from profiles.documents import User
 from profiles.names import clean_display_name, has_visible_letter, name_terms
+from socialsite import events
 from socialsite.clock import now
 from socialsite.ids import REMOTE_HANDLE_RE
 
@@ -64,6 +65,9 @@ def remote_user_upsert(
                 raise
     user = User.objects(handle=handle).first()
     assert user is not None
+    if before is None:
+        # Their timelines, as for anyone new (their wall holds their posts).
+        events.user_created.send(sender=User, handle=handle)
     return user, before is None
 
 
