@@ -25,6 +25,7 @@ from urllib.parse import urlsplit
 
 from bson import ObjectId
 from django.conf import settings
+from pymongo.collection import Collection
 
 from federation import moderation, tasks, uris
 from federation.documents import Delivery
@@ -36,7 +37,7 @@ log = logging.getLogger(__name__)
 SWEEP_BATCH = 500
 
 
-def _collection():
+def _collection() -> Collection:
     return Delivery._get_collection()
 
 
@@ -45,7 +46,8 @@ def deliver(*, activity: dict, signer: str, inboxes: Iterable[str]) -> list[Obje
     if not settings.FEDERATION_ENABLED:
         return []
     ours = uris.domain()
-    seen, docs = set(), []
+    seen: set[str] = set()
+    docs: list[dict] = []
     t = now()
     for inbox in inboxes:
         domain = urlsplit(inbox).netloc.lower() if isinstance(inbox, str) else ""

@@ -1,4 +1,4 @@
-"""Federation's own collections (docs/federation.md#what-is-stored).
+"""Federation's own collections (docs/federation.md#remote-people-and-posts).
 
 Remote people and posts live in `user` and `post` like our own; what only
 federation needs lives here: our people's keys, the map from ActivityPub ids

@@ -1,10 +1,12 @@
 """Federation's part of an account's erasure (profiles/services/erasure_walk.py
 runs each app's erasers, `limit` documents a call, until they answer 0)."""
 
+from pymongo.collection import Collection
+
 from federation.documents import ActorKey, ApObject, Delivery, RemoteFollow
 
 
-def _delete_some(collection, query: dict, limit: int) -> int:
+def _delete_some(collection: Collection, query: dict, limit: int) -> int:
     ids = [row["_id"] for row in collection.find(query, {"_id": 1}).limit(limit)]
     return collection.delete_many({"_id": {"$in": ids}}).deleted_count if ids else 0
 

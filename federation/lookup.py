@@ -1,5 +1,5 @@
 """Finding a person of another server from a search box or the client API
-(docs/federation.md#finding-people): the stored person, or with `resolve`
+(docs/federation.md#remote-people-and-posts): the stored person, or with `resolve`
 the one their server names by WebFinger."""
 
 import contextlib

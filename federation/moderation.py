@@ -1,4 +1,4 @@
-"""Whole servers, for moderators and for each person (docs/federation.md#moderation).
+"""Whole servers, for moderators and for each person (docs/federation.md#moderation-and-safety).
 
 A moderator's `block` refuses everything from the domain (its inbox
 requests get 403, nothing is fetched from it or sent to it) and suspends

@@ -50,7 +50,8 @@ def link_of(value: object) -> str | None:
 
 def mentioned_locals(doc: dict) -> list[str]:
     """Our people the Note mentions (its Mention tags naming our actors)."""
-    tags = doc.get("tag") if isinstance(doc.get("tag"), list) else []
+    raw = doc.get("tag")
+    tags = raw if isinstance(raw, list) else []
     found = []
     for tag in tags[:50]:
         if isinstance(tag, dict) and tag.get("type") == "Mention":
@@ -69,8 +70,9 @@ def _attachments(doc: dict) -> list[dict]:
             continue
         url = link_of(item.get("url"))
         if url:
-            alt = item.get("name") if isinstance(item.get("name"), str) else ""
-            kind = item.get("mediaType") if isinstance(item.get("mediaType"), str) else ""
+            name, media = item.get("name"), item.get("mediaType")
+            alt = name if isinstance(name, str) else ""
+            kind = media if isinstance(media, str) else ""
             found.append({"url": url, "alt": alt[:1500], "media_type": kind[:100]})
     return found
 
@@ -79,8 +81,8 @@ def post_fields(doc: dict) -> dict:
     """`type` and `detail` of our post for a remote Note or Question."""
     if doc.get("type") not in NOTE_TYPES:
         raise NoteError("Only Notes become posts.")
-    content = doc.get("content") if isinstance(doc.get("content"), str) else ""
-    text = html_to_text(content)
+    raw = doc.get("content")
+    text = html_to_text(raw if isinstance(raw, str) else "")
     if doc.get("type") in ("Article", "Page") and isinstance(doc.get("name"), str):
         text = f"{doc['name'][:200]}\n\n{text}".strip()
     detail: dict = {"text": text}

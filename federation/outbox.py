@@ -40,7 +40,7 @@ def _inboxes(handles: list[str] | set[str]) -> list[str]:
     return sorted(set(found))
 
 
-def _audience(author: str, also: list[str] | set[str] = ()) -> list[str]:
+def _audience(author: str, also: list[str] | set[str] | tuple[()] = ()) -> list[str]:
     return _inboxes({*graph.remote_followers(author), *also})
 
 
@@ -143,7 +143,7 @@ def _mark(
     if post is None or not render.is_public(post) or not inboxes:
         return
     target = render.post_uri(post_id)
-    mark = {
+    mark: dict[str, object] = {
         "id": uris.activity(kind, uris.actor(actor), str(post_id)),
         "type": kind,
         "actor": uris.actor(actor),
@@ -152,7 +152,7 @@ def _mark(
     if kind == "Announce":
         mark.update(to=[uris.PUBLIC], cc=[uris.followers(actor), render.actor_uri(author)])
     if undo:
-        mark = {"id": mark["id"] + "/undo", "type": "Undo", "actor": mark["actor"], "object": mark}
+        mark = {"id": f"{mark['id']}/undo", "type": "Undo", "actor": mark["actor"], "object": mark}
     _send(mark, actor, inboxes)
 
 

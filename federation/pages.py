@@ -1,4 +1,4 @@
-"""The pages people see about whole servers (docs/federation.md#moderation):
+"""The pages people see about whole servers (docs/federation.md#moderation-and-safety):
 the moderators' /mod/domains/ (rules, and the deliveries waiting on each
 server) and a person's own domain blocks, listed beside their blocked
 people on /circles/.

@@ -155,7 +155,7 @@ def comment_uri(post_id: object, slug: str) -> str:
 
 def reply_note(post: dict, *, slug: str, text: str, handle: str, ts: datetime) -> dict:
     """Our person's comment on a post as a Note replying to the post or to
-    the comment it answers (docs/federation.md#replies)."""
+    the comment it answers (docs/federation.md#what-federates)."""
     parent = slug.rsplit("/", 1)[0] if "/" in slug else None
     in_reply_to = comment_uri(post["_id"], parent) if parent else post_uri(post["_id"])
     author = post["by"]["id"]

@@ -1,4 +1,4 @@
-"""Remote people, found and kept fresh (docs/federation.md#remote-people).
+"""Remote people, found and kept fresh (docs/federation.md#remote-people-and-posts).
 
 A person is found by WebFinger (`name@domain`) or by their actor id, read
 with a signed fetch, checked (the document's id is the URL it came from, its
@@ -75,8 +75,8 @@ def store_actor(doc: dict, *, fetched_from: str) -> User:
         raise ResolveError("The actor's name can't be a handle here.")
     if moderation.is_blocked(domain):
         raise ResolveError("That server is blocked here.")
-    endpoints = doc.get("endpoints") if isinstance(doc.get("endpoints"), dict) else {}
-    shared = endpoints.get("sharedInbox")
+    endpoints = doc.get("endpoints")
+    shared = endpoints.get("sharedInbox") if isinstance(endpoints, dict) else None
     url = doc.get("url")
     if not isinstance(url, str) or not url.startswith(("https://", "http://")):
         url = actor_id  # pages link to it: never a javascript: or relative URL
@@ -164,8 +164,8 @@ def resolve_handle(acct: str) -> User:
         if user is not None:
             return user
         raise ResolveError(f"{domain} did not answer: {exc}") from exc
-    links = jrd.get("links") if isinstance(jrd.get("links"), list) else []
-    for link in links:
+    links = jrd.get("links")
+    for link in links if isinstance(links, list) else []:
         if (
             isinstance(link, dict)
             and link.get("rel") == "self"

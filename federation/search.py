@@ -1,4 +1,4 @@
-"""`@name@domain` in the site's search box (docs/federation.md#finding-people):
+"""`@name@domain` in the site's search box (docs/federation.md#remote-people-and-posts):
 the person, looked up on their server for a signed-in searcher, shown above
 the people found here (hooked into `/search/` through federation/apps.py)."""
 

@@ -149,7 +149,7 @@ class User(PinnedToPrimary, me.Document):
     domain = me.StringField()
     actor = me.DictField(default=None)
     # Domains this person blocked for themselves: each known person there is
-    # blocked too, and so is each one met later (docs/federation.md#moderation).
+    # blocked too, and so is each one met later (docs/federation.md#moderation-and-safety).
     blocked_domains = me.ListField(me.StringField(), default=None)
     # Followers on other servers, counted with the edges (profiles/services/
     # graph.py): a post by someone with none federates without a read.

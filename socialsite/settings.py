@@ -586,8 +586,6 @@ FEDERATION_FETCH_TIMEOUT = env.float("FEDERATION_FETCH_TIMEOUT", default=5)
 FEDERATION_FETCH_MAX_BYTES = env.int("FEDERATION_FETCH_MAX_BYTES", default=1_000_000)
 # An incoming activity's body, refused past this size (413).
 FEDERATION_INBOX_MAX_BYTES = env.int("FEDERATION_INBOX_MAX_BYTES", default=256_000)
-# Items read of a fetched collection; items per page of ours.
-FEDERATION_COLLECTION_MAX_ITEMS = env.int("FEDERATION_COLLECTION_MAX_ITEMS", default=100)
 FEDERATION_PAGE_SIZE = env.int("FEDERATION_PAGE_SIZE", default=20)
 # A delivery that fails is tried again after 1, 2, 4 ... minutes (at most
 # FEDERATION_RETRY_MAX_SECONDS apart) until FEDERATION_DELIVERY_ATTEMPTS

@@ -462,3 +462,20 @@ def test_a_silenced_servers_strangers_are_dropped_and_followed_people_kept(
     follow_create(follower=alice, followee=f"ada@{DOMAIN}")
     assert remote.deliver("ada", note(remote, "ada", 21)).status_code == 202
     assert Post.objects(by__id=f"ada@{DOMAIN}").count() == 1
+
+
+@pytest.mark.parametrize("store", ["documents", "embedded", "buckets"])
+def test_a_remote_reply_to_a_reply_lands_in_every_comment_store(
+    remote, alice, public_post, settings, store
+):
+    settings.COMMENTS_STORE = store
+    ours = f"http://testserver/posts/{public_post.id}/"
+    first = note(remote, "ada", 30, inReplyTo=ours, content="<p>first</p>", tag=[])
+    assert remote.deliver("ada", first).status_code == 202
+    second = note(
+        remote, "bo", 31, inReplyTo=first["object"]["id"], content="<p>second</p>", tag=[]
+    )
+    assert remote.deliver("bo", second).status_code == 202
+    comments = {c.text: c for c in shadows.primary().last(public_post.id, 5)}
+    assert comments["second"].parent_slug == comments["first"].slug
+    assert Post.objects.get(id=public_post.id).comments_count == 2

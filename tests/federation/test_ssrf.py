@@ -1,5 +1,5 @@
 """Outgoing fetches never reach loopback, private or link-local addresses
-unless FEDERATION_ALLOW_LOOPBACK lets loopback through (docs/federation.md#safety):
+unless FEDERATION_ALLOW_LOOPBACK lets loopback through (docs/federation.md#moderation-and-safety):
 a server on this machine stands ready and counts every connection."""
 
 import json
