@@ -23,12 +23,12 @@ import http.client
 import http.cookiejar
 import json
 import os
-import socket
-import threading
 import re
 import signal
+import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.parse
 import urllib.request
@@ -161,7 +161,7 @@ class Inbox(BaseHTTPRequestHandler):
 
     received: list[dict] = []
 
-    def do_POST(self):  # noqa: N802 - http.server's name
+    def do_POST(self):
         body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
         Inbox.received.append(json.loads(body))
         self.send_response(202)
