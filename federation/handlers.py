@@ -79,7 +79,7 @@ def _send_reply(kind: str, follow: dict, person: User, actor: User) -> None:
     }
     inbox = (actor.actor or {}).get("inbox")
     if inbox:
-        outbox._send(answer, person.handle, [inbox])
+        outbox.send(answer, person.handle, [inbox])
 
 
 def follow(activity: dict, actor: User) -> None:

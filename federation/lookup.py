@@ -8,6 +8,7 @@ from django.conf import settings
 
 from federation import resolve as resolver
 from federation import uris
+from federation.documents import RemoteFollow
 from profiles.documents import User
 
 
@@ -31,3 +32,17 @@ def person(query: str, *, resolve: bool, viewer: User) -> User | None:
     if found.handle in (viewer.blocked or []) or viewer.handle in (found.blocked or []):
         return None
     return found
+
+
+def follows_requested(follower: str, handles: list[str]) -> set[str]:
+    """Those of `handles` (people of other servers) whom `follower` asked to
+    follow and whose server has not accepted yet: one read by `_id`, none
+    when no handle is remote."""
+    remote = [h for h in handles if "@" in h]
+    if not remote:
+        return set()
+    ids = [f"{follower} {handle}" for handle in remote]
+    rows = RemoteFollow._get_collection().find(
+        {"_id": {"$in": ids}, "state": "requested"}, {"followee": 1}
+    )
+    return {row["followee"] for row in rows}

@@ -44,7 +44,7 @@ def _audience(author: str, also: list[str] | set[str] | tuple[()] = ()) -> list[
     return _inboxes({*graph.remote_followers(author), *also})
 
 
-def _send(activity: dict, signer: str, inboxes: list[str]) -> None:
+def send(activity: dict, signer: str, inboxes: list[str]) -> None:
     if inboxes:
         delivery.deliver(activity={"@context": AS, **activity}, signer=signer, inboxes=inboxes)
 
@@ -74,7 +74,7 @@ def _create_or_update(post: dict, kind: str, followers: list[str]) -> None:
     }
     if kind == "Update":
         activity["id"] = uris.activity("update", note["id"], note.get("updated") or "")
-    _send(activity, author, inboxes)
+    send(activity, author, inboxes)
 
 
 def _post_created(sender: Any, post: Any, **kwargs: Any) -> None:
@@ -117,7 +117,7 @@ def _post_deleted(sender: Any, post_id: ObjectId, post: dict, **kwargs: Any) -> 
         "to": [uris.PUBLIC],
         "object": {"id": note_id, "type": "Tombstone"},
     }
-    _send(activity, author, inboxes)
+    send(activity, author, inboxes)
 
 
 def _mark(
@@ -153,7 +153,7 @@ def _mark(
         mark.update(to=[uris.PUBLIC], cc=[uris.followers(actor), render.actor_uri(author)])
     if undo:
         mark = {"id": f"{mark['id']}/undo", "type": "Undo", "actor": mark["actor"], "object": mark}
-    _send(mark, actor, inboxes)
+    send(mark, actor, inboxes)
 
 
 def _liked(sender: Any, post_id: ObjectId, author: str, actor: str, **kwargs: Any) -> None:
@@ -203,7 +203,7 @@ def _commented(
         "cc": note["cc"],
         "object": note,
     }
-    _send(activity, handle, _inboxes({*concerned, *followers}))
+    send(activity, handle, _inboxes({*concerned, *followers}))
 
 
 def follow_activity(follower: str, followee: str) -> dict:
@@ -232,7 +232,7 @@ def _followed(sender: Any, follower: str, followee: str, **kwargs: Any) -> None:
         },
         upsert=True,
     )
-    _send(activity, follower, _inboxes([followee]))
+    send(activity, follower, _inboxes([followee]))
 
 
 def _unfollowed(sender: Any, follower: str, followee: str, **kwargs: Any) -> None:
@@ -246,7 +246,7 @@ def _unfollowed(sender: Any, follower: str, followee: str, **kwargs: Any) -> Non
         "actor": follow["actor"],
         "object": follow,
     }
-    _send(undo, follower, _inboxes([followee]))
+    send(undo, follower, _inboxes([followee]))
 
 
 def _blocked(sender: Any, blocker: str, blocked: str, **kwargs: Any) -> None:
@@ -259,7 +259,7 @@ def _blocked(sender: Any, blocker: str, blocked: str, **kwargs: Any) -> None:
         "actor": uris.actor(blocker),
         "object": target,
     }
-    _send(activity, blocker, _inboxes([blocked]))
+    send(activity, blocker, _inboxes([blocked]))
 
 
 def connect() -> None:

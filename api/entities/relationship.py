@@ -1,6 +1,7 @@
 """The Relationship entity (docs.joinmastodon.org/entities/Relationship):
-what the reader's graph says of another account. No follow requests (our
-accounts are never locked), no notes, no endorsements, no domains."""
+what the reader's graph says of another account. Our accounts are never
+locked; a follow of someone on another server is `requested` until their
+server accepts it (docs/federation.md). No notes, no endorsements."""
 
 
 def relationship(
@@ -11,7 +12,9 @@ def relationship(
     blocking: bool,
     blocked_by: bool,
     muting: bool,
+    requested: bool = False,
 ) -> dict:
+    following = following and not requested
     return {
         "id": handle,
         "following": following,
@@ -23,7 +26,7 @@ def relationship(
         "blocked_by": blocked_by,
         "muting": muting,
         "muting_notifications": muting,
-        "requested": False,
+        "requested": requested,
         "requested_by": False,
         "domain_blocking": False,
         "endorsed": False,

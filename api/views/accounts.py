@@ -21,6 +21,7 @@ from api.views.common import (
     person_or_404,
     status_cursor,
 )
+from federation import lookup as federated
 from profiles import selectors as people
 from profiles import services
 from profiles.documents import User
@@ -43,6 +44,7 @@ def relationships_of(viewer: User, handles: list[str]) -> list[dict]:
     following = people.followed_among(viewer.handle, ordered)
     followed_by = people.followers_among(viewer.handle, ordered)
     blocked_by = people.blockers_among(viewer.handle, ordered)
+    requested = federated.follows_requested(viewer.handle, ordered)
     return [
         relationship(
             handle,
@@ -51,6 +53,7 @@ def relationships_of(viewer: User, handles: list[str]) -> list[dict]:
             blocking=handle in viewer.blocked,
             blocked_by=handle in blocked_by,
             muting=handle in viewer.muted,
+            requested=handle in requested,
         )
         for handle in ordered
     ]

@@ -52,3 +52,26 @@ def test_a_remote_profile_and_post_link_to_their_server(remote, make_user, login
     assert "via remote.example" in profile and 'href="https://remote.example/@ada/1"' in profile
     assert 'href="https://remote.example/m/1.png"' in profile and "A red kite" in profile
     assert "<script>" not in profile
+
+
+def test_a_follow_is_requested_until_their_server_accepts(remote, make_user):
+    from federation.resolve import actor_by_uri
+    from tests.api.conftest import logged_in
+    from tests.conftest import login_client
+
+    remote.person("ada")
+    actor_by_uri(remote.actor_id("ada"))
+    api = logged_in(login_client(make_user("alice")))
+    asked = api.account_follow("ada@remote.example")
+    assert asked["requested"] and not asked["following"]
+    (follow,) = remote.sent("Follow")
+    assert follow["object"] == remote.actor_id("ada")
+    accept = {
+        "id": remote.url("/a1"),
+        "type": "Accept",
+        "actor": remote.actor_id("ada"),
+        "object": follow,
+    }
+    assert remote.deliver("ada", accept).status_code == 202
+    (now,) = api.account_relationships(["ada@remote.example"])
+    assert now["following"] and not now["requested"]
