@@ -111,9 +111,9 @@ class Delivery(me.Document):
 
 
 class DomainRule(me.Document):
-    """A moderator's rule for a whole server: `silence` keeps its people out
-    of the public timelines and suggestions, `block` refuses everything from
-    it and sends it nothing."""
+    """A moderator's rule for a whole server: `silence` lets its people reach
+    only those here who follow them, `block` refuses everything from it and
+    sends it nothing (federation/moderation.py)."""
 
     domain = me.StringField(primary_key=True)
     level = me.StringField(choices=DOMAIN_LEVELS, required=True)

@@ -16,7 +16,7 @@ from socialsite.text import PlainCharField
 
 LEVEL_LABELS = {
     "block": "Block: refuse everything from it, send it nothing, suspend its people",
-    "silence": "Silence: keep its people out of public timelines and suggestions",
+    "silence": "Silence: its people reach only those here who follow them",
 }
 
 
