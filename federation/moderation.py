@@ -10,6 +10,8 @@ timelines nor notify anyone. A person's own domain block
 blocks each of that server's people they know, and each one met later.
 """
 
+from pymongo.errors import DuplicateKeyError
+
 from federation.documents import Delivery, DomainRule
 from moderation.services.base import audit
 from moderation.services.users import user_suspend, user_unsuspend
@@ -58,11 +60,11 @@ def domain_rule_set(*, moderator: User, domain: str, level: str, reason: str = "
     domain = clean_domain(domain)
     if level not in ("block", "silence"):
         raise DomainError("Choose block or silence.")
-    DomainRule._get_collection().update_one(
-        {"_id": domain},
-        {"$set": {"level": level, "reason": reason[:500], "by": moderator.handle, "ts": now()}},
-        upsert=True,
-    )
+    rule = {"level": level, "reason": reason[:500], "by": moderator.handle, "ts": now()}
+    try:
+        DomainRule._get_collection().update_one({"_id": domain}, {"$set": rule}, upsert=True)
+    except DuplicateKeyError:  # two moderators at once: the other inserted it
+        DomainRule._get_collection().update_one({"_id": domain}, {"$set": rule})
     audit(
         moderator=moderator.handle,
         action=f"domain.{level}",

@@ -1,3 +1,4 @@
+import os
 import re
 import time
 from argparse import ArgumentParser
@@ -61,6 +62,10 @@ class Command(BaseCommand):
         **options: Any,
     ) -> None:
         bind = parse_addrport(addrport)
+        if "SITE_URL" not in os.environ and not bind.startswith(("0.0.0.0:", "[::]:")):
+            # Federation's ids and handles name the address the demo serves
+            # (docs/federation.md#settings); the server is forked from here.
+            settings.SITE_URL = f"http://{bind}"
         if threads < 1:
             raise CommandError("--threads must be at least 1.")
         changes = indexes.ensure_all()
