@@ -172,7 +172,7 @@ def comment_delete(*, post_id: ObjectId, slug: str, actor: User) -> str:
         by = "post_author"
     else:
         raise CommentRefused("Only its author or the post's author can delete a comment.")
-    if not comment_soft_delete(post_id=post_id, slug=slug, by=by):
+    if not comment_soft_delete(post_id=post_id, slug=slug, by=by, author=comment.author["id"]):
         raise CommentRefused("That comment is gone.")  # deleted meanwhile
     if by == "post_author":
         events.comment_removed_by_post_author.send(
@@ -186,12 +186,18 @@ def comment_delete(*, post_id: ObjectId, slug: str, actor: User) -> str:
     return by
 
 
-def comment_soft_delete(*, post_id: ObjectId, slug: str, by: str) -> bool:
+def comment_soft_delete(
+    *, post_id: ObjectId, slug: str, by: str, author: str | None = None
+) -> bool:
+    """`author`: the comment's, when the caller read it (its own delete
+    federates: docs/federation.md)."""
     done = shadows.primary().soft_delete(post_id, slug, by=by)
     shadows.replay("soft_delete", post_id, slug, by=by)
     tasks.refresh_summary.enqueue(str(post_id))
     if done:
-        events.comment_deleted.send(sender=Comment, post_id=post_id, slug=slug, by=by)
+        events.comment_deleted.send(
+            sender=Comment, post_id=post_id, slug=slug, by=by, author=author
+        )
     return done
 
 

@@ -8,11 +8,12 @@ class FederationConfig(AppConfig):
         from federation import (
             outbox,
             owners,  # noqa: F401  (declares its collections' owners)
-            search,
+            page_context,
             sweeps,
         )
         from socialsite import extensions
 
         outbox.connect()  # activities out of the apps' events (docs/federation.md)
-        extensions.add_page_context("search", search.search_context)
+        extensions.add_page_context("search", page_context.search_context)
+        extensions.add_page_context("profile", page_context.profile_context)
         sweeps.register()  # its sweepers run by themselves (socialsite/periodic.py)

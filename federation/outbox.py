@@ -206,6 +206,29 @@ def _commented(
     send(activity, handle, _inboxes({*concerned, *followers}))
 
 
+def _comment_deleted(sender: Any, post_id: ObjectId, slug: str, by: str, **kwargs: Any) -> None:
+    """Our person deleted their own comment on a public post: its Delete
+    goes where the comment went (a moderator's removal stays here)."""
+    author = kwargs.get("author")
+    if by != "author" or not author or is_remote(author):
+        return
+    post = post_reads.post_read(post_id, {"by": 1, "circles": 1, "removed": 1, "to": 1})
+    if post is None or not render.is_public(post):
+        return
+    inboxes = _audience(author, [post["by"]["id"]])
+    if not inboxes:
+        return
+    note_id = uris.comment(post_id, slug)
+    activity = {
+        "id": uris.activity("delete", note_id),
+        "type": "Delete",
+        "actor": uris.actor(author),
+        "to": [uris.PUBLIC],
+        "object": {"id": note_id, "type": "Tombstone"},
+    }
+    send(activity, author, inboxes)
+
+
 def follow_activity(follower: str, followee: str) -> dict:
     person = User.objects(handle=followee).only("actor").first()
     return {
@@ -272,6 +295,7 @@ def connect() -> None:
         (events.post_reposted, _reposted),
         (events.post_unreposted, _unreposted),
         (events.comment_created, _commented),
+        (events.comment_deleted, _comment_deleted),
         (events.followed, _followed),
         (events.unfollowed, _unfollowed),
         (events.blocked, _blocked),

@@ -124,7 +124,8 @@ pending_swept = Signal()
 # replying_to: str | None (the author of the comment it answers)
 comment_created = Signal()
 # post_id: ObjectId, slug: str, by: str (a DELETED_BY value: its author, the
-# post's author or a moderator) - soft-deleted, its replies stay
+# post's author or a moderator), author: str | None (the comment's, when
+# known) - soft-deleted, its replies stay
 comment_deleted = Signal()
 # post_id: ObjectId, slug: str, actor: str (the post's author), author: str
 # (the comment's), text: str (what it said) - a post's author deleted

@@ -8,6 +8,7 @@ import pytest
 
 from federation import delivery, fetch, sending
 from federation.documents import Delivery
+from feeds.documents import Post
 from feeds.services.posts import post_create
 from profiles.services.graph import follow_create
 from profiles.services.remote import remote_user_upsert
@@ -116,3 +117,21 @@ def test_a_queued_delivery_lost_with_its_process_is_sent_by_the_sweeper(
     settings.TASKS = {"default": {"BACKEND": "django.tasks.backends.immediate.ImmediateBackend"}}
     delivery.deliveries_sweep()
     assert len(remote.sent("Create")) == 1
+
+
+def test_our_reply_to_a_remote_post_and_its_delete_reach_its_author(remote, make_user):
+    """A comment of ours on a remote post goes to its author as a reply
+    Note, and its author's own delete of it follows it there."""
+    from comments import services as comments
+    from tests.federation.test_inbox import note
+
+    alice = make_user("alice")
+    assert remote.deliver("ada", note(remote, "ada", 40)).status_code == 202
+    post = Post.objects.get(by__id="ada@remote.example")
+    comment = comments.comment_create(post=post.to_mongo().to_dict(), author=alice, text="Hi Ada")
+    (created,) = remote.sent("Create")
+    assert created["object"]["inReplyTo"] == remote.actor_id("ada") + "/statuses/40"
+    assert "Hi Ada" in created["object"]["content"]
+    comments.comment_delete(post_id=post.id, slug=comment.slug, actor=alice)
+    (deleted,) = remote.sent("Delete")
+    assert deleted["object"]["id"] == created["object"]["id"]

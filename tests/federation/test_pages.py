@@ -75,3 +75,22 @@ def test_a_follow_is_requested_until_their_server_accepts(remote, make_user):
     assert remote.deliver("ada", accept).status_code == 202
     (now,) = api.account_relationships(["ada@remote.example"])
     assert now["following"] and not now["requested"]
+
+
+def test_the_profile_says_requested_until_their_server_accepts(remote, make_user, login):
+    from federation.resolve import actor_by_uri
+
+    remote.person("ada")
+    actor_by_uri(remote.actor_id("ada"))
+    client = login(make_user("alice"))
+    client.post("/u/ada@remote.example/follow/")
+    assert ">Requested</button>" in client.get("/u/ada@remote.example/").content.decode()
+    (follow,) = remote.sent("Follow")
+    accept = {
+        "id": remote.url("/a2"),
+        "type": "Accept",
+        "actor": remote.actor_id("ada"),
+        "object": follow,
+    }
+    remote.deliver("ada", accept)
+    assert ">Unfollow</button>" in client.get("/u/ada@remote.example/").content.decode()
