@@ -229,6 +229,23 @@ def _comment_deleted(sender: Any, post_id: ObjectId, slug: str, by: str, **kwarg
     send(activity, author, inboxes)
 
 
+def _profile_changed(sender: Any, user: Any, **kwargs: Any) -> None:
+    """Our person's new name or bio, to the servers of their followers there."""
+    if is_remote(user.handle) or getattr(user, "remote_followers_count", None) == 0:
+        return
+    inboxes = _audience(user.handle)
+    if inboxes:
+        person = render.person(user)
+        activity = {
+            "id": uris.activity("update", person["id"], str(ObjectId())),
+            "type": "Update",
+            "actor": person["id"],
+            "to": [uris.PUBLIC],
+            "object": {key: value for key, value in person.items() if key != "@context"},
+        }
+        send(activity, user.handle, inboxes)
+
+
 def follow_activity(follower: str, followee: str) -> dict:
     person = User.objects(handle=followee).only("actor").first()
     return {
@@ -299,6 +316,7 @@ def connect() -> None:
         (events.followed, _followed),
         (events.unfollowed, _unfollowed),
         (events.blocked, _blocked),
+        (events.profile_changed, _profile_changed),
     ]
     for signal, receiver in pairs:
         signal.connect(receiver, dispatch_uid=f"federation.{receiver.__name__}")

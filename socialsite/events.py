@@ -21,6 +21,8 @@ unfollowed = Signal()
 blocked = Signal()
 # handle: str
 user_created = Signal()
+# user: User (as it is now) - their name or profile was edited
+profile_changed = Signal()
 # user: User, previous: datetime | None (last_seen before this visit)
 user_seen = Signal()
 # handle: str - every way into the account ends now: its sessions were

@@ -99,3 +99,4 @@ def profile_update(
     user.name, user.name_terms = name, name_terms(name)
     for field, value in edited.items():
         setattr(user.profile, field, value)
+    events.profile_changed.send(sender=User, user=user)

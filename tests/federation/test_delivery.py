@@ -135,3 +135,14 @@ def test_our_reply_to_a_remote_post_and_its_delete_reach_its_author(remote, make
     comments.comment_delete(post_id=post.id, slug=comment.slug, actor=alice)
     (deleted,) = remote.sent("Delete")
     assert deleted["object"]["id"] == created["object"]["id"]
+
+
+def test_a_profile_edit_reaches_followers_elsewhere(star, remote):
+    from profiles.services.users import profile_update
+
+    profile_update(
+        user=star, name="Star Bright", bio="New bio", location="", interests=[], website=""
+    )
+    (update,) = remote.sent("Update")
+    assert update["object"]["type"] == "Person" and update["object"]["name"] == "Star Bright"
+    assert update["object"]["publicKey"]["publicKeyPem"].startswith("-----BEGIN PUBLIC KEY")
