@@ -191,6 +191,9 @@ def _reply(obj: dict, actor: User) -> None:
     post = post_reads.post_read(post_id, POST_FIELDS)
     if post is None or not render.is_public(post):
         raise Refused("No such public post here.")
+    if post["type"] == "poll" and isinstance(obj.get("name"), str) and not obj.get("content"):
+        _vote(obj, actor, post_id)
+        return
     text = (
         notes.post_fields({**obj, "type": "Note"})["detail"]["text"] if obj.get("content") else ""
     )
@@ -214,6 +217,18 @@ def _reply(obj: dict, actor: User) -> None:
         },
         upsert=True,
     )
+
+
+def _vote(obj: dict, actor: User, post_id: ObjectId) -> None:
+    """A vote on one of our polls: a Note naming the option (Mastodon's way)."""
+    detail = (post_reads.post_read(post_id, {"detail.options": 1}) or {}).get("detail") or {}
+    options = detail.get("options") or []
+    if obj["name"] not in options:
+        raise Refused("That is not one of the poll's options.")
+    try:
+        polls.poll_vote(post_id=post_id, voter=actor.handle, option=options.index(obj["name"]))
+    except polls.PollError as exc:
+        raise Refused(str(exc)) from exc
 
 
 def update(activity: dict, actor: User) -> None:

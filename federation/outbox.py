@@ -10,6 +10,7 @@ wall and everything on them stay on the instance.
 """
 
 from typing import Any
+from urllib.parse import quote
 
 from bson import ObjectId
 
@@ -246,6 +247,32 @@ def _profile_changed(sender: Any, user: Any, **kwargs: Any) -> None:
         send(activity, user.handle, inboxes)
 
 
+def _voted(
+    sender: Any, post_id: ObjectId, author: str, voter: str, choice: str, **kw: Any
+) -> None:
+    """Our person's vote on a remote poll: a Note naming the option, replying
+    to the Question, to its author alone (as Mastodon votes)."""
+    if is_remote(voter) or not is_remote(author):
+        return
+    author_uri = render.actor_uri(author)
+    vote = {
+        "id": uris.activity("vote", uris.actor(voter), str(post_id), quote(choice, safe="")),
+        "type": "Note",
+        "name": choice,
+        "attributedTo": uris.actor(voter),
+        "inReplyTo": render.post_uri(post_id),
+        "to": [author_uri],
+    }
+    activity = {
+        "id": vote["id"] + "/activity",
+        "type": "Create",
+        "actor": uris.actor(voter),
+        "to": [author_uri],
+        "object": vote,
+    }
+    send(activity, voter, _inboxes([author]))
+
+
 def follow_activity(follower: str, followee: str) -> dict:
     person = User.objects(handle=followee).only("actor").first()
     return {
@@ -317,6 +344,7 @@ def connect() -> None:
         (events.unfollowed, _unfollowed),
         (events.blocked, _blocked),
         (events.profile_changed, _profile_changed),
+        (events.poll_voted, _voted),
     ]
     for signal, receiver in pairs:
         signal.connect(receiver, dispatch_uid=f"federation.{receiver.__name__}")

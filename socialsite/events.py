@@ -88,6 +88,9 @@ comments_shown_truncated = Signal()
 # excerpt: str, reason: str - a
 # moderator removed something of the author's (moderation); they are told why
 removed_by_moderator = Signal()
+# post_id: ObjectId, author: str (the poll's), voter: str, choice: str (the
+# option's text) - a vote was counted
+poll_voted = Signal()
 # post_id: ObjectId, author: str (the post's), actor: str (who liked it)
 post_liked = Signal()
 # post_id: ObjectId, author: str, actor: str

@@ -37,6 +37,7 @@ from pymongo.errors import DuplicateKeyError
 from feeds.documents import PollVote, Post
 from feeds.selectors.polls import ends_of
 from profiles import selectors as people
+from socialsite import events
 from socialsite.clock import aware, now, to_millis
 
 MIN_OPTIONS = 2
@@ -127,6 +128,9 @@ def poll_vote(*, post_id: ObjectId, voter: str, option: int) -> None:
     if counted.matched_count == 0:
         _undo_vote(post_id, voter, option, previous)
         raise PollError(ENDED if ends is not None and now() >= ends else REMOVED)
+    events.poll_voted.send(
+        sender=Post, post_id=post_id, author=post["by"]["id"], voter=voter, choice=options[option]
+    )
 
 
 def polls_seed(*, votes: list[tuple[ObjectId, str, int]]) -> int:

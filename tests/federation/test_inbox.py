@@ -34,8 +34,9 @@ def public_post(alice):
     return post_create(author=alice, type="status", detail={"text": "hello fediverse"}, circles=[])
 
 
-def note(remote: FakeRemote, name: str, number: int, **extra: object) -> dict:
+def note(remote: FakeRemote, person: str, number: int, **extra: object) -> dict:
     """A Create of a Note, every field as Mastodon 4 writes it."""
+    name = person
     actor = remote.actor_id(name)
     note_id = f"{actor}/statuses/{number}"
     obj = {
@@ -479,3 +480,39 @@ def test_a_remote_reply_to_a_reply_lands_in_every_comment_store(
     comments = {c.text: c for c in shadows.primary().last(public_post.id, 5)}
     assert comments["second"].parent_slug == comments["first"].slug
     assert Post.objects.get(id=public_post.id).comments_count == 2
+
+
+def test_votes_cross_both_ways_as_mastodon_sends_them(remote, alice):
+    from feeds.services import polls
+
+    detail = polls.poll_detail(
+        question="Tea or coffee?", options=["Tea", "Coffee"], expires_in=3600
+    )
+    ours = post_create(author=alice, type="poll", detail=detail, circles=[])
+    vote = note(
+        remote,
+        "ada",
+        50,
+        inReplyTo=f"http://testserver/posts/{ours.id}/",
+        content=None,
+        name="Coffee",
+        tag=[],
+    )
+    del vote["object"]["content"]
+    assert remote.deliver("ada", vote).status_code == 202
+    assert Post.objects.get(id=ours.id).detail["votes"] == [0, 1]
+    wrong = note(
+        remote, "ada", 51, inReplyTo=f"http://testserver/posts/{ours.id}/", name="Milk", tag=[]
+    )
+    del wrong["object"]["content"]
+    assert remote.deliver("ada", wrong).status_code == 422
+    # Ours on theirs: a Note naming the option, to the poll's author.
+    question = note(remote, "ada", 52, type="Question", content="<p>Cats or dogs?</p>", tag=[])
+    question["object"]["oneOf"] = [{"type": "Note", "name": n} for n in ("Cats", "Dogs")]
+    question["object"]["endTime"] = "2999-01-01T00:00:00Z"
+    remote.deliver("ada", question)
+    theirs = Post.objects.get(by__id=f"ada@{DOMAIN}", type="poll")
+    polls.poll_vote(post_id=theirs.id, voter="alice", option=1)
+    (sent,) = [a for a in remote.sent("Create") if a["object"].get("name")]
+    assert sent["object"]["name"] == "Dogs"
+    assert sent["object"]["inReplyTo"] == question["object"]["id"]
