@@ -255,8 +255,9 @@ def _voted(
     if is_remote(voter) or not is_remote(author):
         return
     author_uri = render.actor_uri(author)
+    vote_id = uris.activity("vote", uris.actor(voter), str(post_id), quote(choice, safe=""))
     vote = {
-        "id": uris.activity("vote", uris.actor(voter), str(post_id), quote(choice, safe="")),
+        "id": vote_id,
         "type": "Note",
         "name": choice,
         "attributedTo": uris.actor(voter),
@@ -264,7 +265,7 @@ def _voted(
         "to": [author_uri],
     }
     activity = {
-        "id": vote["id"] + "/activity",
+        "id": vote_id + "/activity",
         "type": "Create",
         "actor": uris.actor(voter),
         "to": [author_uri],
