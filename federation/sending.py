@@ -59,7 +59,11 @@ def send(delivery_ids: list[str]) -> dict[str, int]:
             counts["skipped"] += 1  # done, or another runner has it
             continue
         if doc["domain"] in down:
-            _failed(doc, "its server failed earlier in this run")
+            # Put off untried: no attempt spent on a server just seen failing.
+            _collection().update_one(
+                {"_id": doc["_id"]},
+                {"$set": {"due": now() + _backoff(doc.get("attempts", 0) + 1)}},
+            )
             counts["retry"] += 1
             continue
         if moderation.is_blocked(doc["domain"]):
@@ -69,6 +73,12 @@ def send(delivery_ids: list[str]) -> dict[str, int]:
         body = json.dumps(doc["activity"]).encode()
         try:
             status = fetch.post_json(doc["inbox"], body, sign=keys.signer(doc["signer"]))
+        except fetch.AddressRefused as exc:
+            # An inbox on an address we never reach (SSRF): no retry helps.
+            log.warning("delivery refused here", extra={"inbox": doc["inbox"], "error": str(exc)})
+            _collection().delete_one({"_id": doc["_id"]})
+            counts["dropped"] += 1
+            continue
         except fetch.FetchError as exc:
             down.add(doc["domain"])
             _failed(doc, str(exc))

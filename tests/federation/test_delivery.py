@@ -146,3 +146,15 @@ def test_a_profile_edit_reaches_followers_elsewhere(star, remote):
     (update,) = remote.sent("Update")
     assert update["object"]["type"] == "Person" and update["object"]["name"] == "Star Bright"
     assert update["object"]["publicKey"]["publicKeyPem"].startswith("-----BEGIN PUBLIC KEY")
+
+
+def test_an_inbox_on_a_private_address_is_dropped_not_retried(star, remote):
+    person = remote_person("eve", "sneaky.example")
+    type(person).objects(handle=person.handle).update_one(
+        set__actor__inbox="http://10.0.0.5/inbox", set__actor__shared_inbox=None
+    )
+    follow_create(follower=type(person).objects.get(handle=person.handle), followee="star")
+    star.reload()
+    Delivery._get_collection().delete_many({})
+    post_create(author=star, type="status", detail={"text": "hi"}, circles=[])
+    assert {d["domain"] for d in pending()} == {"down.example"}  # 10.0.0.5's went
