@@ -274,10 +274,13 @@ def _voted(
     send(activity, voter, _inboxes([author]))
 
 
-def follow_activity(follower: str, followee: str) -> dict:
+def follow_activity(follower: str, followee: str, activity_id: str | None = None) -> dict:
+    """Our Follow: a fresh id each time (a server keeps the id of the follow
+    it accepted; a follow after an unfollow is a new one), or the stored one
+    for its Undo."""
     person = User.objects(handle=followee).only("actor").first()
     return {
-        "id": uris.activity("follow", uris.actor(follower), followee),
+        "id": activity_id or uris.activity("follow", uris.actor(follower), str(ObjectId())),
         "type": "Follow",
         "actor": uris.actor(follower),
         "object": (person.actor or {}).get("id") if person else "",
@@ -306,8 +309,10 @@ def _followed(sender: Any, follower: str, followee: str, **kwargs: Any) -> None:
 def _unfollowed(sender: Any, follower: str, followee: str, **kwargs: Any) -> None:
     if is_remote(follower) or not is_remote(followee):
         return
-    RemoteFollow._get_collection().delete_one({"_id": f"{follower} {followee}"})
-    follow = follow_activity(follower, followee)
+    asked = RemoteFollow._get_collection().find_one_and_delete(
+        {"_id": f"{follower} {followee}"}, projection={"activity": 1}
+    )
+    follow = follow_activity(follower, followee, (asked or {}).get("activity"))
     undo = {
         "id": follow["id"] + "/undo",
         "type": "Undo",
