@@ -18,7 +18,7 @@ from pymongo.errors import DuplicateKeyError
 
 from comments import services as comments
 from comments.stores import UnknownParent
-from federation import notes, render, resolve, uris
+from federation import notes, outbox, render, resolve, uris
 from federation.documents import ApObject, RemoteFollow
 from feeds.documents import PUBLIC
 from feeds.selectors import posts as post_reads
@@ -69,8 +69,6 @@ def _target_post(value: object) -> dict:
 
 
 def _send_reply(kind: str, follow: dict, person: User, actor: User) -> None:
-    from federation import outbox
-
     answer = {
         "id": uris.activity(kind.lower(), uris.actor(person.handle), str(ObjectId())),
         "type": kind,
@@ -170,7 +168,7 @@ def _post(obj: dict, actor: User, *, post_id: ObjectId | None = None) -> None:
             mentioned=notes.mentioned_locals(obj),
         )
     except posts.AlreadyPosted:
-        pass
+        pass  # a racing resend made it with the same id: one post
     except posts.PostError as exc:
         ApObject._get_collection().delete_one({"_id": obj["id"]})
         raise Refused(str(exc)) from exc

@@ -64,18 +64,7 @@ def _create_or_update(post: dict, kind: str, followers: list[str]) -> None:
     inboxes = _inboxes({*followers, *mentioned})
     if not inboxes:
         return
-    activity = {
-        "id": uris.activity("create", note["id"]),
-        "type": kind,
-        "actor": uris.actor(author),
-        "published": note["published"],
-        "to": note["to"],
-        "cc": note["cc"],
-        "object": note,
-    }
-    if kind == "Update":
-        activity["id"] = uris.activity("update", note["id"], note.get("updated") or "")
-    send(activity, author, inboxes)
+    send(render.wrapped(note, kind), author, inboxes)
 
 
 def _post_created(sender: Any, post: Any, **kwargs: Any) -> None:
@@ -110,15 +99,7 @@ def _post_deleted(sender: Any, post_id: ObjectId, post: dict, **kwargs: Any) -> 
     inboxes = _audience(author, mentioned)
     if not inboxes:
         return
-    note_id = uris.post(post_id)
-    activity = {
-        "id": uris.activity("delete", note_id),
-        "type": "Delete",
-        "actor": uris.actor(author),
-        "to": [uris.PUBLIC],
-        "object": {"id": note_id, "type": "Tombstone"},
-    }
-    send(activity, author, inboxes)
+    send(render.deleted(author, uris.post(post_id)), author, inboxes)
 
 
 def _mark(
@@ -195,16 +176,7 @@ def _commented(
     note = render.reply_note(
         full, slug=comment.slug, text=comment.text, handle=handle, ts=comment.posted
     )
-    activity = {
-        "id": uris.activity("create", note["id"]),
-        "type": "Create",
-        "actor": uris.actor(handle),
-        "published": note["published"],
-        "to": note["to"],
-        "cc": note["cc"],
-        "object": note,
-    }
-    send(activity, handle, _inboxes({*concerned, *followers}))
+    send(render.wrapped(note), handle, _inboxes({*concerned, *followers}))
 
 
 def _comment_deleted(sender: Any, post_id: ObjectId, slug: str, by: str, **kwargs: Any) -> None:
@@ -219,15 +191,7 @@ def _comment_deleted(sender: Any, post_id: ObjectId, slug: str, by: str, **kwarg
     inboxes = _audience(author, [post["by"]["id"]])
     if not inboxes:
         return
-    note_id = uris.comment(post_id, slug)
-    activity = {
-        "id": uris.activity("delete", note_id),
-        "type": "Delete",
-        "actor": uris.actor(author),
-        "to": [uris.PUBLIC],
-        "object": {"id": note_id, "type": "Tombstone"},
-    }
-    send(activity, author, inboxes)
+    send(render.deleted(author, uris.comment(post_id, slug)), author, inboxes)
 
 
 def _profile_changed(sender: Any, user: Any, **kwargs: Any) -> None:

@@ -171,3 +171,32 @@ def reply_note(post: dict, *, slug: str, text: str, handle: str, ts: datetime) -
         "cc": [uris.followers(handle), actor_uri(author)],
         "tag": [],
     }
+
+
+def wrapped(note: dict, kind: str = "Create") -> dict:
+    """A Note in its Create (or Update), addressed as the Note is; the id
+    is the Note's with a fragment, so a resend is the same activity (an
+    Update's names the edit it carries)."""
+    activity_id = uris.activity("create", note["id"])
+    if kind == "Update":
+        activity_id = uris.activity("update", note["id"], note.get("updated") or "")
+    return {
+        "id": activity_id,
+        "type": kind,
+        "actor": note["attributedTo"],
+        "published": note["published"],
+        "to": note["to"],
+        "cc": note["cc"],
+        "object": note,
+    }
+
+
+def deleted(handle: str, object_id: str) -> dict:
+    """Our person's Delete of a post or comment of theirs."""
+    return {
+        "id": uris.activity("delete", object_id),
+        "type": "Delete",
+        "actor": uris.actor(handle),
+        "to": [uris.PUBLIC],
+        "object": {"id": object_id, "type": "Tombstone"},
+    }

@@ -209,19 +209,6 @@ def following(request: HttpRequest, handle: str) -> HttpResponse:
     return _collection(request, handle, "following")
 
 
-def _create(post: dict) -> dict:
-    note = render.note(post)
-    return {
-        "id": uris.activity("create", note["id"]),
-        "type": "Create",
-        "actor": note["attributedTo"],
-        "published": note["published"],
-        "to": note["to"],
-        "cc": note["cc"],
-        "object": note,
-    }
-
-
 @require_GET
 @federating
 def outbox(request: HttpRequest, handle: str) -> HttpResponse:
@@ -253,7 +240,7 @@ def outbox(request: HttpRequest, handle: str) -> HttpResponse:
         "id": request.build_absolute_uri(),
         "type": "OrderedCollectionPage",
         "partOf": base,
-        "orderedItems": [_create(p) for p in rows],
+        "orderedItems": [render.wrapped(render.note(p)) for p in rows],
     }
     if len(rows) == size:
         doc["next"] = f"{base}?page=1&max_id={rows[-1]['_id']}"
@@ -284,6 +271,8 @@ def comment_note(request: HttpRequest, post_id: str, slug: str) -> HttpResponse:
     comment = shadows.primary().get(post["_id"], slug)
     if comment is None or comment.deleted or "@" in (comment.author.get("id") or "@"):
         raise Http404("No such comment.")
+    if graph.suspended_among([comment.author["id"]]):
+        raise Http404("No such comment.")  # hidden on the page too
     doc = render.reply_note(
         post, slug=comment.slug, text=comment.text, handle=comment.author["id"], ts=comment.posted
     )
