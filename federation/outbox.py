@@ -19,7 +19,7 @@ from federation.documents import RemoteFollow
 from feeds.documents import PUBLIC
 from feeds.selectors import posts as post_reads
 from profiles.documents import User
-from profiles.selectors import graph
+from profiles.selectors import remote as remote_people
 from socialsite import events
 from socialsite.ids import is_remote
 
@@ -42,7 +42,7 @@ def _inboxes(handles: list[str] | set[str]) -> list[str]:
 
 
 def _audience(author: str, also: list[str] | set[str] | tuple[()] = ()) -> list[str]:
-    return _inboxes({*graph.remote_followers(author), *also})
+    return _inboxes({*remote_people.remote_followers(author), *also})
 
 
 def send(activity: dict, signer: str, inboxes: list[str]) -> None:
@@ -78,7 +78,7 @@ def _post_created(sender: Any, post: Any, **kwargs: Any) -> None:
     counted = getattr(author, "remote_followers_count", None)
     if counted == 0 and not mentioned:
         return  # nobody elsewhere to tell: not even a read
-    followers = graph.remote_followers(post.by.id)
+    followers = remote_people.remote_followers(post.by.id)
     if followers or mentioned:
         _create_or_update(post.to_mongo().to_dict(), "Create", followers)
 
@@ -88,7 +88,7 @@ def _post_changed(sender: Any, post_id: ObjectId, fields: list[str], **kwargs: A
         return
     found = _public_post(post_id)
     if found is not None:
-        _create_or_update(found, "Update", graph.remote_followers(found["by"]["id"]))
+        _create_or_update(found, "Update", remote_people.remote_followers(found["by"]["id"]))
 
 
 def _post_deleted(sender: Any, post_id: ObjectId, post: dict, **kwargs: Any) -> None:
@@ -117,7 +117,7 @@ def _mark(
     else:
         if getattr(user, "remote_followers_count", None) == 0 and not is_remote(author):
             return  # counted with nobody elsewhere: not even a read
-        followers = graph.remote_followers(actor)
+        followers = remote_people.remote_followers(actor)
         if not followers and not is_remote(author):
             return
         inboxes = _inboxes({*followers, author})
@@ -167,7 +167,7 @@ def _commented(
     if not handle or is_remote(handle):
         return
     concerned = {h for h in (post["by"]["id"], replying_to) if h and is_remote(h)}
-    followers = graph.remote_followers(handle)
+    followers = remote_people.remote_followers(handle)
     if not concerned and not followers:
         return
     full = post_reads.post_read(post["_id"], {"by": 1, "circles": 1, "removed": 1, "to": 1})

@@ -21,6 +21,7 @@ from feeds.selectors import posts as post_reads
 from profiles.documents import User
 from profiles.selectors import graph
 from profiles.selectors import people as people_reads
+from profiles.selectors import remote as remote_people
 from socialsite.clock import now
 from socialsite.ids import parse_handle, parse_object_id
 
@@ -116,7 +117,7 @@ def _counts() -> dict:
     if not _usage or (now() - _usage["at"]).total_seconds() > 600:
         _usage.update(
             at=now(),
-            users=graph.local_people_count(),
+            users=remote_people.local_people_count(),
             posts=post_reads.posts_estimated(),
         )
     return _usage
