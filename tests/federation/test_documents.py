@@ -25,7 +25,10 @@ def cast(make_user, settings):
     return alice, bob, mod, public, secret, comment
 
 
-def test_discovery_and_documents(client, cast):
+def test_discovery_and_documents(client, cast, monkeypatch):
+    from federation import views
+
+    monkeypatch.setattr(views, "_usage", {})  # NodeInfo's counts, kept ten minutes per process
     _alice, _, _, public, _, comment = cast
     finger = client.get("/.well-known/webfinger", {"resource": "acct:alice@testserver"}).json()
     assert finger["links"][0]["href"] == "http://testserver/u/alice/"
